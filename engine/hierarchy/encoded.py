@@ -1,0 +1,73 @@
+"""A hierarchy encoded against a column's dictionary: one integer map per level."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.hierarchy.model import Hierarchy
+
+
+@dataclass(frozen=True)
+class EncodedHierarchy:
+    """Integer form of a hierarchy for one column.
+
+    ``maps[l][code]`` is the level-``l`` label code of the data value with
+    dictionary code ``code``; ``labels[l][label_code]`` is its text.
+    ``rows_per_label[l][label_code]`` counts the hierarchy's rows whose
+    level-``l`` label it is (ARX's domain share numerator); ``n_rows`` is
+    the number of hierarchy rows.
+    """
+
+    attribute: str
+    maps: tuple[np.ndarray, ...]
+    labels: tuple[np.ndarray, ...]
+    rows_per_label: tuple[np.ndarray, ...]
+    n_rows: int
+
+    @property
+    def levels(self) -> int:
+        return len(self.maps)
+
+    @property
+    def height(self) -> int:
+        return len(self.maps) - 1
+
+    def level_size(self, level: int) -> int:
+        return len(self.labels[level])
+
+    @classmethod
+    def build(cls, hierarchy: Hierarchy, dictionary, attribute: str = "") -> "EncodedHierarchy":
+        """Encode ``hierarchy`` for a column whose distinct values are ``dictionary``.
+
+        Raises ``HierarchyError`` naming the values the hierarchy does not cover.
+        """
+        dictionary = [str(v) for v in dictionary]
+        hierarchy.check_covers(dictionary)
+        row_of = {r[0]: i for i, r in enumerate(hierarchy.rows)}
+        data_rows = np.fromiter((row_of[v] for v in dictionary), dtype=np.int64,
+                                count=len(dictionary))
+        maps, labels, counts = [], [], []
+        n_rows = len(hierarchy.rows)
+        maps.append(np.arange(len(dictionary), dtype=np.int32))
+        labels.append(np.array(dictionary, dtype=object))
+        counts.append(np.ones(len(dictionary), dtype=np.int64))
+        for level in range(1, hierarchy.levels):
+            col = [r[level] for r in hierarchy.rows]
+            codes_of: dict[str, int] = {}
+            row_codes = np.fromiter((codes_of.setdefault(c, len(codes_of)) for c in col),
+                                    dtype=np.int32, count=n_rows)
+            maps.append(row_codes[data_rows] if len(data_rows) else np.zeros(0, np.int32))
+            labels.append(np.array(list(codes_of), dtype=object))
+            counts.append(np.bincount(row_codes, minlength=len(codes_of)).astype(np.int64))
+        return cls(attribute or hierarchy.attribute, tuple(maps), tuple(labels),
+                   tuple(counts), n_rows)
+
+    def flat_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """All level maps concatenated, and each level's offset into that array."""
+        offsets = np.zeros(self.levels, dtype=np.int64)
+        pos = 0
+        for l, m in enumerate(self.maps):
+            offsets[l] = pos
+            pos += len(m)
+        return np.concatenate(self.maps).astype(np.int32), offsets
