@@ -1,0 +1,172 @@
+"""Equivalence classes of a transformation, derived by roll-up from cached snapshots."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.hierarchy.encoded import EncodedHierarchy
+from engine.kernel.grouping import generalize, group_rows, sum_by_group
+
+
+@dataclass
+class Classes:
+    """The equivalence classes of one transformation.
+
+    ``rep[c]`` holds original (level-0) codes of one record of class ``c``,
+    ``gen[c]`` its generalized codes at ``levels``, ``counts[c]`` its size.
+    ``aggregates`` holds per-class sums of per-record vectors or matrices
+    (research-subset membership, sensitive-value distributions...).
+    """
+
+    levels: np.ndarray
+    rep: np.ndarray
+    gen: np.ndarray
+    counts: np.ndarray
+    aggregates: dict[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.counts)
+
+    def nbytes(self) -> int:
+        return (self.rep.nbytes + self.gen.nbytes + self.counts.nbytes
+                + sum(a.nbytes for a in self.aggregates.values()))
+
+
+class Classifier:
+    """Computes classes for any level vector without rescanning the records.
+
+    The records are compressed once into their distinct quasi-identifier
+    combinations (the base snapshot). A transformation's classes are rolled
+    up from the cached snapshot of a specialization with the fewest classes,
+    so most checks group a few thousand items instead of all rows.
+    """
+
+    def __init__(self, hierarchies: list[EncodedHierarchy], qi_codes: np.ndarray,
+                 row_aggregates: dict[str, np.ndarray] | None = None,
+                 cache_budget_bytes: int = 256 * 2**20):
+        self.hierarchies = hierarchies
+        self.n_rows = qi_codes.shape[0]
+        maps, offs = [], []
+        pos = 0
+        max_levels = max((h.levels for h in hierarchies), default=1)
+        self.offsets = np.zeros((len(hierarchies), max_levels), dtype=np.int64)
+        for j, h in enumerate(hierarchies):
+            flat, o = h.flat_maps()
+            maps.append(flat)
+            self.offsets[j, :len(o)] = o + pos
+            pos += len(flat)
+        self.maps_flat = (np.concatenate(maps).astype(np.int32) if maps
+                          else np.zeros(0, np.int32))
+        self.level_sizes = [np.array([h.level_size(l) for l in range(h.levels)])
+                            for h in hierarchies]
+        qi_codes = np.ascontiguousarray(qi_codes, dtype=np.int32)
+        radix = np.array([len(h.maps[0]) for h in hierarchies], dtype=np.int64)
+        group_of, first = group_rows(qi_codes, radix)
+        n = len(first)
+        self.row_to_base = group_of
+        aggs = {k: sum_by_group(np.asarray(v), group_of, n)
+                for k, v in (row_aggregates or {}).items()}
+        self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64), qi_codes[first],
+                            qi_codes[first], sum_by_group(np.ones(self.n_rows, np.int64),
+                                                          group_of, n), aggs)
+        self._cache = _SnapshotCache(len(hierarchies), cache_budget_bytes)
+
+    def radix(self, levels) -> np.ndarray:
+        return np.array([s[l] for s, l in zip(self.level_sizes, levels)], dtype=np.int64)
+
+    def _source(self, levels: np.ndarray) -> Classes:
+        found = self._cache.best_specialization(levels)
+        return found if found is not None and found.n_classes < self.base.n_classes else self.base
+
+    def rollup(self, source: Classes, levels: np.ndarray) -> tuple[Classes, np.ndarray]:
+        """Classes at ``levels`` from a specialization's classes, and the item->class map."""
+        gen = generalize(source.rep, self.maps_flat, self.offsets, levels)
+        group_of, first = group_rows(gen, self.radix(levels))
+        n = len(first)
+        aggs = {k: sum_by_group(v, group_of, n) for k, v in source.aggregates.items()}
+        classes = Classes(levels.copy(), source.rep[first], gen[first],
+                          sum_by_group(source.counts, group_of, n), aggs)
+        return classes, group_of
+
+    def classify(self, levels, cache: bool = True) -> Classes:
+        levels = np.asarray(levels, dtype=np.int64)
+        key = levels.tobytes()
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        classes, _ = self.rollup(self._source(levels), levels)
+        if cache:
+            self._cache.put(key, classes)
+        return classes
+
+    def classify_rows(self, levels) -> tuple[Classes, np.ndarray]:
+        """Classes and each row's class index (for output tables)."""
+        levels = np.asarray(levels, dtype=np.int64)
+        classes, base_to_class = self.rollup(self.base, levels)
+        return classes, base_to_class[self.row_to_base]
+
+
+class _SnapshotCache:
+    """Least-recently-used snapshots, searchable for a specialization in one numpy pass."""
+
+    def __init__(self, dims: int, budget_bytes: int, capacity: int = 4096):
+        self.budget = budget_bytes
+        self.levels = np.zeros((capacity, dims), dtype=np.int64)
+        self.n_classes = np.zeros(capacity, dtype=np.int64)
+        self.stamp = np.zeros(capacity, dtype=np.int64)
+        self.entries: list[Classes | None] = [None] * capacity
+        self.keys: list[bytes] = [b""] * capacity
+        self.slot_of: dict[bytes, int] = {}
+        self.free = list(range(capacity - 1, -1, -1))
+        self.used = np.zeros(capacity, dtype=bool)
+        self.bytes = 0
+        self.clock = 0
+
+    def get(self, key: bytes) -> Classes | None:
+        slot = self.slot_of.get(key)
+        if slot is None:
+            return None
+        self.clock += 1
+        self.stamp[slot] = self.clock
+        return self.entries[slot]
+
+    def best_specialization(self, levels: np.ndarray) -> Classes | None:
+        if not self.slot_of:
+            return None
+        ok = self.used & np.all(self.levels <= levels, axis=1)
+        if not ok.any():
+            return None
+        slot = int(np.argmin(np.where(ok, self.n_classes, np.iinfo(np.int64).max)))
+        self.clock += 1
+        self.stamp[slot] = self.clock
+        return self.entries[slot]
+
+    def put(self, key: bytes, classes: Classes) -> None:
+        size = classes.nbytes()
+        if size > self.budget // 4 or key in self.slot_of:
+            return
+        while self.free == [] or self.bytes + size > self.budget:
+            if not self.slot_of:
+                return
+            self._evict()
+        slot = self.free.pop()
+        self.clock += 1
+        self.levels[slot] = classes.levels
+        self.n_classes[slot] = classes.n_classes
+        self.stamp[slot] = self.clock
+        self.entries[slot] = classes
+        self.keys[slot] = key
+        self.used[slot] = True
+        self.slot_of[key] = slot
+        self.bytes += size
+
+    def _evict(self) -> None:
+        slot = int(np.argmin(np.where(self.used, self.stamp, np.iinfo(np.int64).max)))
+        old = self.entries[slot]
+        self.bytes -= old.nbytes()
+        self.entries[slot] = None
+        self.used[slot] = False
+        del self.slot_of[self.keys[slot]]
+        self.free.append(slot)

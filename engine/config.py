@@ -1,0 +1,75 @@
+"""In-memory form of a job: data, attributes, privacy models, transformation and metric.
+
+The TOML job file (``engine.project.job_file``) reads into and writes from
+this; the GUI edits it; ``engine.anonymize`` runs it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.hierarchy.model import Hierarchy
+from engine.metrics import Metric
+from engine.metrics.loss import LossMetric
+from engine.privacy.base import PrivacyModel
+
+IDENTIFYING = "identifying"
+QUASI_IDENTIFYING = "quasi-identifying"
+SENSITIVE = "sensitive"
+INSENSITIVE = "insensitive"
+ATTRIBUTE_TYPES = (IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE, INSENSITIVE)
+
+ALGORITHMS = ("optimal", "exhaustive", "lightning", "top-down", "genetic", "kgen",
+              "datafly", "igreedy")
+
+
+@dataclass
+class AttributeConfig:
+    type: str = INSENSITIVE
+    hierarchy: Hierarchy | None = None
+    hierarchy_path: str | None = None
+    min_level: int | None = None
+    max_level: int | None = None
+    weight: float | None = None
+    data_type: str | None = None
+    format: str | None = None
+
+
+@dataclass
+class DataConfig:
+    path: str | None = None
+    delimiter: str = ";"
+    encoding: str = "utf-8"
+
+
+@dataclass
+class TransformationConfig:
+    suppression_limit: float = 0.0
+    algorithm: str = "optimal"
+    practical_monotonicity: bool = False
+    time_limit_s: float | None = None
+    step_limit: int | None = None
+    seed: int | None = None
+    heuristic_threshold: int = 100_000
+    genetic: dict = field(default_factory=dict)
+
+
+@dataclass
+class Job:
+    """A complete anonymization job."""
+
+    data: DataConfig = field(default_factory=DataConfig)
+    attributes: dict[str, AttributeConfig] = field(default_factory=dict)
+    privacy: list[PrivacyModel] = field(default_factory=list)
+    transformation: TransformationConfig = field(default_factory=TransformationConfig)
+    metric: Metric = field(default_factory=LossMetric)
+    subset: dict | None = None
+    population: dict | None = None
+    base_dir: Path = field(default_factory=Path.cwd)
+
+    def attributes_of_type(self, kind: str) -> list[str]:
+        return [n for n, a in self.attributes.items() if a.type == kind]
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path)
+        return p if p.is_absolute() else self.base_dir / p

@@ -1,0 +1,1 @@
+"""numba kernels: grouping records into equivalence classes."""

@@ -1,0 +1,167 @@
+"""Group items (distinct records or classes) by their generalized quasi-identifiers.
+
+Leaf kernels are ``@njit(cache=True, nogil=True)`` so a worker thread running
+them leaves the GUI thread free.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_EMPTY = -1
+
+
+@njit(cache=True, nogil=True)
+def _generalize(rep, maps_flat, offsets, levels, out):
+    m, q = rep.shape
+    for j in range(q):
+        base = offsets[j, levels[j]]
+        for i in range(m):
+            out[i, j] = maps_flat[base + rep[i, j]]
+
+
+@njit(cache=True, nogil=True)
+def _group_by_key(keys):
+    """Group ids for int64 keys (first-appearance order) via open addressing."""
+    m = keys.shape[0]
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    group_key = np.empty(m, dtype=np.int64)
+    group_of = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    n = 0
+    for i in range(m):
+        k = keys[i]
+        h = (k * np.int64(-7046029254386353131)) ^ (k >> np.int64(29))
+        slot = h & mask
+        while True:
+            g = table[slot]
+            if g == -1:
+                table[slot] = n
+                group_key[n] = k
+                first[n] = i
+                group_of[i] = n
+                n += 1
+                break
+            if group_key[g] == k:
+                group_of[i] = g
+                break
+            slot = (slot + 1) & mask
+    return group_of, first[:n].copy(), n
+
+
+@njit(cache=True, nogil=True)
+def _group_by_rows(gen):
+    """Group ids for rows of ``gen`` compared as tuples (any width)."""
+    m, q = gen.shape
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    group_hash = np.empty(m, dtype=np.int64)
+    group_of = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    n = 0
+    for i in range(m):
+        h = np.int64(1469598103934665603)
+        for j in range(q):
+            h = (h ^ np.int64(gen[i, j])) * np.int64(1099511628211)
+        h ^= h >> np.int64(31)
+        slot = h & mask
+        while True:
+            g = table[slot]
+            if g == -1:
+                table[slot] = n
+                group_hash[n] = h
+                first[n] = i
+                group_of[i] = n
+                n += 1
+                break
+            if group_hash[g] == h:
+                f = first[g]
+                same = True
+                for j in range(q):
+                    if gen[f, j] != gen[i, j]:
+                        same = False
+                        break
+                if same:
+                    group_of[i] = g
+                    break
+            slot = (slot + 1) & mask
+    return group_of, first[:n].copy(), n
+
+
+@njit(cache=True, nogil=True)
+def _keys(gen, strides):
+    m, q = gen.shape
+    out = np.zeros(m, dtype=np.int64)
+    for i in range(m):
+        k = np.int64(0)
+        for j in range(q):
+            k += np.int64(gen[i, j]) * strides[j]
+        out[i] = k
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _sum_by_group(values, group_of, n):
+    out = np.zeros(n, dtype=values.dtype)
+    for i in range(values.shape[0]):
+        out[group_of[i]] += values[i]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _sum_rows_by_group(values, group_of, n):
+    out = np.zeros((n, values.shape[1]), dtype=values.dtype)
+    for i in range(values.shape[0]):
+        g = group_of[i]
+        for j in range(values.shape[1]):
+            out[g, j] += values[i, j]
+    return out
+
+
+def group_rows(gen: np.ndarray, radix: np.ndarray | None = None):
+    """Group the rows of ``gen`` (int32, items x attributes).
+
+    ``radix`` gives each column's number of distinct codes; when their
+    product fits into 63 bits a mixed-radix integer key is hashed instead of
+    the whole row. Returns ``(group_of_item, first_item_of_group)``.
+    """
+    if gen.shape[1] == 0:
+        m = gen.shape[0]
+        return np.zeros(m, np.int64), np.zeros(min(m, 1), np.int64)
+    if radix is not None:
+        strides = np.ones(len(radix), dtype=np.int64)
+        total = 1
+        fits = True
+        for j in range(len(radix) - 1, -1, -1):
+            strides[j] = total
+            total *= int(max(radix[j], 1))
+            if total >= 2**62:
+                fits = False
+                break
+        if fits:
+            group_of, first, _ = _group_by_key(_keys(gen, strides))
+            return group_of, first
+    group_of, first, _ = _group_by_rows(np.ascontiguousarray(gen))
+    return group_of, first
+
+
+def generalize(rep: np.ndarray, maps_flat: np.ndarray, offsets: np.ndarray,
+               levels: np.ndarray) -> np.ndarray:
+    """Generalized codes of representative original codes at ``levels``."""
+    out = np.empty(rep.shape, dtype=np.int32)
+    _generalize(rep, maps_flat, offsets, np.asarray(levels, dtype=np.int64), out)
+    return out
+
+
+def sum_by_group(values: np.ndarray, group_of: np.ndarray, n: int) -> np.ndarray:
+    """Sum per group of a vector (n groups) or, row-wise, of a matrix."""
+    if values.ndim == 1:
+        return _sum_by_group(values, group_of, n)
+    return _sum_rows_by_group(values, group_of, n)

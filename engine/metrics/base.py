@@ -1,0 +1,150 @@
+"""Utility metrics: the common machinery (factors, weights, aggregation, lower bounds)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Union
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.hierarchy.encoded import EncodedHierarchy
+
+#: A loss is a number, or for the rank aggregate a tuple compared lexicographically.
+Loss = Union[float, tuple]
+
+AGGREGATES = ("sum", "arithmetic-mean", "geometric-mean", "max", "rank")
+FLOOR = 1e-10
+
+
+@dataclass
+class MetricContext:
+    """What a metric needs to know about the data, computed once per job."""
+
+    n_records: int
+    hierarchies: list[EncodedHierarchy]
+    value_counts: list[np.ndarray]
+    weights: np.ndarray
+    suppression_limit: float = 0.0
+    base_counts: np.ndarray | None = None
+
+    @property
+    def dims(self) -> int:
+        return len(self.hierarchies)
+
+
+def factors(gs_factor: float) -> tuple[float, float]:
+    """ARX's generalization/suppression weights (g, s) from the gs factor."""
+    s = 2.0 * gs_factor if gs_factor < 0.5 else 1.0
+    g = 1.0 if gs_factor <= 0.5 else 1.0 - 2.0 * (gs_factor - 0.5)
+    return g, s
+
+
+def normalized_weights(names: list[str], weights: dict[str, float] | None) -> np.ndarray:
+    """Attribute weights divided by the largest (all 1 when none are given)."""
+    if not weights:
+        return np.ones(len(names))
+    w = np.array([float(weights.get(n, 1.0)) for n in names])
+    top = w.max() if len(w) else 1.0
+    return w / top if top > 0 else np.ones(len(names))
+
+
+class Metric:
+    """Base class. Subclasses define per-attribute values (``per_attribute``) or
+    override ``evaluate`` for single-dimensional metrics.
+
+    ``lower_bounds`` gives, for many level vectors at once, a bound that never
+    exceeds the loss of any transformation and never decreases under
+    generalization; the optimal search orders and prunes with it.
+    """
+
+    name: ClassVar[str] = ""
+    default_aggregate: ClassVar[str] = "sum"
+    has_monotonic_variant: ClassVar[bool] = True
+
+    def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
+                 aggregate: str | None = None, weights: dict[str, float] | None = None):
+        if not 0.0 <= gs_factor <= 1.0:
+            raise ValueError(f"gs_factor must be between 0 and 1, got {gs_factor}")
+        aggregate = aggregate or self.default_aggregate
+        if aggregate not in AGGREGATES:
+            raise ValueError(f"unknown aggregate function '{aggregate}' "
+                             f"(one of {', '.join(AGGREGATES)})")
+        self.monotonic = monotonic
+        self.gs_factor = gs_factor
+        self.aggregate = aggregate
+        self.weights = weights
+        self.g, self.s = factors(gs_factor)
+        self.ctx: MetricContext | None = None
+
+    # --- configuration ------------------------------------------------------
+    def bind(self, ctx: MetricContext) -> None:
+        self.ctx = ctx
+        self.prepare()
+
+    def prepare(self) -> None:
+        """Precompute tables from ``self.ctx``."""
+
+    def is_monotonic(self, suppression_limit: float) -> bool:
+        """Whether loss never decreases under generalization (for anonymous transformations)."""
+        return self.monotonic or suppression_limit == 0.0
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "monotonic": self.monotonic, "gs_factor": self.gs_factor,
+                "aggregate": self.aggregate}
+
+    # --- evaluation ---------------------------------------------------------
+    def per_attribute(self, classes: Classes, suppressed: np.ndarray,
+                      counts: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def evaluate(self, classes: Classes, suppressed: np.ndarray,
+                 counts: np.ndarray | None = None) -> Loss:
+        """Loss of a transformation whose classes flagged in ``suppressed`` are suppressed."""
+        counts = classes.counts if counts is None else counts
+        return self.aggregate_values(self.per_attribute(classes, suppressed, counts))
+
+    def lower_bound_table(self) -> list[np.ndarray] | None:
+        """Per attribute, per level: a lower bound of that attribute's value (or None)."""
+        return None
+
+    def lower_bounds(self, levels: np.ndarray) -> np.ndarray | None:
+        """Aggregated lower bounds of many level vectors (rows); rank gives a matrix."""
+        table = self.lower_bound_table()
+        if table is None:
+            return None
+        per = np.stack([table[j][levels[:, j]] for j in range(levels.shape[1])], axis=1) \
+            if levels.shape[1] else np.zeros((len(levels), 0))
+        return self.aggregate_many(per)
+
+    # --- aggregation --------------------------------------------------------
+    def _prepared(self, values: np.ndarray) -> np.ndarray:
+        return np.maximum(np.asarray(values, dtype=float), FLOOR) * self.ctx.weights
+
+    def aggregate_values(self, values: np.ndarray) -> Loss:
+        out = self.aggregate_many(np.asarray(values, dtype=float)[None, :])
+        return tuple(float(x) for x in out[0]) if out.ndim == 2 else float(out[0])
+
+    def aggregate_many(self, per: np.ndarray) -> np.ndarray:
+        v = self._prepared(per)
+        n = v.shape[1]
+        if self.aggregate == "sum":
+            return v.sum(axis=1)
+        if self.aggregate == "arithmetic-mean":
+            return v.mean(axis=1) if n else np.zeros(len(v))
+        if self.aggregate == "geometric-mean":
+            return np.exp(np.log1p(v).sum(axis=1) / max(n, 1)) - 1.0
+        if self.aggregate == "max":
+            return v.max(axis=1) if n else np.zeros(len(v))
+        return -np.sort(-v, axis=1)  # rank: descending vector
+
+
+def loss_sort_keys(bounds: np.ndarray) -> np.ndarray:
+    """Ascending order of losses given as numbers or rank vectors (rows)."""
+    if bounds.ndim == 1:
+        return np.argsort(bounds, kind="stable")
+    return np.lexsort(bounds.T[::-1])
+
+
+def as_float(loss: Loss) -> float:
+    """A single number for display: the loss, or the sum of a rank vector."""
+    return float(sum(loss)) if isinstance(loss, tuple) else float(loss)

@@ -1,0 +1,52 @@
+"""Precision (Sweeney): generalization height relative to the hierarchy's height."""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.metrics.base import Metric
+
+
+class PrecisionMetric(Metric):
+    """Monotonic: ``level / height * g`` per attribute. Default (non-monotonic):
+    ``(N_kept * level / height * g + N_suppressed * s) / N``."""
+
+    name = "precision"
+    default_aggregate = "arithmetic-mean"
+
+    def prepare(self) -> None:
+        self.ratio = [np.array([l / h.height if h.height else 0.0 for l in range(h.levels)])
+                      for h in self.ctx.hierarchies]
+
+    def lower_bound_table(self):
+        if self.monotonic:
+            return [self.g * r for r in self.ratio]
+        # suppression can replace a generalized value by s; at most the limit's share of records
+        lim = self.ctx.suppression_limit
+        return [self.g * r + lim * np.minimum(0.0, self.s - self.g * r) for r in self.ratio]
+
+    def per_attribute(self, classes: Classes, suppressed: np.ndarray,
+                      counts: np.ndarray) -> np.ndarray:
+        gen = np.array([self.g * self.ratio[j][classes.levels[j]]
+                        for j in range(self.ctx.dims)])
+        if self.monotonic:
+            return gen
+        n = float(counts.sum())
+        n_sup = float(counts[suppressed].sum())
+        return ((n - n_sup) * gen + n_sup * self.s) / n if n else gen
+
+
+class HeightMetric(Metric):
+    """Sum of generalization levels."""
+
+    name = "height"
+    default_aggregate = "sum"
+
+    def is_monotonic(self, suppression_limit: float) -> bool:
+        return True
+
+    def lower_bound_table(self):
+        return [np.arange(h.levels, dtype=float) for h in self.ctx.hierarchies]
+
+    def per_attribute(self, classes, suppressed, counts):
+        return np.asarray(classes.levels, dtype=float)

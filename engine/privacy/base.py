@@ -1,0 +1,71 @@
+"""The privacy-model interface every model implements.
+
+A model either judges each equivalence class on its own (``violating``:
+k-anonymity, l-diversity, t-closeness, delta-presence, k-map...) or the
+released table as a whole after suppression (``table_ok``: average risk,
+population uniqueness...). Models ask for per-record vectors to be summed per
+class during roll-up (``row_aggregates``), so class-level counts and
+sensitive-value distributions are merged, never recounted from rows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.data.table import EncodedTable
+
+
+@dataclass
+class ModelContext:
+    """What models may look at when they are bound to a job."""
+
+    table: EncodedTable
+    qis: list[str]
+    hierarchies: dict = field(default_factory=dict)  # attribute -> Hierarchy
+    subset: np.ndarray | None = None  # bool mask of research-subset rows
+    population: dict | None = None
+
+    @property
+    def n_rows(self) -> int:
+        return self.table.n_rows
+
+
+class PrivacyModel:
+    """Base class of privacy models."""
+
+    #: name in the job file's ``[[privacy]] model = ...``
+    name: ClassVar[str] = ""
+    #: a generalization of a transformation that fulfils the model fulfils it too ...
+    monotonic_without_suppression: ClassVar[bool] = True
+    #: ... and still does when violating classes are suppressed within a limit
+    monotonic_with_suppression: ClassVar[bool] = False
+    #: models on a research subset make N the subset size
+    uses_subset: ClassVar[bool] = False
+
+    def bind(self, ctx: ModelContext) -> None:
+        """Precompute from the data; called once before the search."""
+
+    def row_aggregates(self, ctx: ModelContext) -> dict[str, np.ndarray]:
+        """Per-record vectors/matrices to be summed per class."""
+        return {}
+
+    def violating(self, classes: Classes) -> np.ndarray | None:
+        """Boolean mask of classes that violate the model (None: not class-based)."""
+        return None
+
+    def table_ok(self, classes: Classes, suppressed: np.ndarray) -> bool:
+        """Whether the table, with the flagged classes suppressed, fulfils the model."""
+        return True
+
+    def minimal_class_size(self) -> int | None:
+        """A class smaller than this always violates (for preprocessing), if known."""
+        return None
+
+    def to_dict(self) -> dict:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.name

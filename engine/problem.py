@@ -1,0 +1,147 @@
+"""A job bound to its data: encoded hierarchies, lattice, models, metric, classifier.
+
+``Problem.evaluate(levels)`` is the one operation every search uses: classify
+the transformation, flag violating classes, decide anonymity under the
+suppression limit and compute the information loss.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.classes import Classes, Classifier
+from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
+from engine.data.table import EncodedTable
+from engine.errors import HierarchyError, JobError
+from engine.hierarchy.encoded import EncodedHierarchy
+from engine.lattice import Lattice
+from engine.metrics import Loss, MetricContext
+from engine.metrics.base import normalized_weights
+from engine.privacy.base import ModelContext
+from engine.subset import resolve_subset
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The outcome of checking one transformation."""
+
+    levels: tuple[int, ...]
+    anonymous: bool
+    loss: Loss
+    suppressed_records: int
+    n_classes: int
+
+
+class Problem:
+    """Everything a search needs, prepared once from a table and a job."""
+
+    def __init__(self, table: EncodedTable, job: Job):
+        self.table = table
+        self.job = job
+        for name in job.attributes:
+            if name not in table:
+                raise JobError(f"attribute '{name}' in the job is not a column of the data "
+                               f"(columns: {', '.join(table.names)})")
+        self.qis = [n for n in table.names
+                    if n in job.attributes and job.attributes[n].type == QUASI_IDENTIFYING]
+        self.identifying = [n for n in table.names
+                            if n in job.attributes and job.attributes[n].type == IDENTIFYING]
+        self.hierarchies = [self._encode_hierarchy(n) for n in self.qis]
+        self.lattice = self._lattice()
+        subset = resolve_subset(job, table)
+        self.model_context = ModelContext(
+            table, self.qis,
+            {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
+            subset, job.population)
+        self.models = list(job.privacy)
+        if not self.models:
+            raise JobError("the job has no privacy model: add at least one [[privacy]] table")
+        row_aggs: dict[str, np.ndarray] = {}
+        for m in self.models:
+            m.bind(self.model_context)
+            row_aggs.update(m.row_aggregates(self.model_context))
+        self.uses_subset = any(m.uses_subset for m in self.models)
+        if self.uses_subset:
+            if subset is None:
+                raise JobError("a model needs a research subset: add a [subset] table")
+            row_aggs["subset"] = subset.astype(np.int64)
+        codes = (np.stack([table.column(n).codes for n in self.qis], axis=1)
+                 if self.qis else np.zeros((table.n_rows, 0), np.int32))
+        self.classifier = Classifier(self.hierarchies, codes, row_aggs)
+        self.n_records = int(subset.sum()) if self.uses_subset else table.n_rows
+        limit = job.transformation.suppression_limit
+        if not 0.0 <= limit <= 1.0:
+            raise JobError(f"suppression_limit must be a fraction between 0 and 1, got {limit}")
+        self.max_suppressed = int(math.floor(limit * self.n_records + 1e-9))
+        value_rows = subset if self.uses_subset else None
+        value_counts = [np.bincount(table.column(n).codes if value_rows is None
+                                    else table.column(n).codes[value_rows],
+                                    minlength=len(h.maps[0])).astype(np.int64)
+                        for n, h in zip(self.qis, self.hierarchies)]
+        weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
+        self.metric = job.metric
+        self.metric.bind(MetricContext(
+            self.n_records, self.hierarchies, value_counts,
+            normalized_weights(self.qis, weights), limit,
+            self.record_counts(self.classifier.base)))
+        tr = job.transformation
+        self.models_monotonic = tr.practical_monotonicity or all(
+            (m.monotonic_with_suppression if limit > 0 else m.monotonic_without_suppression)
+            for m in self.models)
+        self.metric_monotonic = self.metric.is_monotonic(limit)
+
+    # --- set-up helpers ---------------------------------------------------------
+    def _encode_hierarchy(self, name: str) -> EncodedHierarchy:
+        a = self.job.attributes[name]
+        column = self.table.column(name)
+        if a.hierarchy is None:
+            raise HierarchyError(f"quasi-identifier '{name}' has no hierarchy: load one or "
+                                 f"build one with a wizard")
+        try:
+            a.hierarchy.check_covers(column.dictionary, column.first_rows())
+        except HierarchyError as e:
+            raise HierarchyError(f"{e} (column '{name}')") from None
+        return EncodedHierarchy.build(a.hierarchy, column.dictionary, name)
+
+    def _lattice(self) -> Lattice:
+        lows, highs = [], []
+        for name, h in zip(self.qis, self.hierarchies):
+            a = self.job.attributes[name]
+            lo = 0 if a.min_level is None else int(a.min_level)
+            hi = h.height if a.max_level is None else int(a.max_level)
+            if not 0 <= lo <= hi <= h.height:
+                raise JobError(f"attribute '{name}': min_level {lo} / max_level {hi} must "
+                               f"satisfy 0 <= min <= max <= {h.height} (hierarchy height)")
+            lows.append(lo)
+            highs.append(hi)
+        return Lattice(tuple(self.qis), tuple(lows), tuple(highs))
+
+    # --- evaluation ---------------------------------------------------------------
+    def record_counts(self, classes: Classes) -> np.ndarray:
+        """Records per class that count for suppression and metrics (subset records when
+        a model works on a research subset)."""
+        return classes.aggregates["subset"] if self.uses_subset else classes.counts
+
+    def violating(self, classes: Classes) -> np.ndarray:
+        mask = np.zeros(classes.n_classes, dtype=bool)
+        for m in self.models:
+            v = m.violating(classes)
+            if v is not None:
+                mask |= v
+        return mask
+
+    def evaluate(self, levels, cache: bool = True) -> Evaluation:
+        classes = self.classifier.classify(levels, cache=cache)
+        return self.evaluate_classes(classes)
+
+    def evaluate_classes(self, classes: Classes) -> Evaluation:
+        violating = self.violating(classes)
+        counts = self.record_counts(classes)
+        suppressed = int(counts[violating].sum())
+        anonymous = suppressed <= self.max_suppressed and all(
+            m.table_ok(classes, violating) for m in self.models)
+        loss = self.metric.evaluate(classes, violating, counts)
+        return Evaluation(tuple(int(x) for x in classes.levels), anonymous, loss, suppressed,
+                          int((counts[~violating] > 0).sum()))

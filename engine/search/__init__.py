@@ -1,0 +1,1 @@
+"""Search algorithms over the generalization lattice."""

@@ -1,0 +1,99 @@
+"""What a search learned about the lattice: states, losses, bounds, the optimum.
+
+Only checked transformations carry exact losses; others may carry a state
+inferred by monotonicity (predictive tagging) and a lower bound. Dense state
+arrays are kept for lattices small enough to enumerate; huge lattices keep
+only visited transformations, keyed by id.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.lattice import Lattice
+from engine.metrics import Loss
+
+UNKNOWN, ANONYMOUS, NOT_ANONYMOUS = 0, 1, 2
+STATE_NAMES = {UNKNOWN: "unknown", ANONYMOUS: "anonymous", NOT_ANONYMOUS: "not-anonymous"}
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """Everything known about one transformation."""
+
+    levels: tuple[int, ...]
+    state: str
+    checked: bool
+    loss: Loss | None
+    loss_exact: bool
+    suppressed_records: int | None
+
+
+class SolutionSpace:
+    """States and losses of transformations, by lattice id."""
+
+    def __init__(self, lattice: Lattice, dense: bool):
+        self.lattice = lattice
+        self.dense = dense
+        self.levels: np.ndarray | None = lattice.all_levels() if dense else None
+        self.states = np.zeros(lattice.size, dtype=np.int8) if dense else None
+        self.lower_bounds: np.ndarray | None = None
+        self.sparse_states: dict[int, int] = {}
+        self.losses: dict[int, Loss] = {}
+        self.suppressed: dict[int, int] = {}
+        self.optimum_id: int | None = None
+
+    # --- recording ---------------------------------------------------------------
+    def record(self, node_id: int, anonymous: bool, loss: Loss, suppressed: int) -> None:
+        state = ANONYMOUS if anonymous else NOT_ANONYMOUS
+        if self.dense:
+            self.states[node_id] = state
+        else:
+            self.sparse_states[node_id] = state
+        self.losses[node_id] = loss
+        self.suppressed[node_id] = suppressed
+
+    def tag_generalizations(self, node_id: int) -> None:
+        """Mark every unknown generalization of ``node_id`` anonymous."""
+        lv = self.levels[node_id]
+        mask = (self.states == UNKNOWN) & np.all(self.levels >= lv, axis=1)
+        self.states[mask] = ANONYMOUS
+
+    def tag_specializations(self, node_id: int) -> None:
+        """Mark every unknown specialization of ``node_id`` not anonymous."""
+        lv = self.levels[node_id]
+        mask = (self.states == UNKNOWN) & np.all(self.levels <= lv, axis=1)
+        self.states[mask] = NOT_ANONYMOUS
+
+    # --- queries -------------------------------------------------------------------
+    def state(self, node_id: int) -> int:
+        if self.dense:
+            return int(self.states[node_id])
+        return self.sparse_states.get(node_id, UNKNOWN)
+
+    @property
+    def checked_count(self) -> int:
+        return len(self.losses)
+
+    def info(self, node_id: int) -> NodeInfo:
+        levels = self.lattice.levels_of(node_id)
+        checked = node_id in self.losses
+        loss = self.losses.get(node_id)
+        exact = checked
+        if loss is None and self.lower_bounds is not None:
+            b = self.lower_bounds[node_id]
+            loss = tuple(float(x) for x in b) if np.ndim(b) else float(b)
+        return NodeInfo(levels, STATE_NAMES[self.state(node_id)], checked, loss, exact,
+                        self.suppressed.get(node_id))
+
+    def counts(self) -> dict[str, int]:
+        if self.dense:
+            s = self.states
+            return {"anonymous": int((s == ANONYMOUS).sum()),
+                    "not-anonymous": int((s == NOT_ANONYMOUS).sum()),
+                    "unknown": int((s == UNKNOWN).sum()), "checked": self.checked_count}
+        vals = list(self.sparse_states.values())
+        known = len(vals)
+        return {"anonymous": vals.count(ANONYMOUS), "not-anonymous": vals.count(NOT_ANONYMOUS),
+                "unknown": self.lattice.size - known, "checked": self.checked_count}
