@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.kernel.tagging import flood, strides_of
 from engine.lattice import Lattice
 from engine.metrics import Loss
 
@@ -43,6 +44,8 @@ class SolutionSpace:
         self.losses: dict[int, Loss] = {}
         self.suppressed: dict[int, int] = {}
         self.optimum_id: int | None = None
+        self._radix = np.asarray(lattice.radix, dtype=np.int64)
+        self._strides = strides_of(lattice.radix)
 
     # --- recording ---------------------------------------------------------------
     def record(self, node_id: int, anonymous: bool, loss: Loss, suppressed: int) -> None:
@@ -54,17 +57,13 @@ class SolutionSpace:
         self.losses[node_id] = loss
         self.suppressed[node_id] = suppressed
 
-    def tag_generalizations(self, node_id: int) -> None:
+    def tag_generalizations(self, node_id: int) -> int:
         """Mark every unknown generalization of ``node_id`` anonymous."""
-        lv = self.levels[node_id]
-        mask = (self.states == UNKNOWN) & np.all(self.levels >= lv, axis=1)
-        self.states[mask] = ANONYMOUS
+        return flood(self.states, node_id, ANONYMOUS, self._radix, self._strides, True)
 
-    def tag_specializations(self, node_id: int) -> None:
+    def tag_specializations(self, node_id: int) -> int:
         """Mark every unknown specialization of ``node_id`` not anonymous."""
-        lv = self.levels[node_id]
-        mask = (self.states == UNKNOWN) & np.all(self.levels <= lv, axis=1)
-        self.states[mask] = NOT_ANONYMOUS
+        return flood(self.states, node_id, NOT_ANONYMOUS, self._radix, self._strides, False)
 
     # --- queries -------------------------------------------------------------------
     def state(self, node_id: int) -> int:

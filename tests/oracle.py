@@ -70,10 +70,12 @@ def metric_dict(metric: dict) -> dict:
 
 def job_for(case: dict) -> Job:
     attrs = {}
+    paths = case.get("hierarchies") or {
+        q: f"{Path(case['dataset']).parent}/{Path(case['dataset']).stem}_hierarchy_{q}.csv"
+        for q in case["qis"]}
     for q in case["qis"]:
-        attrs[q] = AttributeConfig(QUASI_IDENTIFYING, hierarchy(case["hierarchies"][q], q),
-                                   case["hierarchies"][q], weight=(case.get("attribute_weights")
-                                                                   or {}).get(q))
+        attrs[q] = AttributeConfig(QUASI_IDENTIFYING, hierarchy(paths[q], q), paths[q],
+                                   weight=(case.get("attribute_weights") or {}).get(q))
     sens = case.get("sensitive")
     if sens and any(m["type"] in ("t-closeness", "recursive-(c,l)-diversity",
                                   "distinct-l-diversity", "entropy-l-diversity",

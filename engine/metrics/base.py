@@ -60,6 +60,8 @@ class Metric:
     name: ClassVar[str] = ""
     default_aggregate: ClassVar[str] = "sum"
     has_monotonic_variant: ClassVar[bool] = True
+    #: per-attribute values are floored to 1e-10 before aggregation (as ARX does)
+    floored: ClassVar[bool] = True
 
     def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
                  aggregate: str | None = None, weights: dict[str, float] | None = None):
@@ -118,7 +120,13 @@ class Metric:
 
     # --- aggregation --------------------------------------------------------
     def _prepared(self, values: np.ndarray) -> np.ndarray:
-        return np.maximum(np.asarray(values, dtype=float), FLOOR) * self.ctx.weights
+        values = np.asarray(values, dtype=float)
+        if self.aggregate == "rank":
+            # ARX compares rank vectors on values rounded to 10 decimals
+            values = np.round(values, 10)
+        elif self.floored:
+            values = np.maximum(values, FLOOR)
+        return values * self.ctx.weights
 
     def aggregate_values(self, values: np.ndarray) -> Loss:
         out = self.aggregate_many(np.asarray(values, dtype=float)[None, :])

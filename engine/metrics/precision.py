@@ -41,6 +41,7 @@ class HeightMetric(Metric):
 
     name = "height"
     default_aggregate = "sum"
+    floored = False
 
     def is_monotonic(self, suppression_limit: float) -> bool:
         return True

@@ -18,7 +18,8 @@ from engine.metrics.base import loss_sort_keys
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome, better
 from engine.search.progress import CancelCheck, ProgressCallback, Reporter
-from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, SolutionSpace
+from engine.kernel.tagging import strides_of
+from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN, SolutionSpace
 
 #: the largest lattice the optimal search will enumerate
 MAX_DENSE_LATTICE = 5_000_000
@@ -35,42 +36,102 @@ def optimal_search(problem: Problem, progress: ProgressCallback | None = None,
     if lattice.size > MAX_DENSE_LATTICE:
         raise ValueError(f"the lattice has {lattice.size:,} transformations; the optimal "
                          f"search handles at most {MAX_DENSE_LATTICE:,}: use a heuristic")
-    space = SolutionSpace(lattice, dense=True)
-    levels = space.levels
-    bounds = problem.metric.lower_bounds(levels)
-    space.lower_bounds = bounds
-    if bounds is not None:
-        order = loss_sort_keys(bounds)
-    else:
-        order = np.argsort(levels.sum(axis=1, dtype=np.int64), kind="stable")
-    tag = problem.models_monotonic
-    skip_tagged = problem.models_monotonic and problem.metric_monotonic
-    reporter = Reporter(progress, lattice.size, cancel)
-    best, best_id = None, None
-    checked = 0
-    cancelled = False
-    for idx in order:
-        idx = int(idx)
-        if reporter.cancelled():
-            cancelled = True
-            break
-        if bounds is not None and best is not None and not better(_bound_value(bounds, idx), best):
-            break
-        state = space.states[idx]
-        if state == NOT_ANONYMOUS or (state == ANONYMOUS and skip_tagged):
-            continue
-        ev = problem.evaluate(levels[idx])
-        checked += 1
-        space.record(idx, ev.anonymous, ev.loss, ev.suppressed_records)
+    return _OptimalSearch(problem, progress, cancel).run()
+
+
+class _OptimalSearch:
+    def __init__(self, problem: Problem, progress, cancel):
+        self.problem = problem
+        lattice = problem.lattice
+        self.space = space = SolutionSpace(lattice, dense=True)
+        self.levels = space.levels
+        self.bounds = problem.metric.lower_bounds(self.levels)
+        space.lower_bounds = self.bounds
+        if self.bounds is not None:
+            self.order = loss_sort_keys(self.bounds)
+        else:
+            self.order = np.argsort(self.levels.sum(axis=1, dtype=np.int64), kind="stable")
+        self.rank = np.empty(lattice.size, dtype=np.int64)
+        self.rank[self.order] = np.arange(lattice.size)
+        self.radix = np.asarray(lattice.radix, dtype=np.int64)
+        self.strides = strides_of(lattice.radix)
+        self.tag = problem.models_monotonic
+        self.skip_tagged = problem.models_monotonic and problem.metric_monotonic
+        self.reporter = Reporter(progress, lattice.size, cancel)
+        self.best = None
+        self.best_id = None
+        self.checked = 0
+
+    def check(self, idx: int) -> bool:
+        ev = self.problem.evaluate(self.levels[idx])
+        self.checked += 1
+        self.space.record(idx, ev.anonymous, ev.loss, ev.suppressed_records)
         if ev.anonymous:
-            if better(ev.loss, best):
-                best, best_id = ev.loss, idx
-            if tag:
-                space.tag_generalizations(idx)
-        elif tag:
-            space.tag_specializations(idx)
-        reporter.report(checked, levels[best_id] if best_id is not None else None, best)
-    space.optimum_id = best_id
-    optimum = problem.evaluate(levels[best_id]) if best_id is not None else None
-    reporter.report(checked, levels[best_id] if best_id is not None else None, best, force=True)
-    return SearchOutcome(space, optimum, checked, reporter.elapsed, cancelled, "optimal")
+            if better(ev.loss, self.best):
+                self.best, self.best_id = ev.loss, idx
+            if self.tag:
+                self.space.tag_generalizations(idx)
+        elif self.tag:
+            self.space.tag_specializations(idx)
+        self.reporter.report(self.checked, self.levels[self.best_id]
+                             if self.best_id is not None else None, self.best)
+        return ev.anonymous
+
+    def climb(self, start: int) -> None:
+        """Classify ``start`` by a binary search on a path of unknown nodes up the lattice.
+
+        Anonymity is monotonic along the path, so O(log height) checks find the
+        boundary; the highest non-anonymous node checked tags everything below it.
+        """
+        states = self.space.states
+        path = [start]
+        node = start
+        while True:
+            best_next = -1
+            for j in range(len(self.radix)):
+                if (node // self.strides[j]) % self.radix[j] + 1 < self.radix[j]:
+                    nxt = node + int(self.strides[j])
+                    if states[nxt] == UNKNOWN and (best_next < 0 or
+                                                   self.rank[nxt] < self.rank[best_next]):
+                        best_next = nxt
+            if best_next < 0:
+                break
+            path.append(best_next)
+            node = best_next
+        lo, hi = 0, len(path)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            state = states[path[mid]]
+            anonymous = self.check(path[mid]) if state == UNKNOWN else state == ANONYMOUS
+            if anonymous:
+                hi = mid
+            else:
+                lo = mid + 1
+
+    def run(self) -> SearchOutcome:
+        states = self.space.states
+        cancelled = False
+        for idx in self.order:
+            idx = int(idx)
+            if self.reporter.cancelled():
+                cancelled = True
+                break
+            if (self.bounds is not None and self.best is not None
+                    and not better(_bound_value(self.bounds, idx), self.best)):
+                break
+            if states[idx] == UNKNOWN and self.tag:
+                self.climb(idx)
+            state = states[idx]
+            if state == NOT_ANONYMOUS or idx in self.space.losses:
+                continue
+            if state == ANONYMOUS and self.skip_tagged:
+                continue
+            self.check(idx)
+        space, levels = self.space, self.levels
+        space.optimum_id = self.best_id
+        optimum = (self.problem.evaluate(levels[self.best_id])
+                   if self.best_id is not None else None)
+        best_levels = levels[self.best_id] if self.best_id is not None else None
+        self.reporter.report(self.checked, best_levels, self.best, force=True)
+        return SearchOutcome(space, optimum, self.checked, self.reporter.elapsed, cancelled,
+                             "optimal")
