@@ -1,1 +1,41 @@
-"""Search algorithms over the generalization lattice."""
+"""Search algorithms over the generalization lattice, and the dispatcher ``run_search``."""
+from __future__ import annotations
+
+from engine.errors import JobError
+from engine.problem import Problem
+from engine.search.exhaustive import exhaustive_search
+from engine.search.optimal import optimal_search
+from engine.search.outcome import SearchOutcome
+from engine.search.progress import CancelCheck, Progress, ProgressCallback
+
+EXACT = {"optimal": optimal_search, "exhaustive": exhaustive_search}
+
+
+def heuristics() -> dict:
+    """Heuristic searches by job-file name (they live in their own modules)."""
+    try:
+        from engine.search.heuristics import HEURISTICS
+    except ImportError:
+        return {}
+    return HEURISTICS
+
+
+def run_search(problem: Problem, progress: ProgressCallback | None = None,
+               cancel: CancelCheck | None = None) -> SearchOutcome:
+    """Run the job's algorithm; the optimal search hands over to a heuristic
+    (Lightning) when the lattice is larger than the job's ``heuristic_threshold``."""
+    tr = problem.job.transformation
+    name = tr.algorithm
+    found = heuristics()
+    if name == "optimal" and problem.lattice.size > tr.heuristic_threshold and "lightning" in found:
+        name = "lightning"
+    if name in EXACT:
+        return EXACT[name](problem, progress, cancel)
+    if name in found:
+        return found[name](problem, progress, cancel)
+    known = ", ".join(list(EXACT) + list(found))
+    raise JobError(f"[transformation] algorithm = '{name}' is not available (one of {known})")
+
+
+__all__ = ["run_search", "SearchOutcome", "Progress", "ProgressCallback", "CancelCheck",
+           "optimal_search", "exhaustive_search"]

@@ -1,0 +1,67 @@
+"""The pandas-friendly entry point: ``engine.anonymize(data, config)``."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from engine.config import Job
+from engine.data.csv_import import read_csv
+from engine.data.table import EncodedTable
+from engine.errors import JobError
+from engine.problem import Problem
+from engine.project.job_file import job_from_dict, load_data, load_job
+from engine.result import AnonymizationResult
+from engine.search import CancelCheck, ProgressCallback, run_search
+
+
+def as_job(config) -> Job:
+    """A ``Job`` from a Job, a TOML-shaped dict, or a path to a job file."""
+    if isinstance(config, Job):
+        return config
+    if isinstance(config, dict):
+        return job_from_dict(config)
+    if isinstance(config, (str, Path)):
+        return load_job(config)
+    raise JobError(f"cannot use a {type(config).__name__} as a job configuration")
+
+
+def as_table(data, job: Job) -> EncodedTable:
+    """An encoded table from a DataFrame, a CSV path, an EncodedTable, or the job's data."""
+    if isinstance(data, EncodedTable):
+        return data
+    if data is None:
+        return EncodedTable.from_dataframe(load_data(job))
+    if isinstance(data, (str, Path)):
+        return EncodedTable.from_dataframe(read_csv(data, delimiter=job.data.delimiter,
+                                                    encoding=job.data.encoding, header=True))
+    if isinstance(data, pd.DataFrame):
+        return EncodedTable.from_dataframe(data)
+    raise JobError(f"cannot anonymize a {type(data).__name__}: give a DataFrame or a path")
+
+
+def prepare(data, config) -> Problem:
+    job = as_job(config)
+    return Problem(as_table(data, job), job)
+
+
+def anonymize(data, config, progress: ProgressCallback | None = None,
+              cancel: CancelCheck | None = None) -> AnonymizationResult:
+    """Find the transformation that meets the job's privacy models with least loss.
+
+    Parameters
+    ----------
+    data : DataFrame, path, EncodedTable or None
+        The table (None: the job's ``[data] path``).
+    config : Job, dict or path
+        The job: a ``Job``, the TOML structure as a dict, or a job file.
+    progress : callable, optional
+        Receives ``engine.search.Progress`` about every 100 ms.
+    cancel : callable, optional
+        Polled during the search; returning True stops it with the best so far.
+    """
+    start = time.perf_counter()
+    problem = prepare(data, config)
+    outcome = run_search(problem, progress, cancel)
+    return AnonymizationResult(problem, outcome, time.perf_counter() - start)

@@ -1,0 +1,62 @@
+"""Apply a transformation to the data: the released table."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from engine.classes import Classes
+from engine.problem import Problem
+
+SUPPRESSED = "*"
+
+
+@dataclass
+class TransformedData:
+    """The released table of one transformation, with its class structure."""
+
+    frame: pd.DataFrame
+    classes: Classes
+    row_class: np.ndarray
+    violating: np.ndarray
+
+    @property
+    def suppressed_rows(self) -> np.ndarray:
+        return self.violating[self.row_class]
+
+    def class_statistics(self) -> dict:
+        counts = self.classes.counts[~self.violating]
+        return {"classes": int(len(counts)),
+                "min_class_size": int(counts.min()) if len(counts) else 0,
+                "max_class_size": int(counts.max()) if len(counts) else 0,
+                "average_class_size": float(counts.mean()) if len(counts) else 0.0,
+                "suppressed_records": int(self.classes.counts[self.violating].sum())}
+
+
+def transform(problem: Problem, levels) -> TransformedData:
+    """Generalize every quasi-identifier to ``levels`` (hierarchy labels), replace the
+    quasi-identifiers of records in violating classes by ``*`` and drop identifying
+    attributes. Other columns are released unchanged."""
+    levels = np.asarray(levels, dtype=np.int64)
+    classes, row_class = problem.classifier.classify_rows(levels)
+    violating = problem.violating(classes)
+    suppressed = violating[row_class]
+    out = {}
+    qi_index = {n: j for j, n in enumerate(problem.qis)}
+    for name in problem.table.names:
+        if name in problem.identifying:
+            continue
+        col = problem.table.column(name)
+        if name in qi_index:
+            h = problem.hierarchies[qi_index[name]]
+            lvl = int(levels[qi_index[name]])
+            labels = h.labels[lvl][h.maps[lvl]]
+            values = labels[col.codes]
+            if suppressed.any():
+                values = values.copy()
+                values[suppressed] = SUPPRESSED
+        else:
+            values = col.dictionary[col.codes]
+        out[name] = values
+    return TransformedData(pd.DataFrame(out), classes, row_class, violating)

@@ -1,0 +1,142 @@
+"""The result of an anonymization: the solution space, the optimum, the output."""
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.io_utils import atomic_write_text
+from engine.metrics import Loss
+from engine.output import TransformedData, transform
+from engine.problem import Problem
+from engine.search.outcome import SearchOutcome
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Transformation:
+    """One transformation with what is known of it."""
+
+    levels: dict[str, int]
+    anonymous: bool
+    information_loss: Loss
+    information_loss_percent: float | None
+    suppressed_records: int
+
+    def loss_json(self):
+        loss = self.information_loss
+        return list(loss) if isinstance(loss, tuple) else loss
+
+
+def relative_percent(loss: Loss, low: Loss, high: Loss) -> float:
+    """ARX's relative loss: ``(loss - low) / (high - low) * 100`` (rank: mean over entries)."""
+    a = np.atleast_1d(np.asarray(loss, dtype=float))
+    lo = np.atleast_1d(np.asarray(low, dtype=float))
+    hi = np.atleast_1d(np.asarray(high, dtype=float))
+    span = hi - lo
+    rel = np.where(span > 0, (a - lo) / np.where(span > 0, span, 1.0), 0.0)
+    return float(np.clip(rel, 0.0, 1.0).mean() * 100.0)
+
+
+class AnonymizationResult:
+    """What ``engine.anonymize`` returns.
+
+    ``space`` holds every transformation's state and loss (exact when checked,
+    a lower bound otherwise); ``optimum`` is None when no transformation meets
+    the models; ``output`` is the released table of the optimum.
+    """
+
+    def __init__(self, problem: Problem, outcome: SearchOutcome, elapsed_s: float):
+        self.problem = problem
+        self.outcome = outcome
+        self.space = outcome.space
+        self.lattice = problem.lattice
+        self.elapsed_s = elapsed_s
+        self._low, self._high = self._bounds()
+        opt = outcome.optimum
+        self.optimum = self._transformation(opt) if opt is not None else None
+        self._outputs: dict[tuple, TransformedData] = {}
+
+    @property
+    def transformations_checked(self) -> int:
+        return self.outcome.checked
+
+    @property
+    def lattice_size(self) -> int:
+        return self.lattice.size
+
+    @property
+    def cancelled(self) -> bool:
+        return self.outcome.cancelled
+
+    def _bounds(self) -> tuple[Loss, Loss]:
+        metric = self.problem.metric
+        bottom = np.asarray([self.lattice.bottom])
+        top_eval = self.problem.evaluate(self.lattice.top)
+        low = metric.lower_bounds(bottom)
+        if low is None:
+            low = min(self.space.losses.values(), default=top_eval.loss)
+        else:
+            low = tuple(float(x) for x in low[0]) if low.ndim == 2 else float(low[0])
+        return low, top_eval.loss
+
+    def _transformation(self, ev) -> Transformation:
+        return Transformation(dict(zip(self.problem.qis, ev.levels)), ev.anonymous, ev.loss,
+                              relative_percent(ev.loss, self._low, self._high),
+                              ev.suppressed_records)
+
+    def evaluate(self, levels) -> Transformation:
+        """State and loss of any transformation, checking it on demand."""
+        if isinstance(levels, dict):
+            levels = [levels[q] for q in self.problem.qis]
+        return self._transformation(self.problem.evaluate(levels))
+
+    def transformed(self, levels=None) -> TransformedData:
+        if levels is None:
+            if self.optimum is None:
+                raise ValueError("no transformation meets the privacy models: no output")
+            levels = [self.optimum.levels[q] for q in self.problem.qis]
+        elif isinstance(levels, dict):
+            levels = [levels[q] for q in self.problem.qis]
+        key = tuple(int(x) for x in levels)
+        if key not in self._outputs:
+            self._outputs = {key: transform(self.problem, key)}
+        return self._outputs[key]
+
+    @property
+    def output(self) -> pd.DataFrame | None:
+        return self.transformed().frame if self.optimum is not None else None
+
+    def write_output(self, path: str | Path, levels=None, delimiter: str = ";") -> None:
+        buf = io.StringIO()
+        self.transformed(levels).frame.to_csv(buf, sep=delimiter, index=False)
+        atomic_write_text(Path(path), buf.getvalue())
+
+    def to_dict(self, output: str | None = None) -> dict:
+        opt = self.optimum
+        return {
+            "format_version": FORMAT_VERSION,
+            "optimum": None if opt is None else {
+                "levels": opt.levels,
+                "information_loss": opt.loss_json(),
+                "information_loss_percent": opt.information_loss_percent,
+                "suppressed_records": opt.suppressed_records,
+            },
+            "transformations_checked": self.transformations_checked,
+            "lattice_size": self.lattice_size,
+            "elapsed_s": self.elapsed_s,
+            "suppressed_records": opt.suppressed_records if opt else None,
+            "output": output,
+            "algorithm": self.outcome.algorithm,
+            "cancelled": self.cancelled,
+            "metric": self.problem.metric.to_dict(),
+            "states": self.space.counts(),
+        }
+
+    def write_json(self, path: str | Path, output: str | None = None) -> None:
+        atomic_write_text(Path(path), json.dumps(self.to_dict(output), indent=2) + "\n")
