@@ -122,8 +122,8 @@ class Metric:
     def _prepared(self, values: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)
         if self.aggregate == "rank":
-            # ARX compares rank vectors on values rounded to 10 decimals
-            values = np.round(values, 10)
+            # ARX compares rank vectors on values truncated to 10 decimals
+            values = np.trunc(values * 1e10) / 1e10
         elif self.floored:
             values = np.maximum(values, FLOOR)
         return values * self.ctx.weights
