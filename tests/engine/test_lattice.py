@@ -1,0 +1,39 @@
+"""The lattice: ids, neighbours, enumeration, huge sizes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from engine.lattice import Lattice
+
+
+def test_huge_lattice_is_representable():
+    lat = Lattice(tuple(f"q{i}" for i in range(30)), (0,) * 30, (5,) * 30)
+    assert lat.size == 6 ** 30 and lat.size > 1e16
+    top = lat.top
+    assert lat.levels_of(lat.id_of(top)) == top
+    assert lat.id_of(lat.bottom) == 0 and lat.id_of(top) == lat.size - 1
+    assert lat.height == 150
+    assert len(lat.predecessors(top)) == 30 and lat.successors(top) == []
+
+
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=4))
+def test_ids_round_trip_and_match_enumeration(ranges):
+    lows = tuple(min(a, b) for a, b in ranges)
+    highs = tuple(max(a, b) for a, b in ranges)
+    lat = Lattice(tuple(f"a{i}" for i in range(len(ranges))), lows, highs)
+    every = lat.all_levels()
+    assert len(every) == lat.size
+    assert np.array_equal(lat.ids_of(every), np.arange(lat.size))
+    for i, row in enumerate(every):
+        assert lat.levels_of(i) == tuple(int(x) for x in row)
+        for s in lat.successors(tuple(row)):
+            assert sum(s) == sum(row) + 1 and lat.contains(s)
+        for p in lat.predecessors(tuple(row)):
+            assert sum(p) == sum(row) - 1 and lat.contains(p)
+
+
+def test_invalid_range_named():
+    with pytest.raises(ValueError, match="attribute 'age'"):
+        Lattice(("age",), (3,), (1,))
