@@ -35,7 +35,8 @@ def as_table(data, job: Job) -> EncodedTable:
         return EncodedTable.from_dataframe(load_data(job))
     if isinstance(data, (str, Path)):
         return EncodedTable.from_dataframe(read_csv(data, delimiter=job.data.delimiter,
-                                                    encoding=job.data.encoding, header=True))
+                                                    encoding=job.data.encoding, header=True,
+                                                    categorical=True))
     if isinstance(data, pd.DataFrame):
         return EncodedTable.from_dataframe(data)
     raise JobError(f"cannot anonymize a {type(data).__name__}: give a DataFrame or a path")

@@ -45,7 +45,7 @@ class Classifier:
 
     def __init__(self, hierarchies: list[EncodedHierarchy], qi_codes: np.ndarray,
                  row_aggregates: dict[str, np.ndarray] | None = None,
-                 cache_budget_bytes: int = 256 * 2**20):
+                 cache_budget_bytes: int = 64 * 2**20):
         self.hierarchies = hierarchies
         self.n_rows = qi_codes.shape[0]
         maps, offs = [], []

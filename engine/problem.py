@@ -99,10 +99,11 @@ class Problem:
         if a.hierarchy is None:
             raise HierarchyError(f"quasi-identifier '{name}' has no hierarchy: load one or "
                                  f"build one with a wizard")
-        try:
-            a.hierarchy.check_covers(column.dictionary, column.first_rows())
-        except HierarchyError as e:
-            raise HierarchyError(f"{e} (column '{name}')") from None
+        if a.hierarchy.uncovered(column.dictionary):
+            try:
+                a.hierarchy.check_covers(column.dictionary, column.first_rows())
+            except HierarchyError as e:
+                raise HierarchyError(f"{e} (column '{name}')") from None
         return EncodedHierarchy.build(a.hierarchy, column.dictionary, name)
 
     def _lattice(self) -> Lattice:

@@ -263,7 +263,7 @@ def _check(path: Path, fmt: CsvFormat) -> str:
 
 
 def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
-          fallback: bool = False) -> pd.DataFrame:
+          fallback: bool = False, categorical: bool = False) -> pd.DataFrame:
     """Parse with pandas' C engine; the header row is validated, not mangled.
 
     With ``fallback`` a decoding failure retries the next encoding of `_FALLBACK`
@@ -273,14 +273,15 @@ def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
     nrows = None if n_rows is None else n_rows + int(fmt.has_header)
     try:
         df = pd.read_csv(path, sep=fmt.delimiter, quotechar=fmt.quotechar, encoding=codec,
-                         header=None, dtype=str, keep_default_na=False, na_filter=False,
+                         header=None, dtype="category" if categorical else str,
+                         keep_default_na=False, na_filter=False,
                          skip_blank_lines=True, engine="c", nrows=nrows)
     except pd.errors.EmptyDataError:
         raise DataError(f"data file {path} is empty") from None
     except UnicodeDecodeError:
         nxt = _FALLBACK.get(codec) if fallback else None
         if nxt and (codec != "utf-8-sig" or _head(path, SAMPLE_BYTES).isascii()):
-            return _read(path, replace(fmt, encoding=nxt), n_rows, fallback)
+            return _read(path, replace(fmt, encoding=nxt), n_rows, fallback, categorical)
         raise _decode_error(path, codec, fmt.encoding) from None
     except pd.errors.ParserError as e:
         raise _parser_error(path, fmt, codec, str(e), nrows) from None
@@ -294,6 +295,8 @@ def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
         if len(first) > 1 and not str(first[-1]).strip() and (df.iloc[:, -1] == "").all():
             first, df = first[:-1], df.iloc[:, :-1]  # a trailing delimiter on every line
         df.columns = _column_names(path, first)
+        if categorical:  # the header row's names are no values of the data
+            df = df.apply(lambda c: c.cat.remove_unused_categories())
     else:
         df.columns = [f"column{i + 1}" for i in range(df.shape[1])]
     df.attrs["csv_format"] = fmt
@@ -301,7 +304,8 @@ def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
 
 
 def read_csv(path: str | Path, delimiter: str | None = None, encoding: str | None = None,
-             quotechar: str | None = None, header: bool | None = None) -> pd.DataFrame:
+             quotechar: str | None = None, header: bool | None = None,
+             categorical: bool = False) -> pd.DataFrame:
     """Read a delimited file as a DataFrame of strings; ``None`` means "detect".
 
     Parameters
@@ -317,7 +321,8 @@ def read_csv(path: str | Path, delimiter: str | None = None, encoding: str | Non
     -------
     pandas.DataFrame
         String columns, ``""`` for missing values; ``df.attrs["csv_format"]`` holds the
-        `CsvFormat` used.
+        `CsvFormat` used. With ``categorical`` the columns are pandas categoricals (far
+        less memory for large files; ``EncodedTable`` takes their codes as they are).
 
     Raises
     ------
@@ -333,7 +338,7 @@ def read_csv(path: str | Path, delimiter: str | None = None, encoding: str | Non
                         encoding or found.encoding, found.confidence)
     else:
         fmt = CsvFormat(delimiter, quotechar, header, encoding)
-    return _read(path, fmt, fallback=encoding is None)
+    return _read(path, fmt, fallback=encoding is None, categorical=categorical)
 
 
 def read_csv_preview(path: str | Path, fmt: CsvFormat, n_rows: int = 100) -> pd.DataFrame:

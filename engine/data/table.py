@@ -56,10 +56,18 @@ class EncodedTable:
         cols = []
         for name in df.columns:
             series = df[name]
-            values = series.astype(object).where(series.notna(), "")
-            codes, uniques = pd.factorize(values.astype(str), sort=False)
-            cols.append(EncodedColumn(str(name), codes.astype(np.int32),
-                                      np.asarray(uniques, dtype=object)))
+            if isinstance(series.dtype, pd.CategoricalDtype):
+                codes = series.cat.codes.to_numpy().astype(np.int32)
+                dictionary = np.asarray(series.cat.categories.astype(str), dtype=object)
+                if (codes < 0).any():  # missing entries become the value ""
+                    dictionary = np.append(dictionary, "")
+                    codes[codes < 0] = len(dictionary) - 1
+            else:
+                values = series.astype(object).where(series.notna(), "")
+                codes, uniques = pd.factorize(values.astype(str), sort=False)
+                codes = codes.astype(np.int32)
+                dictionary = np.asarray(uniques, dtype=object)
+            cols.append(EncodedColumn(str(name), codes, dictionary))
         return cls(cols)
 
     @property

@@ -164,4 +164,4 @@ def load_data(job: Job) -> pd.DataFrame:
     if not job.data.path:
         raise JobError("[data] path is missing: the job names no data file")
     return read_csv(job.resolve(job.data.path), delimiter=job.data.delimiter,
-                    encoding=job.data.encoding, header=True)
+                    encoding=job.data.encoding, header=True, categorical=True)

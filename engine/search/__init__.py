@@ -11,7 +11,7 @@ from engine.search.progress import CancelCheck, Progress, ProgressCallback
 EXACT = {"optimal": optimal_search, "exhaustive": exhaustive_search}
 
 
-def heuristics() -> dict:
+def heuristic_algorithms() -> dict:
     """Heuristic searches by job-file name (they live in their own modules)."""
     try:
         from engine.search.heuristics import HEURISTICS
@@ -26,7 +26,7 @@ def run_search(problem: Problem, progress: ProgressCallback | None = None,
     (Lightning) when the lattice is larger than the job's ``heuristic_threshold``."""
     tr = problem.job.transformation
     name = tr.algorithm
-    found = heuristics()
+    found = heuristic_algorithms()
     if name == "optimal" and problem.lattice.size > tr.heuristic_threshold and "lightning" in found:
         name = "lightning"
     if name in EXACT:
