@@ -12,9 +12,11 @@ from engine.data.table import EncodedTable
 from engine.privacy import KAnonymity
 import pandas as pd
 
+from tests.oracle import SHARED
+
 
 def test_read_adult_age(tmp_path):
-    h = read_hierarchy("../shared/data/adult/adult_hierarchy_age.csv", "age")
+    h = read_hierarchy(SHARED / "data/adult/adult_hierarchy_age.csv", "age")
     assert h.levels == 5 and h.height == 4
     assert h.mapping(4)["39"] == "*"
 
