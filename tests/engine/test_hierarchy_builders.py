@@ -1,6 +1,7 @@
 """Hierarchy builders: hand-checked hierarchies, Adult's age and cup's ZIP, JSON specs."""
 from __future__ import annotations
 
+import datetime as dt
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -15,10 +16,11 @@ from engine.data.datatypes import (DECIMAL, INTEGER, STRING, DateType, DecimalTy
                                    OrdinalType)
 from engine.data.table import EncodedTable
 from engine.errors import HierarchyError
-from engine.hierarchy.builders import (BUILDERS, BaseInterval, BuilderError, DateLevel,
+from engine.hierarchy.builders import (BUILDERS, GRANULARITIES, BaseInterval, BuilderError, DateLevel,
                                        DateSpec, Group, IntervalSpec, Label, MaskingSpec,
-                                       OrderingSpec, PrioritySpec, builder_for, load_spec,
-                                       save_spec, spec_from_json)
+                                       OrderingSpec, PrioritySpec, builder_for, default_spec,
+                                       load_spec, save_spec, spec_from_json)
+from engine.hierarchy.builders.dates import follows
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.model import Hierarchy
 
@@ -333,6 +335,21 @@ def test_builder_for_lists_builders_valid_for_a_type():
     assert names("decimal") == names(DECIMAL)
 
 
+def test_default_specs_build_for_every_valid_builder():
+    cases = [(INTEGER, ["17", "90", ""]), (DECIMAL, ["0.01", "0.37"]), (STRING, ["x", "yy"]),
+             (DateType("%d.%m.%Y"), ["03.04.1987", "01.01.2020"]),
+             (OrdinalType(("lo", "hi")), ["hi", "lo"])]
+    for data_type, values in cases:
+        for builder in builder_for(data_type):
+            assert_valid(default_spec(builder, data_type, values).build(values), values)
+    suggested = IntervalSpec.suggest(INTEGER, ["17", "90"])
+    assert suggested.intervals[0] == BaseInterval("10", "20")
+    assert IntervalSpec.suggest(DateType("%d.%m.%Y"), ["03.04.1987"]).intervals[0] == \
+        BaseInterval("01.01.1987", "01.01.1988")
+    with pytest.raises(BuilderError, match="does not work"):
+        default_spec("dates", INTEGER)
+
+
 SPECS = [
     IntervalSpec(DECIMAL, [BaseInterval("-1.5", "0", Label("constant", "neg")),
                            BaseInterval("0", "2.5", "mean")],
@@ -416,7 +433,20 @@ def test_random_numbers_give_valid_interval_hierarchies(spec, values):
 @settings(max_examples=40, deadline=None)
 @given(st.lists(st.one_of(numbers, st.just("")), min_size=1, max_size=30),
        st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(1, 6))
-def test_random_numbers_give_valid_ordering_masking_priority(values, sizes, levels):
-    for spec in (OrderingSpec(DECIMAL, levels=[sizes, [2]]),
+def test_random_numbers_give_valid_other_hierarchies(values, sizes, levels):
+    for spec in (OrderingSpec(DECIMAL, levels=[sizes, [2]]), IntervalSpec.suggest(DECIMAL, values),
                  MaskingSpec(align="right"), PrioritySpec(DECIMAL, max_levels=levels)):
         assert_valid(spec.build(values), values)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.datetimes(dt.datetime(1000, 1, 1), dt.datetime(9998, 12, 31)), max_size=20),
+       st.lists(st.sampled_from(GRANULARITIES), max_size=4))
+def test_random_dates_give_valid_date_hierarchies(times, chosen):
+    levels = []
+    for g in chosen:  # keep a chain of coarser granularities
+        if not levels or follows(levels[-1], g):
+            levels.append(g)
+    values = [t.strftime("%Y-%m-%d %H:%M:%S") for t in times] + [""]
+    spec = DateSpec(DateType("%Y-%m-%d %H:%M:%S"), levels)
+    assert_valid(spec.build(values), values)

@@ -11,11 +11,12 @@ Missing values (``""``) map to ``""`` at every level (see `base`).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from engine.data.datatypes import DataType, Kind
+from engine.data.table import EncodedColumn
 from engine.hierarchy.builders.base import (MISSING, TOP, BuilderError, BuilderSpec,
                                             column_values, type_from_json, type_to_json)
 from engine.hierarchy.builders.dates import GRANULARITIES, DateLevel, DateSpec
@@ -55,6 +56,30 @@ def builder_for(data_type: DataType | Kind | str) -> list[type[BuilderSpec]]:
         except KeyError:
             raise BuilderError(f"unknown data type '{data_type}'") from None
     return [BUILDERS[name] for name in _PREFERENCE[kind] if kind in BUILDERS[name].kinds]
+
+
+def default_spec(builder: str | type[BuilderSpec], data_type: DataType,
+                 values: Iterable[Any] | EncodedColumn = ()) -> BuilderSpec:
+    """A sensible first specification of ``builder`` for a column, for a wizard to start from.
+
+    Intervals get about ten round-width intervals over ``values`` (see
+    `IntervalSpec.suggest`); the others do not need the values.
+    """
+    name = builder if isinstance(builder, str) else builder.name
+    if name not in BUILDERS:
+        raise BuilderError(f"unknown builder {name!r} (known: {', '.join(BUILDERS)})")
+    if data_type.kind not in BUILDERS[name].kinds:
+        raise BuilderError(f"the {name} builder does not work on {data_type.name} data")
+    if name == "intervals":
+        return IntervalSpec.suggest(data_type, values)
+    if name == "ordering":
+        return OrderingSpec(data_type, levels=[2])
+    if name == "masking":
+        numeric = data_type.kind in (Kind.INTEGER, Kind.DECIMAL)
+        return MaskingSpec(align="right" if numeric else "left")
+    if name == "dates":
+        return DateSpec(data_type, ["month", "year", "decade"])  # type: ignore[arg-type]
+    return PrioritySpec(data_type)
 
 
 def spec_from_json(obj: Mapping[str, Any]) -> BuilderSpec:
@@ -100,5 +125,6 @@ __all__ = [
     "BUILDERS", "BaseInterval", "BuilderError", "BuilderSpec", "DateLevel", "DateSpec",
     "GRANULARITIES", "Group", "IntervalSpec", "LABEL_FUNCTIONS", "Label", "MISSING",
     "MaskingSpec", "OrderingSpec", "PrioritySpec", "TOP", "builder_for", "column_values",
+    "default_spec",
     "load_spec", "save_spec", "spec_from_json", "spec_to_text", "type_from_json", "type_to_json",
 ]

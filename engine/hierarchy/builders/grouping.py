@@ -96,7 +96,8 @@ def assign(base: Mapping[str, int], levels: Sequence[Level]) -> list[dict[str, t
     out = []
     current = dict(base)
     for level in levels:
-        placed = {v: fold(i, level) for v, i in current.items()}
+        groups = {i: fold(i, level) for i in set(current.values())}  # fold each item once
+        placed = {v: groups[i] for v, i in current.items()}
         out.append(placed)
         current = {v: g for v, (g, _) in placed.items()}
     return out

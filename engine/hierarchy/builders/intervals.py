@@ -7,6 +7,8 @@ values at or above ``top_coding`` ``>=bound`` at every level but the top.
 """
 from __future__ import annotations
 
+import datetime as dt
+
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,7 +23,7 @@ from engine.hierarchy.builders.grouping import (Group, Level, assign, levels_to_
                                                 normalize_levels, span)
 from engine.hierarchy.builders.labels import GroupInfo, Label, apply_label
 from engine.hierarchy.builders.repeat import Repetition
-from engine.hierarchy.builders.scales import Scale
+from engine.hierarchy.builders.scales import Scale, from_seconds, to_seconds
 from engine.hierarchy.model import Hierarchy
 
 
@@ -216,3 +218,26 @@ class IntervalSpec(BuilderSpec):
         label = Label.of(label)
         return cls(data_type, (BaseInterval(scale.format(lo), scale.format(hi), label),),
                    tuple((Group(f, label),) for f in fanouts), **kwargs)
+
+    @classmethod
+    def suggest(cls, data_type: DataType, values: Iterable[Any] | EncodedColumn = ()
+                ) -> "IntervalSpec":
+        """A starting point for a wizard: about ten intervals of a round width over the
+        values (numbers), or calendar years grouped by 5 and 10 (dates)."""
+        scale = Scale(data_type)
+        present = column_values(values).present
+        check_parsable(data_type, present)
+        numbers = [scale.parse(v) for v in present]
+        if data_type.kind is Kind.DATE:
+            year = from_seconds(min(numbers)).year if numbers else 2000
+            lo, hi = dt.datetime(year, 1, 1), dt.datetime(year + 1, 1, 1)
+            return cls(data_type, [(scale.format(to_seconds(lo)), scale.format(to_seconds(hi)))],
+                       [5, 2])
+        low, high = (min(numbers), max(numbers)) if numbers else (Decimal(0), Decimal(10))
+        rough = max((high - low) / 10, Decimal(1) if data_type.kind is Kind.INTEGER
+                    else Decimal("1e-6"))
+        exponent = rough.adjusted()
+        width = next(m * Decimal(10) ** exponent for m in (1, 2, 5, 10)
+                     if m * Decimal(10) ** exponent >= rough)
+        start = Scale(data_type).floor_div(low, width) * width
+        return cls.regular(data_type, scale.format(start), scale.format(width), (2, 2))
