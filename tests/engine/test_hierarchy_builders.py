@@ -4,7 +4,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 from decimal import Decimal
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -23,8 +22,9 @@ from engine.hierarchy.builders import (BUILDERS, GRANULARITIES, BaseInterval, Bu
 from engine.hierarchy.builders.dates import follows
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.model import Hierarchy
+from tests.oracle import SHARED
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
+DATA = SHARED / "data"
 
 
 def assert_valid(h: Hierarchy, values) -> None:
