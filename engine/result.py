@@ -75,15 +75,13 @@ class AnonymizationResult:
         return self.outcome.cancelled
 
     def _bounds(self) -> tuple[Loss, Loss]:
-        metric = self.problem.metric
-        bottom = np.asarray([self.lattice.bottom])
-        top_eval = self.problem.evaluate(self.lattice.top)
-        low = metric.lower_bounds(bottom)
-        if low is None:
-            low = min(self.space.losses.values(), default=top_eval.loss)
-        else:
-            low = tuple(float(x) for x in low[0]) if low.ndim == 2 else float(low[0])
-        return low, top_eval.loss
+        """ARX's lowest and highest scores: zero and the metric's upper bound (the top
+        transformation's loss where the metric has no closed-form bound)."""
+        high = self.problem.metric.upper_bound()
+        if high is None:
+            high = self.problem.evaluate(self.lattice.top).loss
+        low = tuple(0.0 for _ in high) if isinstance(high, tuple) else 0.0
+        return low, high
 
     def _transformation(self, ev) -> Transformation:
         return Transformation(dict(zip(self.problem.qis, ev.levels)), ev.anonymous, ev.loss,

@@ -105,6 +105,15 @@ class Metric:
         counts = classes.counts if counts is None else counts
         return self.aggregate_values(self.per_attribute(classes, suppressed, counts))
 
+    def upper_bound(self) -> Loss | None:
+        """The largest loss the metric can give on this data (ARX's "highest score"),
+        or None when only the top transformation's loss can say."""
+        per = self.upper_bound_per_attribute()
+        return None if per is None else self.aggregate_values(per)
+
+    def upper_bound_per_attribute(self) -> np.ndarray | None:
+        return None
+
     def lower_bound_table(self) -> list[np.ndarray] | None:
         """Per attribute, per level: a lower bound of that attribute's value (or None)."""
         return None

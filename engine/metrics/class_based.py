@@ -13,6 +13,10 @@ class Discernibility(Metric):
 
     name = "discernibility"
 
+    def upper_bound(self):
+        n = float(self.ctx.n_records)
+        return n * n
+
     def is_monotonic(self, suppression_limit: float) -> bool:
         return self.monotonic or suppression_limit == 0.0
 
@@ -31,6 +35,9 @@ class AverageClassSize(Metric):
 
     name = "aecs"
     has_monotonic_variant = False
+
+    def upper_bound(self):
+        return float(self.ctx.n_records)
 
     def evaluate(self, classes: Classes, suppressed: np.ndarray,
                  counts: np.ndarray | None = None) -> Loss:

@@ -34,6 +34,13 @@ class NonUniformEntropy(Metric):
     def lower_bound_table(self):
         return self.generalized
 
+    def upper_bound_per_attribute(self):
+        """Every record told apart from all others: ``N log2 N`` per attribute, for the
+        generalization part and, in the non-monotonic variant, the suppression part."""
+        n = float(self.ctx.n_records)
+        per = n * np.log2(n) if n > 1 else 0.0
+        return np.full(self.ctx.dims, per * (self.g + (0.0 if self.monotonic else self.s)))
+
     def suppressed_entropy(self, classes: Classes, suppressed: np.ndarray,
                            counts: np.ndarray) -> np.ndarray:
         out = np.zeros(self.ctx.dims)
@@ -73,6 +80,9 @@ class NormalizedEntropy(NonUniformEntropy):
 
     def lower_bound_table(self):
         return [g / u for g, u in zip(self.generalized, self.upper)]
+
+    def upper_bound_per_attribute(self):
+        return None
 
     def per_attribute(self, classes, suppressed, counts):
         x = np.array([self.generalized[j][classes.levels[j]] for j in range(self.ctx.dims)])

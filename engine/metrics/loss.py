@@ -36,6 +36,9 @@ class LossMetric(Metric):
         out = np.where(span > 0, (x - self.minimum) / np.where(span > 0, span, 1.0), 0.0)
         return np.maximum(out, 0.0)
 
+    def upper_bound_per_attribute(self):
+        return np.ones(self.ctx.dims)
+
     def lower_bound_table(self):
         return [self._normalize_one(j, self.generalized_sum[j]) for j in range(self.ctx.dims)]
 

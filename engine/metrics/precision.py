@@ -18,6 +18,9 @@ class PrecisionMetric(Metric):
         self.ratio = [np.array([l / h.height if h.height else 0.0 for l in range(h.levels)])
                       for h in self.ctx.hierarchies]
 
+    def upper_bound_per_attribute(self):
+        return np.full(self.ctx.dims, self.g if self.monotonic else max(self.g, self.s))
+
     def lower_bound_table(self):
         if self.monotonic:
             return [self.g * r for r in self.ratio]
@@ -48,6 +51,9 @@ class HeightMetric(Metric):
 
     def lower_bound_table(self):
         return [np.arange(h.levels, dtype=float) for h in self.ctx.hierarchies]
+
+    def upper_bound_per_attribute(self):
+        return np.array([float(h.height) for h in self.ctx.hierarchies])
 
     def per_attribute(self, classes, suppressed, counts):
         return np.asarray(classes.levels, dtype=float)

@@ -71,3 +71,16 @@ def test_metric_value(value):
     ev = problem.evaluate([value["levels"][q] for q in problem.qis])
     assert ev.anonymous == (value["arx_node_anonymity"] == "ANONYMOUS")
     assert close(ev.loss, oracle.expected_loss(value))
+
+
+SCALAR = [c for c in CASES if not isinstance(oracle.expected_loss(c), tuple)
+          and c["arx_here"].get("gui_relative_loss") is not None]
+
+
+@pytest.mark.parametrize("case", SCALAR, ids=[c["id"] for c in SCALAR])
+def test_relative_loss_matches_arx_gui(case):
+    from engine.result import AnonymizationResult
+    problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))
+    result = AnonymizationResult(problem, optimal_search(problem), 0.0)
+    assert math.isclose(result.optimum.information_loss_percent / 100,
+                        case["arx_here"]["gui_relative_loss"], rel_tol=1e-9, abs_tol=1e-12)
