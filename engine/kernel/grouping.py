@@ -21,41 +21,9 @@ def _generalize(rep, maps_flat, offsets, levels, out):
 
 
 @njit(cache=True, nogil=True)
-def _group_by_key(keys):
-    """Group ids for int64 keys (first-appearance order) via open addressing."""
-    m = keys.shape[0]
-    size = 16
-    while size < 2 * m:
-        size *= 2
-    mask = size - 1
-    table = np.full(size, -1, dtype=np.int64)
-    group_key = np.empty(m, dtype=np.int64)
-    group_of = np.empty(m, dtype=np.int64)
-    first = np.empty(m, dtype=np.int64)
-    n = 0
-    for i in range(m):
-        k = keys[i]
-        h = (k * np.int64(-7046029254386353131)) ^ (k >> np.int64(29))
-        slot = h & mask
-        while True:
-            g = table[slot]
-            if g == -1:
-                table[slot] = n
-                group_key[n] = k
-                first[n] = i
-                group_of[i] = n
-                n += 1
-                break
-            if group_key[g] == k:
-                group_of[i] = g
-                break
-            slot = (slot + 1) & mask
-    return group_of, first[:n].copy(), n
-
-
-@njit(cache=True, nogil=True)
 def _group_by_rows(gen):
-    """Group ids for rows of ``gen`` compared as tuples (any width)."""
+    """Group ids for rows of ``gen`` compared as tuples (any width), first-appearance
+    order, via open addressing on a 64-bit hash of each row."""
     m, q = gen.shape
     size = 16
     while size < 2 * m:
@@ -145,8 +113,8 @@ def group_rows(gen: np.ndarray, radix: np.ndarray | None = None):
             if total >= 2**62:
                 fits = False
                 break
-        if fits:
-            group_of, first, _ = _group_by_key(_keys(gen, strides))
+        if fits:  # one mixed-radix key per row: hash and compare one integer
+            group_of, first, _ = _group_by_rows(_keys(gen, strides)[:, None])
             return group_of, first
     group_of, first, _ = _group_by_rows(np.ascontiguousarray(gen))
     return group_of, first
