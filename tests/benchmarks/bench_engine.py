@@ -103,6 +103,16 @@ def main() -> None:
                             "--rows", str(args.rows), "--out", str(big)], check=True)
         runs += [("big", big, 100, 0.0, "loss"), ("big", big, 100, 0.04, "entropy"),
                  ("big", big, 5, 0.0, "loss"), ("big", big, 5, 0.04, "entropy")]
+    # the first run with an empty numba cache: the one-time compile cost
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        out = subprocess.run([sys.executable, __file__, "--child", str(runs[0][1]), "5", "0.0",
+                              "loss"], capture_output=True, text=True, check=True, env=env)
+        cold = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"numba compile (empty cache), Adult k=5 0% loss: first run {cold['first_s']:.2f} s, "
+          f"warm {cold['warm_s']:.3f} s")
     naive = {}
     print(f"{'data':>8} {'k':>4} {'supp':>5} {'metric':>8} {'rows':>9} {'load':>6} {'first':>7} "
           f"{'warm':>7} {'checked':>8} {'peak MB':>8} {'naive scan':>11} {'ratio':>7}  ARX 3.9.2")
