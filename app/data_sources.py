@@ -1,0 +1,199 @@
+"""Reading data from CSV, Excel and databases into DataFrames of strings (Qt-free).
+
+CSV goes through the engine's reader; Excel through openpyxl (read-only);
+databases through SQLAlchemy URLs, or Python's sqlite3 for a SQLite file when
+SQLAlchemy is not installed. Every failure is a ``DataError`` with a message.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from engine.data.csv_import import CsvFormat, read_csv_preview
+from engine.data.csv_import import read_csv as engine_read_csv
+from engine.errors import DataError
+
+EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
+CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".dat")
+
+
+def guess_kind(path: str | Path) -> str:
+    suffix = Path(path).suffix.lower()
+    if suffix in EXCEL_SUFFIXES:
+        return "excel"
+    if suffix in SQLITE_SUFFIXES:
+        return "sql"
+    return "csv"
+
+
+def _strings(df: pd.DataFrame) -> pd.DataFrame:
+    """Every value as text; missing values as ""."""
+    out = df.astype(object).where(df.notna(), "")
+    for c in out.columns:
+        out[c] = out[c].map(_text)
+    out.columns = [str(c) for c in out.columns]
+    return out
+
+
+def _text(v) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if hasattr(v, "isoformat"):
+        return v.isoformat(sep=" ") if hasattr(v, "hour") else v.isoformat()
+    return str(v)
+
+
+# --- Excel ---------------------------------------------------------------------------------
+def excel_sheets(path: str | Path) -> list[str]:
+    try:
+        import openpyxl
+    except ImportError:
+        raise DataError("reading Excel files needs the openpyxl package") from None
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True)
+    except FileNotFoundError:
+        raise DataError(f"file not found: {path}") from None
+    except Exception as e:  # openpyxl raises many types for damaged files
+        raise DataError(f"{Path(path).name} cannot be read as an Excel workbook: {e}") from None
+    try:
+        return list(wb.sheetnames)
+    finally:
+        wb.close()
+
+
+def read_excel(path: str | Path, sheet: str, has_header: bool = True,
+               n_rows: int | None = None) -> pd.DataFrame:
+    try:
+        df = pd.read_excel(path, sheet_name=sheet, header=0 if has_header else None,
+                           dtype=object, nrows=n_rows, engine="openpyxl")
+    except ImportError:
+        raise DataError("reading Excel files needs the openpyxl package") from None
+    except Exception as e:
+        raise DataError(f"{Path(path).name}, sheet '{sheet}': {e}") from None
+    if not has_header:
+        df.columns = [f"column{i + 1}" for i in range(df.shape[1])]
+    return _strings(df)
+
+
+# --- databases ---------------------------------------------------------------------------
+def _url(location: str) -> str:
+    if "://" in location:
+        return location
+    return f"sqlite:///{Path(location).resolve()}"
+
+
+def _sqlite_path(location: str) -> Path | None:
+    if "://" not in location:
+        return Path(location)
+    if location.startswith("sqlite:///"):
+        return Path(location[len("sqlite:///"):])
+    return None
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def database_tables(location: str) -> list[str]:
+    """Table names of a database (SQLAlchemy URL or SQLite file)."""
+    try:
+        import sqlalchemy as sa
+    except ImportError:
+        sa = None
+    if sa is not None:
+        try:
+            engine = sa.create_engine(_url(location))
+            try:
+                return sorted(sa.inspect(engine).get_table_names())
+            finally:
+                engine.dispose()
+        except Exception as e:
+            raise DataError(f"cannot open database {location}: {e}") from None
+    path = _sqlite_path(location)
+    if path is None:
+        raise DataError("database URLs other than SQLite need the SQLAlchemy package")
+    if not path.exists():
+        raise DataError(f"database file not found: {path}")
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as con:
+            rows = con.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+    except sqlite3.DatabaseError as e:
+        raise DataError(f"{path.name} is not a readable SQLite database: {e}") from None
+    return sorted(r[0] for r in rows)
+
+
+def read_database(location: str, table: str, n_rows: int | None = None) -> pd.DataFrame:
+    limit = f" LIMIT {int(n_rows)}" if n_rows is not None else ""
+    query = f"SELECT * FROM {_quote(table)}{limit}"
+    try:
+        import sqlalchemy as sa
+    except ImportError:
+        sa = None
+    try:
+        if sa is not None:
+            engine = sa.create_engine(_url(location))
+            try:
+                with engine.connect() as con:
+                    df = pd.read_sql_query(sa.text(query), con)
+            finally:
+                engine.dispose()
+        else:
+            path = _sqlite_path(location)
+            if path is None:
+                raise DataError("database URLs other than SQLite need the SQLAlchemy package")
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as con:
+                df = pd.read_sql_query(query, con)
+    except DataError:
+        raise
+    except Exception as e:
+        raise DataError(f"cannot read table '{table}' from {location}: {e}") from None
+    return _strings(df)
+
+
+# --- one entry point ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class ImportSpec:
+    """What the import wizard decided: source, format, columns, data types."""
+
+    kind: str
+    location: str
+    table: str = ""
+    csv_format: CsvFormat | None = None
+    has_header: bool = True
+    columns: tuple[str, ...] = ()  # empty: all
+    data_types: tuple[tuple[str, str | None, str | None], ...] = ()  # (column, type, format)
+
+
+def read_source(kind: str, location: str, table: str = "", fmt: CsvFormat | None = None,
+                has_header: bool = True, n_rows: int | None = None) -> pd.DataFrame:
+    """Rows of a source as strings (all of them when ``n_rows`` is None)."""
+    if kind == "csv":
+        if fmt is None:
+            return engine_read_csv(location) if n_rows is None else \
+                read_csv_preview(location, CsvFormat(), n_rows)
+        if n_rows is not None:
+            return read_csv_preview(location, fmt, n_rows)
+        return engine_read_csv(location, fmt.delimiter, fmt.encoding, fmt.quotechar,
+                               fmt.has_header)
+    if kind == "excel":
+        return read_excel(location, table, has_header, n_rows)
+    if kind == "sql":
+        return read_database(location, table, n_rows)
+    raise DataError(f"unknown kind of data source '{kind}'")
+
+
+def load(spec: ImportSpec) -> pd.DataFrame:
+    """The whole table the spec describes, restricted to its columns."""
+    df = read_source(spec.kind, spec.location, spec.table, spec.csv_format, spec.has_header)
+    if spec.columns:
+        missing = [c for c in spec.columns if c not in df.columns]
+        if missing:
+            raise DataError(f"column(s) not in the data: {', '.join(missing)}")
+        df = df[list(spec.columns)]
+    if df.shape[1] == 0:
+        raise DataError("no columns were selected")
+    return df

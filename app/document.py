@@ -1,0 +1,250 @@
+"""The open project: data, configuration being edited, last result.
+
+Widgets edit the configuration through this object and listen to its
+signals; ``build_job`` turns it into an engine ``Job`` (a fresh, independent
+snapshot for each run, so the worker thread never shares mutable state with
+the GUI).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from engine.config import (INSENSITIVE, AttributeConfig, DataConfig, Job,
+                           TransformationConfig)
+from engine.data.table import EncodedTable
+from engine.errors import AnonymistError, HierarchyError
+from engine.hierarchy.model import Hierarchy
+from engine.metrics import metric_from_dict
+from engine.privacy import model_from_dict
+
+DEFAULT_METRIC = {"name": "loss", "monotonic": False, "gs_factor": 0.5,
+                  "aggregate": "geometric-mean"}
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """Where the data came from (shown to the user and stored in the project)."""
+
+    kind: str = "csv"  # csv | excel | sql | project
+    location: str = ""  # file path or database URL
+    table: str = ""  # sheet or database table
+    delimiter: str = ";"
+    quotechar: str = '"'
+    encoding: str = "utf-8"
+    has_header: bool = True
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DataSource":
+        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+@dataclass(frozen=True)
+class HierarchyStatus:
+    """What the hierarchy editor shows below the table."""
+
+    complete: bool
+    height: int
+    missing: tuple[str, ...] = ()
+    error: str = ""
+
+    def text(self) -> str:
+        if not self.height and not self.error and not self.missing:
+            return "No hierarchy"
+        if self.error:
+            return f"Invalid: {self.error}"
+        if self.complete:
+            return f"Complete, height {self.height}"
+        shown = ", ".join(f"'{v}'" for v in self.missing[:5])
+        more = f" and {len(self.missing) - 5} more" if len(self.missing) > 5 else ""
+        return f"Incomplete, height {self.height}: no row for {shown}{more}"
+
+
+@dataclass
+class Settings:
+    """Job settings other than attributes, in the job file's own shape."""
+
+    privacy: list[dict] = field(default_factory=list)
+    metric: dict = field(default_factory=lambda: dict(DEFAULT_METRIC))
+    transformation: TransformationConfig = field(default_factory=TransformationConfig)
+
+
+class Document(QObject):
+    """The project being edited."""
+
+    data_changed = Signal()
+    attributes_changed = Signal(list)  # names whose configuration changed
+    settings_changed = Signal()  # privacy models, metric, transformation
+    subset_changed = Signal()
+    result_changed = Signal()
+    modified_changed = Signal(bool)
+    path_changed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.table: EncodedTable | None = None
+        self.source = DataSource()
+        self.attributes: dict[str, AttributeConfig] = {}
+        self.hierarchy_rows: dict[str, list[list[str]]] = {}
+        self.settings = Settings()
+        self.subset: np.ndarray | None = None  # bool mask; None: every row
+        self.result = None  # engine AnonymizationResult of the last run
+        self.result_summary: dict | None = None  # its to_dict(), also kept in projects
+        self.extras: dict = {}  # JSON state of perspectives, saved in projects
+        self.path: Path | None = None
+        self._modified = False
+
+    # --- state -----------------------------------------------------------------------
+    @property
+    def has_data(self) -> bool:
+        return self.table is not None
+
+    @property
+    def modified(self) -> bool:
+        return self._modified
+
+    def set_modified(self, value: bool = True) -> None:
+        if value != self._modified:
+            self._modified = value
+            self.modified_changed.emit(value)
+
+    def set_path(self, path: Path | None) -> None:
+        self.path = path
+        self.path_changed.emit(str(path or ""))
+
+    def set_table(self, table: EncodedTable, source: DataSource,
+                  data_types: dict[str, tuple[str | None, str | None]] | None = None) -> None:
+        """Replace the data; attribute settings of columns that remain are kept."""
+        self.table = table
+        self.source = source
+        old = self.attributes
+        self.attributes = {n: old.get(n, AttributeConfig(INSENSITIVE)) for n in table.names}
+        for name, (dtype, fmt) in (data_types or {}).items():
+            if name in self.attributes:
+                self.attributes[name].data_type, self.attributes[name].format = dtype, fmt
+        self.hierarchy_rows = {n: r for n, r in self.hierarchy_rows.items() if n in table}
+        self.subset = None
+        self.set_result(None)
+        self.data_changed.emit()
+        self.set_modified(True)
+
+    # --- attributes ----------------------------------------------------------------------
+    def attribute(self, name: str) -> AttributeConfig:
+        return self.attributes[name]
+
+    def update_attributes(self, names: list[str], **values) -> None:
+        """Set fields of ``AttributeConfig`` (type, min_level, weight, ...) for ``names``."""
+        changed = []
+        for name in names:
+            a = self.attributes[name]
+            new = replace(a, **values)
+            if new != a:
+                self.attributes[name] = new
+                changed.append(name)
+        if changed:
+            self.attributes_changed.emit(changed)
+            self.set_modified(True)
+
+    def set_hierarchy_rows(self, name: str, rows: list[list[str]] | None,
+                           source: str = "") -> None:
+        """Store edited hierarchy rows; the engine hierarchy is set when they are valid."""
+        a = self.attributes[name]
+        if not rows:
+            self.hierarchy_rows.pop(name, None)
+            self.attributes[name] = replace(a, hierarchy=None, hierarchy_path=None)
+        else:
+            self.hierarchy_rows[name] = [list(r) for r in rows]
+            try:
+                h = Hierarchy.from_rows(rows, attribute=name, source=source)
+            except HierarchyError:
+                h = None
+            self.attributes[name] = replace(a, hierarchy=h,
+                                            hierarchy_path=source or a.hierarchy_path)
+        self.attributes_changed.emit([name])
+        self.set_modified(True)
+
+    def hierarchy_status(self, name: str) -> HierarchyStatus:
+        rows = self.hierarchy_rows.get(name)
+        if not rows:
+            return HierarchyStatus(False, 0)
+        try:
+            h = Hierarchy.from_rows(rows, attribute=name)
+        except HierarchyError as e:
+            return HierarchyStatus(False, max(len(r) for r in rows) - 1, error=str(e))
+        missing: list[str] = []
+        if self.table is not None and name in self.table:
+            missing = h.uncovered(str(v) for v in self.table.column(name).dictionary)
+        return HierarchyStatus(not missing, h.height, tuple(missing))
+
+    # --- settings ------------------------------------------------------------------------
+    def update_settings(self, **values) -> None:
+        """Replace ``privacy`` (list of dicts), ``metric`` (dict) or ``transformation``."""
+        for key, value in values.items():
+            setattr(self.settings, key, value)
+        self.settings_changed.emit()
+        self.set_modified(True)
+
+    def set_subset(self, mask: np.ndarray | None) -> None:
+        if mask is not None and bool(mask.all()):
+            mask = None
+        self.subset = mask
+        self.subset_changed.emit()
+        self.set_modified(True)
+
+    def set_result(self, result, summary: dict | None = None) -> None:
+        self.result = result
+        self.result_summary = summary if summary is not None else (
+            result.to_dict() if result is not None else None)
+        self.result_changed.emit()
+
+    # --- engine job -------------------------------------------------------------------
+    def build_job(self) -> Job:
+        """A fresh engine ``Job`` from the current settings (validated by the engine).
+
+        Raises
+        ------
+        AnonymistError
+            With a readable message when a setting is invalid.
+        """
+        attributes = {}
+        for name, a in self.attributes.items():
+            if a.type == INSENSITIVE and a.hierarchy is None and a.weight is None \
+                    and a.min_level is None and a.max_level is None:
+                continue  # columns not named are insensitive
+            if name in self.hierarchy_rows and a.hierarchy is None:
+                # re-validate to report the editor's error with its message
+                Hierarchy.from_rows(self.hierarchy_rows[name], attribute=name)
+            attributes[name] = replace(a)
+        weights = {n: a.weight for n, a in attributes.items() if a.weight is not None}
+        job = Job(data=DataConfig(self.source.location or None, self.source.delimiter,
+                                  self.source.encoding),
+                  attributes=attributes,
+                  privacy=[model_from_dict(dict(p)) for p in self.settings.privacy],
+                  transformation=replace(self.settings.transformation,
+                                         genetic=dict(self.settings.transformation.genetic)),
+                  metric=metric_from_dict(dict(self.settings.metric), weights or None))
+        if self.subset is not None:
+            job.subset = {"indices": np.flatnonzero(self.subset).tolist()}
+        return job
+
+    def check_job(self) -> str | None:
+        """A readable reason why the job cannot run, or None."""
+        if self.table is None:
+            return "Import data first (File > Import data)."
+        if not any(a.type == "quasi-identifying" for a in self.attributes.values()):
+            return ("Mark at least one attribute as quasi-identifying (Configure > "
+                    "Attributes > Type) and give it a hierarchy.")
+        if not self.settings.privacy:
+            return "Add at least one privacy model (Configure > Privacy models > Add…)."
+        try:
+            self.build_job()
+        except AnonymistError as e:
+            return str(e)
+        return None

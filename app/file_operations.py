@@ -1,0 +1,202 @@
+"""File menu work: open, save, import and export, each read or written in a worker."""
+from __future__ import annotations
+
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWizard
+
+from app.data_sources import ImportSpec, load
+from app.document import DataSource, Document
+from app.project_file import EXTENSION, read_project, write_project
+from app.project_io import apply_snapshot, load_snapshot_table, snapshot_from_job_file, snapshot_of
+from app.settings import AppSettings
+from app.widgets.dialogs import ask, show_error
+from app.wizards.import_wizard import ImportWizard
+from app.workers import TaskController, TaskOutcome
+from engine.data.table import EncodedTable
+
+PROJECT_FILTER = f"Anonymist projects (*{EXTENSION});;Job files (*.toml);;" \
+                 "Data files (*.csv *.tsv *.txt *.xlsx *.sqlite *.db);;All files (*)"
+SAMPLE = ("sample", "adult.anonymist")
+
+
+class FileOperations(QObject):
+    """Owns the I/O worker. ``loaded`` fires when a project, job or data finished loading."""
+
+    loaded = Signal(str)
+    saved = Signal(str)
+
+    def __init__(self, window, document: Document, settings: AppSettings):
+        super().__init__(window)
+        self.window = window
+        self.doc = document
+        self.settings = settings
+        self.tasks = TaskController(self)
+        self._callbacks: dict[int, Callable] = {}
+        self.tasks.finished.connect(self._finished)
+        self.tasks.failed.connect(self._failed)
+        self.wizard: ImportWizard | None = None
+
+    # --- worker plumbing ---------------------------------------------------------------
+    def run(self, label: str, fn: Callable[[], object], done: Callable[[object], None]) -> int:
+        task_id = self.tasks.start(label, lambda report, cancelled: fn())
+        self._callbacks = {task_id: done}
+        self.window.statusBar().showMessage(f"{label}…")
+        return task_id
+
+    def _finished(self, outcome: TaskOutcome) -> None:
+        done = self._callbacks.pop(outcome.task_id, None)
+        self.window.statusBar().clearMessage()
+        if done is not None:
+            done(outcome.value)
+
+    def _failed(self, label: str, message: str) -> None:
+        self._callbacks.clear()
+        self.window.statusBar().clearMessage()
+        show_error(self.window, label, message)
+
+    # --- open ---------------------------------------------------------------------------
+    def confirm_discard(self) -> bool:
+        """Ask to save unsaved changes; False if the user cancels."""
+        if not self.doc.modified or not self.doc.has_data:
+            return True
+        B = QMessageBox.StandardButton
+        answer = ask(self.window, "Unsaved changes", "Save the changes to the project first?",
+                     B.Save | B.Discard | B.Cancel, B.Save)
+        if answer == B.Save:
+            return self.save()
+        return answer == B.Discard
+
+    def open_dialog(self) -> None:
+        if not self.confirm_discard():
+            return
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open", "", PROJECT_FILTER)
+        if path:
+            self.open_path(path)
+
+    def open_path(self, path: str | Path, then: Callable[[], None] | None = None) -> None:
+        """Open a project, a job file, or (through the import wizard) a data file."""
+        path = Path(path)
+        if not path.exists():
+            self.settings.remove_recent_file(str(path))
+            show_error(self.window, "Cannot open", f"File not found: {path}")
+            return
+        suffix = path.suffix.lower()
+        if suffix == EXTENSION:
+            self.open_project(path, then)
+        elif suffix == ".toml":
+            self.run("Opening job file", lambda: snapshot_from_job_file(path),
+                     lambda snap: self._apply(snap, None, path, then))
+        else:
+            self.import_dialog(str(path), then)
+
+    def open_project(self, path: Path, then=None, remember: bool = True) -> None:
+        self.run("Opening project", lambda: load_snapshot_table(read_project(path)),
+                 lambda snap: self._apply(snap, path if remember else None,
+                                          path if remember else None, then))
+
+    def _apply(self, snap, project_path: Path | None, recent: Path | None, then) -> None:
+        apply_snapshot(self.doc, snap, project_path)
+        if recent is not None:
+            self.settings.add_recent_file(recent)
+        self.loaded.emit(str(recent or ""))
+        if then is not None:
+            then()
+
+    def open_sample(self) -> None:
+        if not self.confirm_discard():
+            return
+        node = resources.files("resources").joinpath(*SAMPLE)
+        path = Path(str(node))
+        if not path.is_file():  # inside a zip or a frozen bundle: copy it out once
+            try:
+                data = node.read_bytes()
+            except (FileNotFoundError, OSError):
+                show_error(self.window, "Sample project", "The sample project is not installed.")
+                return
+            path = Path(tempfile.gettempdir()) / SAMPLE[1]
+            path.write_bytes(data)
+        self.open_project(path, remember=False)
+
+    # --- import --------------------------------------------------------------------------
+    def make_import_wizard(self, path: str | None = None) -> ImportWizard:
+        self.wizard = ImportWizard(path, self.settings.page_size, self.window)
+        return self.wizard
+
+    def import_dialog(self, path: str | None = None, then=None) -> None:
+        wizard = self.make_import_wizard(path)
+        if wizard.exec() == QWizard.DialogCode.Accepted:
+            self.import_spec(wizard.spec(), then)
+
+    def import_spec(self, spec: ImportSpec, then=None) -> None:
+        """Read the whole table in the worker, then show it."""
+        def read() -> EncodedTable:
+            return EncodedTable.from_dataframe(load(spec))
+
+        def done(table: EncodedTable) -> None:
+            fmt = spec.csv_format
+            source = DataSource(spec.kind, spec.location, spec.table,
+                                fmt.delimiter if fmt else ";", fmt.quotechar if fmt else '"',
+                                fmt.encoding if fmt else "utf-8", spec.has_header)
+            types = {name: (t, f) for name, t, f in spec.data_types}
+            self.doc.set_table(table, source, types)
+            self.doc.set_path(None)
+            if spec.kind != "sql":
+                self.settings.add_recent_file(spec.location)
+            self.loaded.emit(spec.location)
+            if then is not None:
+                then()
+
+        self.run("Importing data", read, done)
+
+    # --- save ------------------------------------------------------------------------------
+    def save(self) -> bool:
+        if self.doc.path is None:
+            return self.save_as()
+        self.save_to(self.doc.path)
+        return True
+
+    def save_as(self) -> bool:
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save project",
+                                              f"project{EXTENSION}",
+                                              f"Anonymist projects (*{EXTENSION})")
+        if not path:
+            return False
+        if not path.endswith(EXTENSION):
+            path += EXTENSION
+        self.save_to(Path(path))
+        return True
+
+    def save_to(self, path: Path) -> None:
+        snap = snapshot_of(self.doc)
+        include = self.settings.include_data_in_project
+
+        def done(_value) -> None:
+            self.doc.set_path(path)
+            self.doc.set_modified(False)
+            self.settings.add_recent_file(path)
+            self.window.statusBar().showMessage(f"Saved {path.name}", 4000)
+            self.saved.emit(str(path))
+
+        self.run("Saving project", lambda: write_project(snap, path, include), done)
+
+    # --- export -----------------------------------------------------------------------------
+    def export_dialog(self) -> None:
+        result = self.doc.result
+        if result is None or result.optimum is None:
+            show_error(self.window, "Nothing to export",
+                       "Anonymize the data first: the export writes the anonymized output.")
+            return
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export anonymized data",
+                                              "anonymized.csv", "CSV files (*.csv)")
+        if path:
+            self.export_to(Path(path))
+
+    def export_to(self, path: Path, levels=None) -> None:
+        result = self.doc.result
+        self.run("Exporting data", lambda: result.write_output(path, levels),
+                 lambda _v: self.window.statusBar().showMessage(f"Exported {path.name}", 4000))

@@ -1,0 +1,240 @@
+"""The main window: perspectives, menus, toolbar, status bar with progress and Cancel."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QStackedWidget
+
+import engine
+from app import APP_NAME, __version__
+from app.actions import build_menus, build_toolbar, create_actions
+from app.document import Document
+from app.file_operations import FileOperations
+from app.perspectives import PERSPECTIVES, PerspectiveContext, create_perspective
+from app.perspectives.configure import ConfigurePerspective
+from app.settings import AppSettings
+from app.widgets.dialogs import show_error, show_message
+from app.widgets.progress_status import ProgressStatus
+from app.widgets.settings_dialog import SettingsDialog
+from app.workers import TaskController, TaskOutcome
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: AppSettings | None = None):
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.settings = settings or AppSettings()
+        self.document = Document(self)
+        self.search = TaskController(self)  # the one owner of anonymization runs
+        self.files = FileOperations(self, self.document, self.settings)
+        self.actions = create_actions(self)
+        self.menus = build_menus(self, self.actions)
+        self.toolbar = build_toolbar(self, self.actions)
+        self.menus["view"].addAction(self.toolbar.toggleViewAction())
+        self._anonymize_after_load = False
+        self._build_status_bar()
+        self._build_perspectives()
+        self._connect()
+        self._update_title()
+        self._update_recent_menu()
+        self.resize(1400, 900)
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+        if self.settings.first_start:
+            self.statusBar().showMessage(
+                "Welcome! Open the sample project (Help > Open sample project) to see "
+                "Anonymist at work.", 15000)
+            self.settings.mark_started()
+
+    # --- construction ------------------------------------------------------------------
+    def _build_status_bar(self) -> None:
+        self.progress = ProgressStatus()
+        self.progress.cancel_requested.connect(self.cancel)
+        self.statusBar().addPermanentWidget(self.progress)
+        self.data_label = QLabel()
+        self.data_label.setObjectName("mutedLabel")
+        self.statusBar().addPermanentWidget(self.data_label)
+
+    def _build_perspectives(self) -> None:
+        self.stack = QStackedWidget()
+        self.setCentralWidget(self.stack)
+        a = self.actions
+        self.configure = ConfigurePerspective(
+            self.document, self.settings.page_size,
+            [a["import_data"], a["open"], a["open_sample"]])
+        self.perspectives = {"configure": self.configure}
+        self.stack.addWidget(self.configure)
+        context = PerspectiveContext(self.document, self.search, self.settings, self,
+                                     self.actions)
+        for spec in PERSPECTIVES[1:]:
+            widget = create_perspective(spec, context)
+            widget.setObjectName(f"perspective_{spec.key}")
+            self.perspectives[spec.key] = widget
+            self.stack.addWidget(widget)
+
+    def _connect(self) -> None:
+        a, f = self.actions, self.files
+        a["new"].triggered.connect(self.new_project)
+        a["open"].triggered.connect(f.open_dialog)
+        a["save"].triggered.connect(f.save)
+        a["save_as"].triggered.connect(f.save_as)
+        a["import_data"].triggered.connect(lambda: f.import_dialog())
+        a["export_data"].triggered.connect(f.export_dialog)
+        a["import_hierarchy"].triggered.connect(self.configure.hierarchy.load_dialog)
+        a["export_hierarchy"].triggered.connect(self.configure.hierarchy.save_dialog)
+        a["create_hierarchy"].triggered.connect(
+            lambda: self.configure.hierarchy.create_requested.emit(
+                self.configure.hierarchy.name or ""))
+        self.configure.hierarchy.create_requested.connect(self.create_hierarchy)
+        a["quit"].triggered.connect(self.close)
+        a["anonymize"].triggered.connect(self.anonymize)
+        a["cancel"].triggered.connect(self.cancel)
+        a["settings"].triggered.connect(self.settings_dialog)
+        a["about"].triggered.connect(self.about)
+        a["open_sample"].triggered.connect(f.open_sample)
+        for i, spec in enumerate(PERSPECTIVES):
+            a[f"show_{spec.key}"].triggered.connect(lambda _c=False, i=i: self.show_perspective(i))
+        self.configure.anonymize_requested.connect(self.anonymize)
+        self.search.started.connect(self._run_started)
+        self.search.progressed.connect(self.progress.report)
+        self.search.finished.connect(self._run_finished)
+        self.search.failed.connect(self._run_failed)
+        self.files.tasks.started.connect(lambda label: self._io_busy(True))
+        self.files.tasks.idle.connect(lambda: self._io_busy(False))
+        self.files.loaded.connect(self._loaded)
+        self.document.modified_changed.connect(lambda _m: self._update_title())
+        self.document.path_changed.connect(lambda _p: self._update_title())
+        self.document.data_changed.connect(self._update_data_label)
+        self.menus["recent"].aboutToShow.connect(self._update_recent_menu)
+
+    # --- perspectives ----------------------------------------------------------------------
+    def show_perspective(self, index: int) -> None:
+        self.stack.setCurrentIndex(index)
+        self.actions[f"show_{PERSPECTIVES[index].key}"].setChecked(True)
+
+    def current_perspective(self) -> str:
+        return PERSPECTIVES[self.stack.currentIndex()].key
+
+    # --- files --------------------------------------------------------------------------------
+    def open_path(self, path: str | Path, anonymize: bool = False) -> None:
+        """Open a project, job or data file; with ``anonymize`` run the search once loaded."""
+        then = self.anonymize if anonymize else None
+        self.files.open_path(path, then)
+
+    def new_project(self) -> None:
+        if not self.files.confirm_discard():
+            return
+        self.search.cancel_and_forget()
+        self.document.table = None
+        self.document.attributes = {}
+        self.document.hierarchy_rows = {}
+        self.document.set_result(None)
+        self.document.data_changed.emit()
+        self.document.set_path(None)
+        self.document.set_modified(False)
+
+    def _loaded(self, path: str) -> None:
+        self._update_recent_menu()
+        self._update_data_label()
+
+    def _update_recent_menu(self) -> None:
+        menu = self.menus["recent"]
+        menu.clear()
+        files = self.settings.recent_files()
+        for path in files:
+            act = menu.addAction(Path(path).name)
+            act.setToolTip(path)
+            act.setStatusTip(path)
+            act.triggered.connect(lambda _c=False, p=path: self.files.confirm_discard()
+                                  and self.open_path(p))
+        menu.setEnabled(bool(files))
+
+    def _update_title(self) -> None:
+        name = self.document.path.name if self.document.path else "Untitled"
+        self.setWindowTitle(f"{name}{' *' if self.document.modified else ''} — {APP_NAME}")
+
+    def _update_data_label(self) -> None:
+        t = self.document.table
+        self.data_label.setText("" if t is None else
+                                f"{t.n_rows:,} rows × {len(t.names):,} columns")
+
+    def _io_busy(self, busy: bool) -> None:
+        for key in ("open", "save", "save_as", "import_data", "new", "open_sample"):
+            self.actions[key].setEnabled(not busy)
+
+    # --- anonymization -------------------------------------------------------------------------
+    def anonymize(self) -> None:
+        """Start the search in the worker (a running one is cancelled first)."""
+        reason = self.document.check_job()
+        if reason:
+            show_message(self, "Cannot anonymize yet", reason)
+            return
+        job, table = self.document.build_job(), self.document.table
+        self.search.start("Anonymizing", lambda report, cancelled: engine.anonymize(
+            table, job, progress=report, cancel=cancelled))
+
+    def cancel(self) -> None:
+        if self.search.running:
+            self.progress.cancelling()
+            self.search.cancel()
+
+    def _run_started(self, label: str) -> None:
+        self.progress.begin(f"{label}…")
+        self.actions["cancel"].setEnabled(True)
+        self.configure.set_running(True)
+
+    def _run_ended(self) -> None:
+        self.progress.finish()
+        self.actions["cancel"].setEnabled(False)
+        self.configure.set_running(False)
+
+    def _run_finished(self, outcome: TaskOutcome) -> None:
+        self._run_ended()
+        result = outcome.value
+        self.document.set_result(result)
+        opt = result.optimum
+        if opt is None:
+            msg = "No transformation meets the privacy models."
+        else:
+            pct = opt.information_loss_percent
+            msg = (f"Optimum found{' (cancelled: best so far)' if result.cancelled else ''}: "
+                   f"information loss {pct:.2f} %, {result.transformations_checked:,} of "
+                   f"{result.lattice_size:,} checked in {result.elapsed_s:.2f} s")
+        self.statusBar().showMessage(msg, 20000)
+
+    def _run_failed(self, label: str, message: str) -> None:
+        self._run_ended()
+        show_error(self, "Anonymization failed", message)
+
+    # --- other dialogs ---------------------------------------------------------------------------
+    def create_hierarchy(self, name: str) -> None:
+        """Hook for the hierarchy wizard (separate work); until then, a hint."""
+        show_message(self, "Create hierarchy",
+                     "The hierarchy wizard is not available in this version. Load a "
+                     "hierarchy from CSV or edit levels in the table.",
+                     icon=QMessageBox.Icon.Information)
+
+    def settings_dialog(self) -> None:
+        dlg = SettingsDialog(self.settings, self)
+        if dlg.exec():
+            self.configure.set_page_size(self.settings.page_size)
+
+    def about(self) -> None:
+        QMessageBox.about(self, f"About {APP_NAME}",
+                          f"<h3>{APP_NAME} {__version__}</h3><p>Anonymize tabular personal "
+                          "data: k-anonymity and more, with generalization hierarchies, "
+                          "an optimal search and a view of the whole solution space.</p>")
+
+    # --- closing -------------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.files.confirm_discard():
+            event.ignore()
+            return
+        self.settings.save_window_state(self.saveGeometry(), self.saveState())
+        self.search.wait_all(5000)
+        self.files.tasks.wait_all(5000)
+        event.accept()

@@ -1,0 +1,79 @@
+"""The attributes (columns) with their type, data type and hierarchy status."""
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from app.document import Document
+from app.theme import TYPE_LABELS, type_icon
+
+_Index = QModelIndex | QPersistentModelIndex
+HEADERS = ("Attribute", "Type", "Data type", "Hierarchy")
+
+
+class AttributeListModel(QAbstractTableModel):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self._names: list[str] = []
+        self._status: dict[str, str] = {}
+        self._reload()
+        document.data_changed.connect(self._reload)
+        document.attributes_changed.connect(self._changed)
+
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def row_of(self, name: str) -> int:
+        return self._names.index(name)
+
+    def _reload(self) -> None:
+        self.beginResetModel()
+        self._names = list(self.doc.attributes) if self.doc.table is not None else []
+        self._status.clear()
+        self.endResetModel()
+
+    def _changed(self, names: list) -> None:
+        if set(names) - set(self._names) or len(self._names) != len(self.doc.attributes):
+            self._reload()
+            return
+        for n in names:
+            self._status.pop(n, None)
+            r = self._names.index(n)
+            self.dataChanged.emit(self.index(r, 0), self.index(r, len(HEADERS) - 1))
+
+    def _hierarchy_text(self, name: str) -> str:
+        if name not in self._status:
+            self._status[name] = self.doc.hierarchy_status(name).text()
+        return self._status[name]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._names)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        name = self._names[index.row()]
+        a = self.doc.attributes[name]
+        col = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if col == 0:
+                return name
+            if col == 1:
+                return TYPE_LABELS[a.type]
+            if col == 2:
+                return a.data_type or "string"
+            return self._hierarchy_text(name)
+        if role == Qt.ItemDataRole.DecorationRole and col == 1:
+            return type_icon(a.type)
+        if role == Qt.ItemDataRole.ToolTipRole and col == 3:
+            return self._hierarchy_text(name)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return None

@@ -1,0 +1,144 @@
+"""The import wizard's column list: include box, name, data type, detected type.
+
+Wide sources (1,000+ columns) are shown one page at a time.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt,
+                            Signal)
+
+_Index = QModelIndex | QPersistentModelIndex
+HEADERS = ("Column", "Data type", "Detected")
+DATA_TYPES = ("string", "integer", "decimal", "date", "ordinal")
+
+
+@dataclass
+class ColumnChoice:
+    name: str
+    include: bool = True
+    data_type: str = "string"
+    format: str | None = None
+    detected: str = "string"
+    share: float = 1.0
+    candidates: list[tuple[str, str | None, float]] = field(default_factory=list)
+
+
+class ColumnSelectionModel(QAbstractTableModel):
+    selection_changed = Signal()
+    page_changed = Signal(int, int)
+
+    def __init__(self, page_size: int = 100, parent=None):
+        super().__init__(parent)
+        self._items: list[ColumnChoice] = []
+        self._page_size = max(1, page_size)
+        self._page = 0
+
+    # --- content and pages ---------------------------------------------------------------
+    def set_columns(self, items: list[ColumnChoice]) -> None:
+        self.beginResetModel()
+        self._items = list(items)
+        self._page = 0
+        self.endResetModel()
+        self.page_changed.emit(self._page, self.page_count)
+        self.selection_changed.emit()
+
+    def items(self) -> list[ColumnChoice]:
+        return list(self._items)
+
+    @property
+    def page(self) -> int:
+        return self._page
+
+    @property
+    def page_count(self) -> int:
+        return max(1, math.ceil(len(self._items) / self._page_size))
+
+    def set_page(self, page: int) -> None:
+        page = max(0, min(page, self.page_count - 1))
+        if page != self._page:
+            self.beginResetModel()
+            self._page = page
+            self.endResetModel()
+            self.page_changed.emit(self._page, self.page_count)
+
+    def _item(self, row: int) -> ColumnChoice:
+        return self._items[self._page * self._page_size + row]
+
+    def set_all(self, include: bool) -> None:
+        for it in self._items:
+            it.include = include
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0))
+        self.selection_changed.emit()
+
+    def included(self) -> list[ColumnChoice]:
+        return [it for it in self._items if it.include]
+
+    # --- Qt model interface -------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        if parent.isValid():
+            return 0
+        start = self._page * self._page_size
+        return max(0, min(self._page_size, len(self._items) - start))
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        it = self._item(index.row())
+        col = index.column()
+        if col == 0:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return it.name
+            if role == Qt.ItemDataRole.CheckStateRole:
+                return Qt.CheckState.Checked if it.include else Qt.CheckState.Unchecked
+        elif col == 1 and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            if role == Qt.ItemDataRole.DisplayRole and it.format:
+                return f"{it.data_type} ({it.format})"
+            return it.data_type
+        elif col == 2:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return f"{it.detected} ({it.share:.0%})"
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return "\n".join(f"{t}{f' ({f})' if f else ''}: {s:.1%} of values match"
+                                 for t, f, s in it.candidates) or None
+        return None
+
+    def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid():
+            return False
+        it = self._item(index.row())
+        if index.column() == 0 and role == Qt.ItemDataRole.CheckStateRole:
+            it.include = Qt.CheckState(value) == Qt.CheckState.Checked
+            self.dataChanged.emit(index, index, [role])
+            self.selection_changed.emit()
+            return True
+        if index.column() == 1 and role == Qt.ItemDataRole.EditRole and value in DATA_TYPES:
+            it.data_type = str(value)
+            it.format = next((f for t, f, _ in it.candidates if t == value), None)
+            self.dataChanged.emit(index, index)
+            return True
+        return False
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == 0:
+            f |= Qt.ItemFlag.ItemIsUserCheckable
+        if index.column() == 1:
+            f |= Qt.ItemFlag.ItemIsEditable
+        return f
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return HEADERS[section]
+        return str(self._page * self._page_size + section + 1)

@@ -1,0 +1,177 @@
+"""The input data as a virtual table: reads the engine's encoded columns on demand.
+
+Column 0 holds the research-subset checkbox of each row; the other columns are
+one page of the table's columns (``page_size`` per page, as ARX paginates wide
+data). Nothing of the table is copied: ``data()`` looks the code up in the
+column's dictionary.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from app.document import Document
+from app.theme import TYPE_LABELS, type_icon
+
+_Index = QModelIndex | QPersistentModelIndex
+SUBSET_COLUMN = 0
+
+
+class DataTableModel(QAbstractTableModel):
+    """Rows of the document's table; columns of the current page plus the subset box."""
+
+    page_changed = Signal(int, int)  # page, page count
+
+    def __init__(self, document: Document, page_size: int = 100, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self._page_size = max(1, page_size)
+        self._page = 0
+        self._columns: list = []
+        self._load_page()
+        document.data_changed.connect(self._reset)
+        document.attributes_changed.connect(self._attributes_changed)
+        document.subset_changed.connect(self._subset_changed)
+
+    # --- paging -----------------------------------------------------------------------
+    @property
+    def page(self) -> int:
+        return self._page
+
+    @property
+    def page_count(self) -> int:
+        n = len(self.doc.table.names) if self.doc.table is not None else 0
+        return max(1, math.ceil(n / self._page_size))
+
+    @property
+    def page_size(self) -> int:
+        return self._page_size
+
+    def set_page_size(self, size: int) -> None:
+        self.beginResetModel()
+        self._page_size = max(1, int(size))
+        self._page = min(self._page, self.page_count - 1)
+        self._load_page()
+        self.endResetModel()
+        self.page_changed.emit(self._page, self.page_count)
+
+    def set_page(self, page: int) -> None:
+        page = max(0, min(int(page), self.page_count - 1))
+        if page == self._page:
+            return
+        self.beginResetModel()
+        self._page = page
+        self._load_page()
+        self.endResetModel()
+        self.page_changed.emit(self._page, self.page_count)
+
+    def page_of(self, name: str) -> int:
+        return self.doc.table.names.index(name) // self._page_size
+
+    def column_of(self, name: str) -> int | None:
+        """The model column showing attribute ``name`` on the current page, if any."""
+        for j, c in enumerate(self._columns):
+            if c.name == name:
+                return j + 1
+        return None
+
+    def attribute_at(self, column: int) -> str | None:
+        if 1 <= column <= len(self._columns):
+            return self._columns[column - 1].name
+        return None
+
+    def _load_page(self) -> None:
+        t = self.doc.table
+        if t is None:
+            self._columns = []
+            return
+        names = t.names[self._page * self._page_size:(self._page + 1) * self._page_size]
+        self._columns = [t.column(n) for n in names]
+
+    def _reset(self) -> None:
+        self.beginResetModel()
+        self._page = 0
+        self._load_page()
+        self.endResetModel()
+        self.page_changed.emit(self._page, self.page_count)
+
+    def _attributes_changed(self, names: list) -> None:
+        cols = [self.column_of(n) for n in names]
+        cols = [c for c in cols if c is not None]
+        if cols:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, min(cols), max(cols))
+
+    def _subset_changed(self) -> None:
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0),
+                                  [Qt.ItemDataRole.CheckStateRole])
+
+    # --- Qt model interface -------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        if parent.isValid() or self.doc.table is None:
+            return 0
+        return self.doc.table.n_rows
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        if parent.isValid() or self.doc.table is None:
+            return 0
+        return len(self._columns) + 1
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid():
+            return None
+        row, col = index.row(), index.column()
+        if col == SUBSET_COLUMN:
+            if role == Qt.ItemDataRole.CheckStateRole:
+                mask = self.doc.subset
+                inside = mask is None or bool(mask[row])
+                return Qt.CheckState.Checked if inside else Qt.CheckState.Unchecked
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return "Row in the research subset"
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            c = self._columns[col - 1]
+            return str(c.dictionary[c.codes[row]])
+        return None
+
+    def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid() or index.column() != SUBSET_COLUMN \
+                or role != Qt.ItemDataRole.CheckStateRole:
+            return False
+        checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) \
+            else value
+        mask = self.doc.subset
+        mask = np.ones(self.doc.table.n_rows, dtype=bool) if mask is None else mask.copy()
+        mask[index.row()] = checked
+        self.doc.set_subset(mask)
+        return True
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        if index.column() == SUBSET_COLUMN:
+            f |= Qt.ItemFlag.ItemIsUserCheckable
+        return f
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Vertical:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return str(section + 1)
+            return None
+        if section == SUBSET_COLUMN or section > len(self._columns):
+            if role == Qt.ItemDataRole.ToolTipRole and section == SUBSET_COLUMN:
+                return "Research subset: tick the rows it contains"
+            return None
+        name = self._columns[section - 1].name
+        kind = self.doc.attributes[name].type if name in self.doc.attributes else None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return name
+        if role == Qt.ItemDataRole.DecorationRole and kind:
+            return type_icon(kind)
+        if role == Qt.ItemDataRole.ToolTipRole and kind:
+            return f"{name}: {TYPE_LABELS[kind]}"
+        return None

@@ -1,0 +1,106 @@
+"""The Configure perspective: data, attributes, hierarchies, models, utility, search."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QPushButton, QSplitter, QStackedWidget, QTabWidget, QVBoxLayout,
+                               QWidget)
+
+from app.document import Document
+from app.perspectives.configure.attribute_panel import AttributePanel
+from app.perspectives.configure.data_panel import DataPanel
+from app.perspectives.configure.hierarchy_editor import HierarchyEditor
+from app.perspectives.configure.privacy_panel import PrivacyPanel
+from app.perspectives.configure.result_summary import ResultSummary
+from app.perspectives.configure.search_panel import SearchPanel
+from app.perspectives.configure.utility_panel import UtilityPanel
+from app.widgets.empty_state import EmptyState
+
+
+class ConfigurePerspective(QWidget):
+    """``anonymize_requested`` asks the window to run the search."""
+
+    anonymize_requested = Signal()
+
+    def __init__(self, document: Document, page_size: int = 100,
+                 empty_actions: list[QAction] = (), parent=None):
+        super().__init__(parent)
+        self.doc = document
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        outer.addWidget(self.stack)
+        self.empty = EmptyState(
+            "Start by importing data",
+            "Import a CSV file, an Excel sheet or a database table, open a saved project, "
+            "or explore the sample project (the Adult census data with its hierarchies).",
+            list(empty_actions))
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self._build_editor(page_size))
+        document.data_changed.connect(self._data_changed)
+        document.result_changed.connect(
+            lambda: self.result.show_summary(self.doc.result_summary))
+        self._data_changed()
+
+    def _build_editor(self, page_size: int) -> QWidget:
+        host = QWidget()
+        lay = QVBoxLayout(host)
+        lay.setContentsMargins(10, 10, 10, 10)
+        main = QSplitter(Qt.Orientation.Horizontal)
+        left = QSplitter(Qt.Orientation.Vertical)
+        self.data = DataPanel(self.doc, page_size)
+        left.addWidget(self.data)
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.attributes = AttributePanel(self.doc)
+        self.hierarchy = HierarchyEditor(self.doc)
+        bottom.addWidget(self.attributes)
+        bottom.addWidget(self.hierarchy)
+        bottom.setStretchFactor(0, 1)
+        bottom.setStretchFactor(1, 1)
+        bottom.setSizes([520, 480])
+        left.addWidget(bottom)
+        left.setSizes([380, 420])
+        main.addWidget(left)
+        right = QWidget()
+        right.setObjectName("sidePanel")
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(8, 0, 0, 0)
+        self.tabs = QTabWidget()
+        self.privacy = PrivacyPanel(self.doc)
+        self.utility = UtilityPanel(self.doc)
+        self.search = SearchPanel(self.doc)
+        self.tabs.addTab(self.privacy, "Privacy models")
+        self.tabs.addTab(self.utility, "Utility")
+        self.tabs.addTab(self.search, "Search")
+        rl.addWidget(self.tabs, 1)
+        self.result = ResultSummary()
+        rl.addWidget(self.result)
+        self.anonymize_button = QPushButton("Anonymize")
+        self.anonymize_button.setObjectName("anonymizeButton")
+        self.anonymize_button.setMinimumHeight(40)
+        self.anonymize_button.clicked.connect(self.anonymize_requested)
+        rl.addWidget(self.anonymize_button)
+        main.addWidget(right)
+        main.setStretchFactor(0, 3)
+        main.setStretchFactor(1, 1)
+        main.setSizes([1060, 340])
+        lay.addWidget(main)
+        self.data.attribute_clicked.connect(lambda n: self.attributes.select([n]))
+        self.attributes.selection_changed.connect(self._attribute_selection)
+        return host
+
+    def _data_changed(self) -> None:
+        self.stack.setCurrentIndex(1 if self.doc.has_data else 0)
+        if self.doc.has_data and self.doc.attributes:
+            self.attributes.select([next(iter(self.doc.attributes))])
+
+    def _attribute_selection(self, names: list) -> None:
+        self.hierarchy.show_attribute(names[0] if len(names) == 1 else None)
+        if len(names) == 1:
+            self.data.show_attribute(names[0])
+
+    def set_running(self, running: bool) -> None:
+        self.anonymize_button.setText("Anonymizing…" if running else "Anonymize")
+
+    def set_page_size(self, size: int) -> None:
+        self.data.set_page_size(size)

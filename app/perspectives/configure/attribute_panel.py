@@ -1,0 +1,176 @@
+"""Attributes: the list (many can be selected) and the selected one's settings."""
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout,
+                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QSpinBox,
+                               QTableView, QVBoxLayout, QWidget)
+
+from app.document import Document
+from app.models.attribute_list import AttributeListModel
+from app.models.column_selection import DATA_TYPES
+from app.theme import TYPE_LABELS, type_icon
+from engine.config import ATTRIBUTE_TYPES
+
+NO_LIMIT = -1
+
+
+class AttributePanel(QWidget):
+    """``selection_changed(list)`` carries the selected attribute names."""
+
+    selection_changed = Signal(list)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self._names: list[str] = []
+        self._updating = False
+        self.model = AttributeListModel(document, self)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        title = QLabel("Attributes")
+        title.setObjectName("sectionTitle")
+        lay.addWidget(title)
+        self.view = QTableView()
+        self.view.setObjectName("attributeList")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.verticalHeader().hide()
+        self.view.verticalHeader().setDefaultSectionSize(24)
+        hh = self.view.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        hh.setStretchLastSection(True)
+        self.view.selectionModel().selectionChanged.connect(self._selection)
+        lay.addWidget(self.view, 1)
+        form = QFormLayout()
+        form.setHorizontalSpacing(10)
+        self.heading = QLabel("Select an attribute")
+        self.heading.setObjectName("subTitle")
+        form.addRow(self.heading)
+        self.type = QComboBox()
+        self.type.setObjectName("attributeType")
+        for kind in ATTRIBUTE_TYPES:
+            self.type.addItem(type_icon(kind), TYPE_LABELS[kind], kind)
+        self.type.activated.connect(self._type_chosen)
+        form.addRow("Type", self.type)
+        types = QHBoxLayout()
+        self.data_type = QComboBox()
+        self.data_type.addItems(DATA_TYPES)
+        self.data_type.activated.connect(self._data_type_chosen)
+        self.format = QLineEdit()
+        self.format.setPlaceholderText("format, e.g. %d.%m.%Y")
+        self.format.editingFinished.connect(self._format_edited)
+        types.addWidget(self.data_type)
+        types.addWidget(self.format, 1)
+        form.addRow("Data type", types)
+        levels = QHBoxLayout()
+        self.min_level = QSpinBox()
+        self.max_level = QSpinBox()
+        for w, label in ((self.min_level, "Minimum"), (self.max_level, "Maximum")):
+            w.setRange(NO_LIMIT, 99)
+            w.setSpecialValueText("auto")
+            w.setToolTip(f"{label} generalization level ('auto': the hierarchy's)")
+            w.valueChanged.connect(self._levels_edited)
+        levels.addWidget(QLabel("min"))
+        levels.addWidget(self.min_level)
+        levels.addWidget(QLabel("max"))
+        levels.addWidget(self.max_level)
+        levels.addStretch()
+        form.addRow("Generalization", levels)
+        self.weight = QDoubleSpinBox()
+        self.weight.setRange(0.0, 1.0)
+        self.weight.setSingleStep(0.05)
+        self.weight.setDecimals(2)
+        self.weight.setToolTip("Attribute weight for weighted utility metrics")
+        self.weight.valueChanged.connect(self._weight_edited)
+        form.addRow("Weight", self.weight)
+        self.form_host = QWidget()
+        self.form_host.setLayout(form)
+        lay.addWidget(self.form_host)
+        document.attributes_changed.connect(self._refresh)
+        document.data_changed.connect(lambda: self._show([]))
+        self._show([])
+
+    # --- selection -----------------------------------------------------------------------
+    def selected(self) -> list[str]:
+        return list(self._names)
+
+    def select(self, names: list[str]) -> None:
+        sm = self.view.selectionModel()
+        sm.clearSelection()
+        flags = QItemSelectionModel.SelectionFlag.Select | \
+            QItemSelectionModel.SelectionFlag.Rows
+        for n in names:
+            if n in self.model.names():
+                sm.select(self.model.index(self.model.row_of(n), 0), flags)
+        if names and names[0] in self.model.names():
+            self.view.scrollTo(self.model.index(self.model.row_of(names[0]), 0))
+
+    def _selection(self, *_) -> None:
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedRows()})
+        names = [self.model.names()[r] for r in rows]
+        self._show(names)
+        self.selection_changed.emit(names)
+
+    def _show(self, names: list[str]) -> None:
+        self._names = [n for n in names if n in self.doc.attributes]
+        self._updating = True
+        try:
+            self.form_host.setEnabled(bool(self._names))
+            if not self._names:
+                self.heading.setText("Select one or more attributes")
+                return
+            a = self.doc.attributes[self._names[0]]
+            many = len(self._names) > 1
+            self.heading.setText(f"{len(self._names)} attributes selected" if many
+                                 else f"Attribute '{self._names[0]}'")
+            kinds = {self.doc.attributes[n].type for n in self._names}
+            self.type.setCurrentIndex(ATTRIBUTE_TYPES.index(a.type) if len(kinds) == 1 else -1)
+            for w in (self.data_type, self.format, self.min_level, self.max_level, self.weight):
+                w.setEnabled(not many)
+            self.data_type.setCurrentText(a.data_type or "string")
+            self.format.setText(a.format or "")
+            height = self.doc.hierarchy_status(self._names[0]).height
+            for w in (self.min_level, self.max_level):
+                w.setMaximum(max(height, 0))
+            self.min_level.setValue(NO_LIMIT if a.min_level is None else a.min_level)
+            self.max_level.setValue(NO_LIMIT if a.max_level is None else a.max_level)
+            self.weight.setValue(1.0 if a.weight is None else a.weight)
+        finally:
+            self._updating = False
+
+    def _refresh(self, names: list) -> None:
+        if set(names) & set(self._names):
+            self._show(self._names)
+
+    # --- edits ------------------------------------------------------------------------------
+    def set_type(self, kind: str, names: list[str] | None = None) -> None:
+        """Set the type of ``names`` (default: the selection): "set all to ..."."""
+        self.doc.update_attributes(names if names is not None else self._names, type=kind)
+
+    def _type_chosen(self, index: int) -> None:
+        if not self._updating and index >= 0:
+            self.set_type(self.type.itemData(index))
+
+    def _data_type_chosen(self, _index: int) -> None:
+        if not self._updating and len(self._names) == 1:
+            dtype = self.data_type.currentText()
+            self.doc.update_attributes(self._names, data_type=None if dtype == "string"
+                                       else dtype)
+
+    def _format_edited(self) -> None:
+        if not self._updating and len(self._names) == 1:
+            self.doc.update_attributes(self._names, format=self.format.text().strip() or None)
+
+    def _levels_edited(self, _value: int) -> None:
+        if self._updating or len(self._names) != 1:
+            return
+        lo, hi = self.min_level.value(), self.max_level.value()
+        self.doc.update_attributes(self._names, min_level=None if lo == NO_LIMIT else lo,
+                                   max_level=None if hi == NO_LIMIT else hi)
+
+    def _weight_edited(self, value: float) -> None:
+        if not self._updating and len(self._names) == 1:
+            self.doc.update_attributes(self._names, weight=None if value == 1.0 else value)

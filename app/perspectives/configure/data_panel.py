@@ -1,0 +1,104 @@
+"""Input data: the virtual table, its column pages and the research subset."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
+                               QTableView, QToolButton, QVBoxLayout, QWidget)
+
+from app.document import Document
+from app.models.data_table import DataTableModel
+from app.widgets.pager import Pager
+
+
+class DataPanel(QWidget):
+    """Emits ``attribute_clicked`` when the user clicks a column."""
+
+    attribute_clicked = Signal(str)
+
+    def __init__(self, document: Document, page_size: int = 100, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self.model = DataTableModel(document, page_size, self)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        head = QHBoxLayout()
+        title = QLabel("Input data")
+        title.setObjectName("sectionTitle")
+        head.addWidget(title)
+        self.info = QLabel()
+        self.info.setObjectName("mutedLabel")
+        head.addWidget(self.info)
+        head.addStretch()
+        self.pager = Pager("Columns")
+        self.pager.page_requested.connect(self.model.set_page)
+        head.addWidget(self.pager)
+        self.subset_all = QToolButton(text="Select all rows")
+        self.subset_none = QToolButton(text="Select none")
+        self.subset_all.clicked.connect(lambda: self.doc.set_subset(None))
+        self.subset_none.clicked.connect(self._select_none)
+        head.addWidget(self.subset_all)
+        head.addWidget(self.subset_none)
+        lay.addLayout(head)
+        self.view = QTableView()
+        self.view.setObjectName("dataTable")
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectColumns)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setAlternatingRowColors(True)
+        self.view.setWordWrap(False)
+        vh = self.view.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(24)
+        hh = self.view.horizontalHeader()
+        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        hh.setDefaultSectionSize(120)
+        hh.setHighlightSections(True)
+        hh.sectionClicked.connect(self._column_clicked)
+        lay.addWidget(self.view, 1)
+        self.model.page_changed.connect(self._update_info)
+        self.model.modelReset.connect(self._after_reset)
+        document.subset_changed.connect(self._update_info)
+        self._after_reset()
+
+    def _after_reset(self) -> None:
+        self.view.setColumnWidth(0, 30)
+        self._update_info()
+
+    def _select_none(self) -> None:
+        if self.doc.table is not None:
+            self.doc.set_subset(np.zeros(self.doc.table.n_rows, dtype=bool))
+
+    def _update_info(self, *_) -> None:
+        t = self.doc.table
+        if t is None:
+            self.info.setText("")
+            self.pager.update_state(0, 1, 0, 1)
+            return
+        n = t.n_rows
+        inside = n if self.doc.subset is None else int(self.doc.subset.sum())
+        self.info.setText(f"{n:,} rows · {len(t.names):,} columns · "
+                          f"research subset {inside:,} rows")
+        self.pager.update_state(self.model.page, self.model.page_count, len(t.names),
+                                self.model.page_size)
+
+    def _column_clicked(self, column: int) -> None:
+        name = self.model.attribute_at(column)
+        if name:
+            self.attribute_clicked.emit(name)
+
+    def show_attribute(self, name: str) -> None:
+        """Bring the column of ``name`` into view (switching page if needed)."""
+        if self.doc.table is None or name not in self.doc.table:
+            return
+        self.model.set_page(self.model.page_of(name))
+        col = self.model.column_of(name)
+        if col is not None:
+            self.view.selectColumn(col)
+            self.view.scrollTo(self.model.index(self.view.rowAt(0) if self.view.rowAt(0) >= 0
+                                                else 0, col),
+                               QAbstractItemView.ScrollHint.EnsureVisible)
+
+    def set_page_size(self, size: int) -> None:
+        self.model.set_page_size(size)

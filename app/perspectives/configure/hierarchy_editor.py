@@ -1,0 +1,159 @@
+"""The generalization hierarchy of the selected attribute: table, level buttons, status."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QTableView,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from app.document import Document
+from app.models.hierarchy import HierarchyModel
+from app.project_io import hierarchy_rows_from_file
+from app.widgets.dialogs import show_error
+from app.workers import readable_error
+from engine.hierarchy.csv_io import write_hierarchy
+from engine.hierarchy.model import Hierarchy
+
+CSV_FILTER = "Hierarchy CSV (*.csv *.txt);;All files (*)"
+
+
+class HierarchyEditor(QWidget):
+    """``create_requested(name)`` is the hook for the hierarchy wizard."""
+
+    create_requested = Signal(str)
+
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self.name: str | None = None
+        self.model = HierarchyModel(self)
+        self.model.edited.connect(self._edited)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(6)
+        head = QHBoxLayout()
+        self.title = QLabel("Hierarchy")
+        self.title.setObjectName("sectionTitle")
+        head.addWidget(self.title)
+        head.addStretch()
+        self.buttons = {}
+        for key, text, tip, slot in (
+                ("load", "Load…", "Load the hierarchy from a CSV file", self.load_dialog),
+                ("create", "Create…", "Build a hierarchy with the wizard",
+                 lambda: self.create_requested.emit(self.name or "")),
+                ("save", "Export…", "Save the hierarchy as CSV", self.save_dialog),
+                ("add_level", "+ Level", "Add a generalization level", self.add_level),
+                ("remove_level", "− Level", "Remove the highest level",
+                 self.model.remove_level),
+                ("add_missing", "+ Missing values", "Add rows for data values the hierarchy "
+                 "lacks", self.add_missing),
+                ("clear", "Clear", "Remove the hierarchy", self.clear)):
+            b = QToolButton(text=text)
+            b.setToolTip(tip)
+            b.clicked.connect(slot)
+            head.addWidget(b)
+            self.buttons[key] = b
+        lay.addLayout(head)
+        self.view = QTableView()
+        self.view.setObjectName("hierarchyTable")
+        self.view.setModel(self.model)
+        self.view.verticalHeader().setDefaultSectionSize(22)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        lay.addWidget(self.view, 1)
+        self.status = QLabel()
+        self.status.setObjectName("hierarchyStatus")
+        self.status.setWordWrap(True)
+        lay.addWidget(self.status)
+        document.attributes_changed.connect(self._attributes_changed)
+        document.data_changed.connect(lambda: self.show_attribute(None))
+        self.show_attribute(None)
+
+    def show_attribute(self, name: str | None) -> None:
+        self.name = name if name in self.doc.attributes else None
+        self.title.setText(f"Hierarchy of '{self.name}'" if self.name else "Hierarchy")
+        self.model.set_rows(self.doc.hierarchy_rows.get(self.name) if self.name else None)
+        for b in self.buttons.values():
+            b.setEnabled(self.name is not None)
+        self._update_status()
+
+    def _attributes_changed(self, names: list) -> None:
+        if self.name in names and self.doc.hierarchy_rows.get(self.name) != self.model.rows():
+            self.model.set_rows(self.doc.hierarchy_rows.get(self.name))
+            self._update_status()
+
+    def _update_status(self) -> None:
+        if self.name is None:
+            self.status.setText("Select one attribute to edit its hierarchy.")
+            self.status.setProperty("state", "none")
+        else:
+            st = self.doc.hierarchy_status(self.name)
+            self.model.set_missing(st.missing)
+            self.status.setText(st.text())
+            self.status.setProperty("state", "ok" if st.complete else
+                                    "none" if not st.height and not st.error else "bad")
+            self.buttons["add_missing"].setEnabled(bool(st.missing))
+            self.buttons["remove_level"].setEnabled(self.model.levels > 1)
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)
+
+    def _edited(self) -> None:
+        if self.name is not None:
+            self.doc.set_hierarchy_rows(self.name, self.model.rows())
+            self._update_status()
+
+    # --- actions -------------------------------------------------------------------------
+    def load_file(self, path: str | Path) -> bool:
+        """Load a hierarchy CSV for the current attribute; a message on failure."""
+        if self.name is None:
+            return False
+        try:
+            rows = hierarchy_rows_from_file(path, self.name)
+        except Exception as e:  # noqa: BLE001 - shown to the user
+            show_error(self, "Cannot load hierarchy", readable_error(e))
+            return False
+        self.doc.set_hierarchy_rows(self.name, rows, source=str(path))
+        self.model.set_rows(rows)
+        self._update_status()
+        return True
+
+    def load_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load hierarchy", "", CSV_FILTER)
+        if path:
+            self.load_file(path)
+
+    def save_file(self, path: str | Path) -> bool:
+        if self.name is None or not self.model.rows():
+            return False
+        try:
+            write_hierarchy(Hierarchy.from_rows(self.model.rows(), self.name), path)
+        except Exception as e:  # noqa: BLE001
+            show_error(self, "Cannot export hierarchy", readable_error(e))
+            return False
+        return True
+
+    def save_dialog(self) -> None:
+        if self.name is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export hierarchy",
+                                              f"hierarchy_{self.name}.csv", CSV_FILTER)
+        if path:
+            self.save_file(path)
+
+    def add_level(self) -> None:
+        if self.name is None:
+            return
+        if not self.model.rows() and self.doc.table is not None:
+            values = [str(v) for v in self.doc.table.column(self.name).dictionary]
+            self.model.set_rows([[v] for v in values])
+        self.model.add_level()
+
+    def add_missing(self) -> None:
+        if self.name is not None:
+            self.model.add_values(list(self.doc.hierarchy_status(self.name).missing))
+
+    def clear(self) -> None:
+        if self.name is not None:
+            self.model.set_rows(None)
+            self.doc.set_hierarchy_rows(self.name, None)
+            self._update_status()

@@ -1,0 +1,100 @@
+"""Privacy models (add / edit / remove) and the suppression limit."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QListView,
+                               QPushButton, QVBoxLayout, QWidget)
+
+from app.document import Document
+from app.models.privacy_models import PrivacyModelList
+from app.widgets.model_dialog import PrivacyModelDialog
+from engine.config import SENSITIVE
+
+
+class PrivacyPanel(QWidget):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self.model = PrivacyModelList(document, self)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 10, 10, 10)
+        self.view = QListView()
+        self.view.setObjectName("privacyModels")
+        self.view.setModel(self.model)
+        self.view.doubleClicked.connect(lambda _i: self.edit_selected())
+        lay.addWidget(self.view, 1)
+        buttons = QHBoxLayout()
+        self.add_button = QPushButton("Add…")
+        self.edit_button = QPushButton("Edit…")
+        self.remove_button = QPushButton("Remove")
+        self.add_button.clicked.connect(self.add_dialog)
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.remove_button.clicked.connect(self.remove_selected)
+        for b in (self.add_button, self.edit_button, self.remove_button):
+            buttons.addWidget(b)
+        buttons.addStretch()
+        lay.addLayout(buttons)
+        form = QFormLayout()
+        self.suppression = QDoubleSpinBox()
+        self.suppression.setObjectName("suppressionLimit")
+        self.suppression.setRange(0.0, 100.0)
+        self.suppression.setDecimals(2)
+        self.suppression.setSuffix(" %")
+        self.suppression.setToolTip("Share of records that may be suppressed")
+        self.suppression.valueChanged.connect(self._suppression_edited)
+        form.addRow("Suppression limit", self.suppression)
+        lay.addLayout(form)
+        document.settings_changed.connect(self._refresh)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        value = self.doc.settings.transformation.suppression_limit * 100.0
+        if abs(self.suppression.value() - value) > 1e-9:
+            self.suppression.blockSignals(True)
+            self.suppression.setValue(value)
+            self.suppression.blockSignals(False)
+
+    def _suppression_edited(self, value: float) -> None:
+        from dataclasses import replace
+        tr = replace(self.doc.settings.transformation, suppression_limit=round(value / 100, 6))
+        self.doc.update_settings(transformation=tr)
+
+    def _sensitive(self) -> list[str]:
+        names = [n for n, a in self.doc.attributes.items() if a.type == SENSITIVE]
+        return names or list(self.doc.attributes)
+
+    def make_dialog(self, model: dict | None = None) -> PrivacyModelDialog:
+        """The dialog (tests drive it without ``exec``)."""
+        return PrivacyModelDialog(model, self._sensitive(), self)
+
+    def add_model(self, model: dict) -> None:
+        self.doc.update_settings(privacy=[dict(p) for p in self.doc.settings.privacy]
+                                 + [dict(model)])
+
+    def replace_model(self, row: int, model: dict) -> None:
+        items = [dict(p) for p in self.doc.settings.privacy]
+        items[row] = dict(model)
+        self.doc.update_settings(privacy=items)
+
+    def remove_model(self, row: int) -> None:
+        items = [dict(p) for p in self.doc.settings.privacy]
+        del items[row]
+        self.doc.update_settings(privacy=items)
+
+    def add_dialog(self) -> None:
+        dlg = self.make_dialog()
+        if dlg.exec() == QDialog.DialogCode.Accepted:
+            self.add_model(dlg.value())
+
+    def edit_selected(self) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        if not rows:
+            return
+        row = rows[0].row()
+        dlg = self.make_dialog(self.model.item(row))
+        if dlg.exec() == QDialog.DialogCode.Accepted:
+            self.replace_model(row, dlg.value())
+
+    def remove_selected(self) -> None:
+        rows = self.view.selectionModel().selectedRows()
+        if rows:
+            self.remove_model(rows[0].row())

@@ -1,0 +1,51 @@
+"""The last run at a glance: optimum levels, information loss, effort."""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
+
+from app.widgets.progress_status import format_loss
+
+
+def summary_text(summary: dict | None) -> tuple[str, str]:
+    """(headline, details) for a result dict (``AnonymizationResult.to_dict()``)."""
+    if not summary:
+        return "No result yet", "Configure the attributes and models, then press Anonymize."
+    opt = summary.get("optimum")
+    effort = (f"{summary.get('transformations_checked', 0):,} of "
+              f"{summary.get('lattice_size', 0):,} transformations checked in "
+              f"{summary.get('elapsed_s', 0):.2f} s")
+    if summary.get("cancelled"):
+        effort += " (cancelled: best found so far)"
+    if opt is None:
+        return "No transformation meets the privacy models", effort
+    levels = ", ".join(f"{k} {v}" for k, v in opt["levels"].items())
+    pct = opt.get("information_loss_percent")
+    loss = f"Information loss {pct:.2f} %" if pct is not None else "Information loss"
+    loss += f" (raw {format_loss(opt.get('information_loss'))})"
+    supp = f"{opt.get('suppressed_records', 0):,} records suppressed"
+    return "Optimum found", f"Levels: {levels}\n{loss}\n{supp}\n{effort}"
+
+
+class ResultSummary(QFrame):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("resultCard")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(12, 10, 12, 10)
+        self.headline = QLabel()
+        self.headline.setObjectName("resultHeadline")
+        self.details = QLabel()
+        self.details.setObjectName("resultDetails")
+        self.details.setWordWrap(True)
+        lay.addWidget(self.headline)
+        lay.addWidget(self.details)
+        self.show_summary(None)
+
+    def show_summary(self, summary: dict | None) -> None:
+        head, details = summary_text(summary)
+        self.headline.setText(head)
+        self.details.setText(details)
+        self.setProperty("state", "none" if not summary else
+                         "ok" if summary.get("optimum") else "bad")
+        self.style().unpolish(self)
+        self.style().polish(self)

@@ -1,0 +1,98 @@
+"""Search algorithm and its parameters (time and step limits, seed, threshold)."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from app.document import Document
+from engine.config import ALGORITHMS
+from engine.search import EXACT
+
+
+def heuristics() -> dict:
+    try:
+        from engine.search.heuristics import HEURISTICS
+    except ImportError:
+        return {}
+    return dict(HEURISTICS)
+
+LABELS = {"optimal": "Optimal (Flash)", "exhaustive": "Exhaustive", "lightning": "Lightning",
+          "top-down": "Top-down", "genetic": "Genetic", "kgen": "kGen", "datafly": "DataFly",
+          "igreedy": "Improved greedy"}
+
+
+class SearchPanel(QWidget):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self._updating = False
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 10, 10, 10)
+        form = QFormLayout()
+        self.algorithm = QComboBox()
+        self.algorithm.setObjectName("algorithm")
+        available = set(EXACT) | set(heuristics())
+        for name in ALGORITHMS:
+            label = LABELS.get(name, name) + ("" if name in available else " (not available)")
+            self.algorithm.addItem(label, name)
+        form.addRow("Algorithm", self.algorithm)
+        self.practical = QCheckBox("Assume practical monotonicity")
+        form.addRow("", self.practical)
+        self.time_limit = QDoubleSpinBox()
+        self.time_limit.setRange(0, 86_400)
+        self.time_limit.setSuffix(" s")
+        self.time_limit.setSpecialValueText("none")
+        form.addRow("Time limit", self.time_limit)
+        self.step_limit = QSpinBox()
+        self.step_limit.setRange(0, 1_000_000_000)
+        self.step_limit.setSpecialValueText("none")
+        form.addRow("Step limit", self.step_limit)
+        self.seed = QSpinBox()
+        self.seed.setRange(-1, 2_000_000_000)
+        self.seed.setSpecialValueText("random")
+        form.addRow("Random seed", self.seed)
+        self.threshold = QSpinBox()
+        self.threshold.setRange(1, 2_000_000_000)
+        self.threshold.setSingleStep(10_000)
+        self.threshold.setToolTip("Above this many transformations the optimal search "
+                                  "hands over to a heuristic")
+        form.addRow("Heuristic above", self.threshold)
+        lay.addLayout(form)
+        lay.addStretch()
+        self.algorithm.activated.connect(self._edited)
+        self.practical.toggled.connect(self._edited)
+        for w in (self.time_limit, self.step_limit, self.seed, self.threshold):
+            w.valueChanged.connect(self._edited)
+        document.settings_changed.connect(self._refresh)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        t = self.doc.settings.transformation
+        self._updating = True
+        try:
+            self.algorithm.setCurrentIndex(max(0, self.algorithm.findData(t.algorithm)))
+            self.practical.setChecked(t.practical_monotonicity)
+            self.time_limit.setValue(t.time_limit_s or 0)
+            self.step_limit.setValue(t.step_limit or 0)
+            self.seed.setValue(-1 if t.seed is None else t.seed)
+            self.threshold.setValue(t.heuristic_threshold)
+            heuristic = t.algorithm not in EXACT
+            for w in (self.time_limit, self.step_limit, self.seed):
+                w.setEnabled(heuristic or t.algorithm == "optimal")
+        finally:
+            self._updating = False
+
+    def _edited(self, *_) -> None:
+        if self._updating:
+            return
+        t = replace(self.doc.settings.transformation,
+                    algorithm=self.algorithm.currentData(),
+                    practical_monotonicity=self.practical.isChecked(),
+                    time_limit_s=self.time_limit.value() or None,
+                    step_limit=self.step_limit.value() or None,
+                    seed=None if self.seed.value() < 0 else self.seed.value(),
+                    heuristic_threshold=self.threshold.value())
+        if t != self.doc.settings.transformation:
+            self.doc.update_settings(transformation=t)

@@ -1,0 +1,81 @@
+"""Utility metric: measure, aggregate function, monotonic variant, gs-factor."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSlider,
+                               QVBoxLayout, QWidget)
+
+from app.document import Document
+from engine.metrics import AGGREGATES, METRICS
+
+LABELS = {"loss": "Loss", "height": "Height", "precision": "Precision",
+          "entropy": "Non-uniform entropy", "normalized-entropy": "Normalized entropy",
+          "discernibility": "Discernibility", "aecs": "Average class size",
+          "ambiguity": "Ambiguity", "kl-divergence": "KL-divergence"}
+
+
+class UtilityPanel(QWidget):
+    def __init__(self, document: Document, parent=None):
+        super().__init__(parent)
+        self.doc = document
+        self._updating = False
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 10, 10, 10)
+        form = QFormLayout()
+        self.metric = QComboBox()
+        self.metric.setObjectName("metric")
+        for name in METRICS:
+            self.metric.addItem(LABELS.get(name, name), name)
+        form.addRow("Measure", self.metric)
+        self.aggregate = QComboBox()
+        self.aggregate.addItems(AGGREGATES)
+        form.addRow("Aggregate function", self.aggregate)
+        self.monotonic = QCheckBox("Monotonic variant (ignores suppression)")
+        form.addRow("", self.monotonic)
+        slider_row = QHBoxLayout()
+        self.gs = QSlider(Qt.Orientation.Horizontal)
+        self.gs.setObjectName("gsFactor")
+        self.gs.setRange(0, 100)
+        self.gs.setTickPosition(QSlider.TickPosition.TicksBelow)
+        self.gs.setTickInterval(25)
+        self.gs_value = QLabel()
+        self.gs_value.setMinimumWidth(36)
+        slider_row.addWidget(QLabel("Suppress"))
+        slider_row.addWidget(self.gs, 1)
+        slider_row.addWidget(QLabel("Generalize"))
+        slider_row.addWidget(self.gs_value)
+        form.addRow("Prefer", slider_row)
+        lay.addLayout(form)
+        lay.addStretch()
+        self.metric.activated.connect(self._edited)
+        self.aggregate.activated.connect(self._edited)
+        self.monotonic.toggled.connect(self._edited)
+        self.gs.valueChanged.connect(self._edited)
+        document.settings_changed.connect(self._refresh)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        m = self.doc.settings.metric
+        self._updating = True
+        try:
+            name = m.get("name", "loss")
+            self.metric.setCurrentIndex(max(0, self.metric.findData(name)))
+            cls = METRICS.get(name)
+            self.aggregate.setCurrentText(m.get("aggregate") or
+                                          (cls.default_aggregate if cls else "sum"))
+            self.monotonic.setChecked(bool(m.get("monotonic", False)))
+            self.monotonic.setEnabled(bool(getattr(cls, "has_monotonic_variant", True)))
+            self.gs.setValue(round(float(m.get("gs_factor", 0.5)) * 100))
+            self.gs_value.setText(f"{self.gs.value() / 100:.2f}")
+        finally:
+            self._updating = False
+
+    def _edited(self, *_) -> None:
+        self.gs_value.setText(f"{self.gs.value() / 100:.2f}")
+        if self._updating:
+            return
+        d = dict(self.doc.settings.metric)
+        d.update(name=self.metric.currentData(), aggregate=self.aggregate.currentText(),
+                 monotonic=self.monotonic.isChecked(), gs_factor=self.gs.value() / 100)
+        if d != self.doc.settings.metric:
+            self.doc.update_settings(metric=d)

@@ -1,0 +1,243 @@
+"""Project files (``*.anonymist``): one zip, no pickle, a versioned schema.
+
+Members
+-------
+``manifest.json``   format name, schema version, app version, what is inside
+``job.toml``        the engine's job format; hierarchy and subset paths point
+                    into the zip, ``[data] path`` to ``data.csv`` or the
+                    original file
+``hierarchies/*.csv`` one ARX hierarchy CSV per attribute (``;``-separated)
+``data.csv``        the input data (optional), ``;``-separated UTF-8
+``subset.txt``      research-subset row indices, one a line (optional)
+``source.json``     where the data was imported from
+``result.json``     the last result summary (optional)
+``extras.json``     state of the perspectives (clipboard, ...) (optional)
+
+Everything here is Qt-free: a snapshot is taken in the GUI thread, written or
+read in a worker, and applied in the GUI thread.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import tomllib
+import zipfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import tomli_w
+
+from app import __version__
+from engine.config import TransformationConfig
+from engine.data.table import EncodedTable
+from engine.errors import AnonymistError
+from engine.io_utils import atomic_write_bytes
+from engine.project.job_file import job_from_dict
+
+FORMAT_NAME = "anonymist-project"
+SCHEMA_VERSION = 1
+EXTENSION = ".anonymist"
+_MAX_MEMBER_BYTES = 8 << 30  # refuse absurd (zip bomb) sizes
+_HIERARCHY_MEMBER = re.compile(r"hierarchies/[0-9]{3}_[A-Za-z0-9_.-]{0,60}\.csv")
+
+
+class ProjectError(AnonymistError):
+    """A project file cannot be read or written."""
+
+
+@dataclass
+class ProjectSnapshot:
+    """Everything a project file holds, as plain Python data."""
+
+    attributes: dict[str, dict] = field(default_factory=dict)  # job-file attribute tables
+    hierarchies: dict[str, list[list[str]]] = field(default_factory=dict)
+    privacy: list[dict] = field(default_factory=list)
+    metric: dict = field(default_factory=dict)
+    transformation: TransformationConfig = field(default_factory=TransformationConfig)
+    source: dict = field(default_factory=dict)
+    table: EncodedTable | None = None
+    subset: np.ndarray | None = None  # row indices
+    result: dict | None = None
+    extras: dict = field(default_factory=dict)
+
+
+def transformation_to_dict(tr: TransformationConfig) -> dict:
+    t = {"suppression_limit": tr.suppression_limit, "algorithm": tr.algorithm,
+         "practical_monotonicity": tr.practical_monotonicity,
+         "heuristic_threshold": tr.heuristic_threshold}
+    for key in ("time_limit_s", "step_limit", "seed"):
+        if getattr(tr, key) is not None:
+            t[key] = getattr(tr, key)
+    if tr.genetic:
+        t["genetic"] = dict(tr.genetic)
+    return t
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:60]
+
+
+def _hierarchy_csv(rows: list[list[str]]) -> bytes:
+    buf = io.StringIO()
+    csv.writer(buf, delimiter=";", lineterminator="\n").writerows(rows)
+    return buf.getvalue().encode("utf-8")
+
+
+def _job_dict(snap: ProjectSnapshot, members: dict[str, str]) -> dict:
+    src = snap.source
+    data = {"delimiter": src.get("delimiter", ";"), "encoding": src.get("encoding", "utf-8")}
+    if snap.table is not None and "data.csv" in members.values():
+        data = {"path": "data.csv", "delimiter": ";", "encoding": "utf-8"}
+    elif src.get("location"):
+        data["path"] = src["location"]
+    attributes = {}
+    for name, a in snap.attributes.items():
+        t = {k: v for k, v in a.items() if v is not None and k != "hierarchy"}
+        if name in members:
+            t["hierarchy"] = members[name]
+        attributes[name] = t
+    d = {"format_version": 1, "data": data, "attributes": attributes,
+         "privacy": [dict(p) for p in snap.privacy],
+         "transformation": transformation_to_dict(snap.transformation),
+         "metric": dict(snap.metric)}
+    if snap.subset is not None:
+        d["subset"] = {"rows": "subset.txt"}
+    return d
+
+
+def write_project(snap: ProjectSnapshot, path: str | Path, include_data: bool = True) -> None:
+    """Write the project atomically (temporary file beside ``path``, then rename)."""
+    path = Path(path)
+    members: dict[str, str] = {}
+    for i, name in enumerate(snap.hierarchies):
+        members[name] = f"hierarchies/{i:03d}_{_safe(name)}.csv"
+    include_data = include_data and snap.table is not None
+    if include_data:
+        members["\0data"] = "data.csv"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+        manifest = {"format": FORMAT_NAME, "schema_version": SCHEMA_VERSION,
+                    "app_version": __version__,
+                    "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "data_included": include_data, "has_result": snap.result is not None}
+        z.writestr("manifest.json", json.dumps(manifest, indent=2))
+        z.writestr("job.toml", tomli_w.dumps(_job_dict(snap, members)))
+        z.writestr("source.json", json.dumps(snap.source, indent=2))
+        for name, rows in snap.hierarchies.items():
+            z.writestr(members[name], _hierarchy_csv(rows))
+        if include_data:
+            with z.open("data.csv", "w", force_zip64=True) as f:
+                text = io.TextIOWrapper(f, encoding="utf-8", newline="")
+                snap.table.to_dataframe().to_csv(text, sep=";", index=False)
+                text.flush()
+                text.detach()
+        if snap.subset is not None:
+            z.writestr("subset.txt", "\n".join(map(str, snap.subset.tolist())) + "\n")
+        if snap.result is not None:
+            z.writestr("result.json", json.dumps(snap.result, indent=2, default=str))
+        if snap.extras:
+            z.writestr("extras.json", json.dumps(snap.extras, indent=2, default=str))
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _read_json(z: zipfile.ZipFile, name: str, required: bool = False):
+    if name not in z.namelist():
+        if required:
+            raise ProjectError(f"the project has no {name}")
+        return None
+    try:
+        return json.loads(z.read(name).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ProjectError(f"{name} in the project is damaged: {e}") from None
+
+
+def _check_manifest(z: zipfile.ZipFile, where: str) -> dict:
+    manifest = _read_json(z, "manifest.json")
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+        raise ProjectError(f"{where} is not an Anonymist project (no valid manifest.json)")
+    version = manifest.get("schema_version")
+    if not isinstance(version, int) or version < 1:
+        raise ProjectError(f"{where}: the project's schema_version {version!r} is invalid")
+    if version > SCHEMA_VERSION:
+        raise ProjectError(f"{where} was saved by a newer Anonymist (project schema "
+                           f"{version}; this version reads up to {SCHEMA_VERSION})")
+    for info in z.infolist():
+        if info.file_size > _MAX_MEMBER_BYTES:
+            raise ProjectError(f"{where}: member {info.filename} is too large")
+    return manifest
+
+
+def _read_hierarchy(z: zipfile.ZipFile, member: str, attr: str) -> list[list[str]]:
+    if not isinstance(member, str) or not _HIERARCHY_MEMBER.fullmatch(member) \
+            or member not in z.namelist():
+        raise ProjectError(f"attribute '{attr}': hierarchy {member!r} is not in the project")
+    text = z.read(member).decode("utf-8")
+    return [r for r in csv.reader(io.StringIO(text), delimiter=";") if r]
+
+
+def _read_table(z: zipfile.ZipFile) -> EncodedTable:
+    with z.open("data.csv") as f:
+        try:
+            df = pd.read_csv(f, sep=";", dtype=str, keep_default_na=False, na_filter=False,
+                             encoding="utf-8", quotechar='"')
+        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
+            raise ProjectError(f"data.csv in the project is damaged: {e}") from None
+    return EncodedTable.from_dataframe(df)
+
+
+def read_project(path: str | Path) -> ProjectSnapshot:
+    """Read and validate a project file.
+
+    Raises
+    ------
+    ProjectError, JobError, HierarchyError
+        With a message saying what is wrong.
+    """
+    path = Path(path)
+    try:
+        z = zipfile.ZipFile(path)
+    except FileNotFoundError:
+        raise ProjectError(f"project file not found: {path}") from None
+    except (zipfile.BadZipFile, IsADirectoryError):
+        raise ProjectError(f"{path.name} is not an Anonymist project (not a zip file)") from None
+    with z:
+        manifest = _check_manifest(z, path.name)
+        if "job.toml" not in z.namelist():
+            raise ProjectError(f"{path.name}: the project has no job.toml")
+        try:
+            job = tomllib.loads(z.read("job.toml").decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+            raise ProjectError(f"{path.name}: job.toml is not valid TOML: {e}") from None
+        snap = ProjectSnapshot()
+        attrs = job.get("attributes", {})
+        if not isinstance(attrs, dict):
+            raise ProjectError(f"{path.name}: [attributes] must be a table")
+        for name, a in attrs.items():
+            if isinstance(a, dict) and "hierarchy" in a:
+                snap.hierarchies[name] = _read_hierarchy(z, a.pop("hierarchy"), name)
+        checked = dict(job)
+        checked.pop("subset", None)
+        job_from_dict(checked)  # validates every key and value with the engine's messages
+        snap.attributes = {n: dict(a) for n, a in attrs.items()}
+        snap.privacy = list(job.get("privacy", []))
+        snap.metric = dict(job.get("metric", {"name": "loss"}))
+        t = dict(job.get("transformation", {}))
+        snap.transformation = TransformationConfig(**{
+            k: v for k, v in t.items() if k in TransformationConfig.__dataclass_fields__})
+        snap.source = _read_json(z, "source.json") or {}
+        if manifest.get("data_included") and "data.csv" in z.namelist():
+            snap.table = _read_table(z)
+        if "subset.txt" in z.namelist():
+            try:
+                snap.subset = np.array([int(x) for x in z.read("subset.txt").split()],
+                                       dtype=np.int64)
+            except ValueError:
+                raise ProjectError(f"{path.name}: subset.txt is damaged") from None
+        snap.result = _read_json(z, "result.json")
+        snap.extras = _read_json(z, "extras.json") or {}
+    return snap

@@ -1,0 +1,124 @@
+"""Between the open ``Document`` and project files, job files and data sources."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from app.data_sources import ImportSpec, load
+from app.document import DataSource, Document, Settings
+from app.project_file import ProjectSnapshot
+from engine.config import INSENSITIVE, AttributeConfig, TransformationConfig
+from engine.data.csv_import import CsvFormat
+from engine.data.table import EncodedTable
+from engine.errors import DataError
+from engine.hierarchy.csv_io import read_hierarchy
+from engine.hierarchy.model import Hierarchy
+from engine.errors import HierarchyError
+from engine.project.job_file import job_to_dict, load_job
+
+_ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format")
+
+
+def snapshot_of(doc: Document) -> ProjectSnapshot:
+    """Take what a project file needs; cheap (the table is shared, it is immutable)."""
+    attrs = {n: {k: getattr(a, k) for k in _ATTR_KEYS} for n, a in doc.attributes.items()}
+    return ProjectSnapshot(
+        attributes=attrs,
+        hierarchies={n: [list(r) for r in rows] for n, rows in doc.hierarchy_rows.items()},
+        privacy=[dict(p) for p in doc.settings.privacy],
+        metric=dict(doc.settings.metric),
+        transformation=replace(doc.settings.transformation),
+        source=doc.source.to_dict(),
+        table=doc.table,
+        subset=None if doc.subset is None else np.flatnonzero(doc.subset),
+        result=doc.result_summary,
+        extras=dict(doc.extras))
+
+
+def _attribute(d: dict) -> AttributeConfig:
+    return AttributeConfig(**{k: d.get(k) for k in _ATTR_KEYS if k in d})
+
+
+def source_table(source: DataSource) -> EncodedTable:
+    """Re-read data from where it was imported (a project saved without its data)."""
+    if not source.location:
+        raise DataError("the project holds no data and names no data file")
+    fmt = CsvFormat(source.delimiter, source.quotechar, source.has_header, source.encoding)
+    spec = ImportSpec(source.kind, source.location, source.table, fmt, source.has_header)
+    return EncodedTable.from_dataframe(load(spec))
+
+
+def load_snapshot_table(snap: ProjectSnapshot) -> ProjectSnapshot:
+    """In the worker: fill ``snap.table`` from the original source when it is not inside."""
+    if snap.table is None and snap.source.get("location"):
+        snap.table = source_table(DataSource.from_dict(snap.source))
+    return snap
+
+
+def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> None:
+    """Make the document show a project just read."""
+    if snap.table is not None:
+        doc.set_table(snap.table, DataSource.from_dict(snap.source))
+    else:
+        doc.table = None
+        doc.source = DataSource.from_dict(snap.source)
+        doc.data_changed.emit()
+    names = list(doc.attributes) if doc.table is not None else list(snap.attributes)
+    doc.attributes = {n: _attribute(snap.attributes[n]) if n in snap.attributes
+                      else AttributeConfig(INSENSITIVE) for n in names}
+    doc.hierarchy_rows = {}
+    for name, rows in snap.hierarchies.items():
+        if name in doc.attributes:
+            doc.hierarchy_rows[name] = rows
+            try:
+                h = Hierarchy.from_rows(rows, attribute=name)
+            except HierarchyError:
+                h = None
+            doc.attributes[name] = replace(doc.attributes[name], hierarchy=h)
+    doc.settings = Settings(privacy=[dict(p) for p in snap.privacy], metric=dict(snap.metric),
+                            transformation=replace(snap.transformation))
+    doc.subset = None
+    if snap.subset is not None and doc.table is not None:
+        mask = np.zeros(doc.table.n_rows, dtype=bool)
+        idx = snap.subset[(snap.subset >= 0) & (snap.subset < doc.table.n_rows)]
+        mask[idx] = True
+        doc.subset = None if mask.all() else mask
+    doc.extras = dict(snap.extras)
+    doc.result = None
+    doc.result_summary = snap.result
+    doc.attributes_changed.emit(list(doc.attributes))
+    doc.settings_changed.emit()
+    doc.subset_changed.emit()
+    doc.result_changed.emit()
+    doc.set_path(path)
+    doc.set_modified(False)
+
+
+def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
+    """In the worker: a job TOML with its data and hierarchies, as a project snapshot."""
+    job = load_job(path)
+    d = job_to_dict(job)
+    snap = ProjectSnapshot(
+        attributes={n: {k: getattr(a, k) for k in _ATTR_KEYS} for n, a in job.attributes.items()},
+        privacy=d["privacy"], metric=d["metric"],
+        transformation=replace(job.transformation) if job.transformation
+        else TransformationConfig())
+    for name, a in job.attributes.items():
+        if a.hierarchy is not None:
+            snap.hierarchies[name] = [list(r) for r in a.hierarchy.rows]
+    if job.data.path:
+        location = str(job.resolve(job.data.path))
+        snap.source = DataSource("csv", location, delimiter=job.data.delimiter,
+                                 encoding=job.data.encoding).to_dict()
+        snap.table = source_table(DataSource.from_dict(snap.source))
+    if job.subset and "indices" in job.subset:
+        snap.subset = np.asarray(job.subset["indices"], dtype=np.int64)
+    return snap
+
+
+def hierarchy_rows_from_file(path: str | Path, attribute: str) -> list[list[str]]:
+    """Rows of a hierarchy CSV (validated structure; coverage is checked by the editor)."""
+    h = read_hierarchy(path, attribute)
+    return [list(r) for r in h.rows]

@@ -1,0 +1,75 @@
+"""Settings remembered between runs (QSettings in the platform's config directory)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+MAX_RECENT = 8
+DEFAULT_PAGE_SIZE = 100
+
+
+class AppSettings:
+    """Typed access to the few values the app keeps between runs."""
+
+    def __init__(self, qsettings: QSettings | None = None):
+        self.q = qsettings or QSettings()
+
+    # --- recent files ---------------------------------------------------------------
+    def recent_files(self) -> list[str]:
+        value = self.q.value("recent_files", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or []) if v]
+
+    def add_recent_file(self, path: str | Path) -> None:
+        path = str(Path(path).resolve())
+        files = [f for f in self.recent_files() if f != path]
+        self.q.setValue("recent_files", ([path] + files)[:MAX_RECENT])
+
+    def remove_recent_file(self, path: str) -> None:
+        self.q.setValue("recent_files", [f for f in self.recent_files() if f != path])
+
+    def clear_recent_files(self) -> None:
+        self.q.setValue("recent_files", [])
+
+    # --- preferences -------------------------------------------------------------------
+    @property
+    def page_size(self) -> int:
+        try:
+            return max(5, int(self.q.value("table/page_size", DEFAULT_PAGE_SIZE)))
+        except (TypeError, ValueError):
+            return DEFAULT_PAGE_SIZE
+
+    @page_size.setter
+    def page_size(self, value: int) -> None:
+        self.q.setValue("table/page_size", int(value))
+
+    @property
+    def first_start(self) -> bool:
+        return str(self.q.value("first_start_done", "false")).lower() != "true"
+
+    def mark_started(self) -> None:
+        self.q.setValue("first_start_done", "true")
+
+    @property
+    def include_data_in_project(self) -> bool:
+        return str(self.q.value("project/include_data", "true")).lower() == "true"
+
+    @include_data_in_project.setter
+    def include_data_in_project(self, value: bool) -> None:
+        self.q.setValue("project/include_data", "true" if value else "false")
+
+    # --- window state --------------------------------------------------------------------
+    def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
+        return self.q.value("window/geometry"), self.q.value("window/state")
+
+    def save_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
+        self.q.setValue("window/geometry", geometry)
+        self.q.setValue("window/state", state)
+
+    def value(self, key: str, default=None):
+        return self.q.value(key, default)
+
+    def set_value(self, key: str, value) -> None:
+        self.q.setValue(key, value)

@@ -1,0 +1,1 @@
+"""Reusable widgets: dialogs, status bar progress, empty states, pagers."""

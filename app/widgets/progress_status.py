@@ -1,0 +1,63 @@
+"""The status bar's right side: what runs, a progress bar, and Cancel."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+
+def format_loss(loss) -> str:
+    if loss is None:
+        return "–"
+    if isinstance(loss, (tuple, list)):
+        return "(" + ", ".join(f"{x:.4g}" for x in loss) + ")"
+    return f"{loss:.6g}"
+
+
+class ProgressStatus(QWidget):
+    cancel_requested = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 6, 0)
+        lay.setSpacing(8)
+        self.label = QLabel()
+        self.label.setObjectName("progressLabel")
+        self.bar = QProgressBar()
+        self.bar.setFixedWidth(180)
+        self.bar.setTextVisible(True)
+        self.cancel = QPushButton("Cancel")
+        self.cancel.setObjectName("cancelButton")
+        self.cancel.clicked.connect(self.cancel_requested)
+        lay.addWidget(self.label)
+        lay.addWidget(self.bar)
+        lay.addWidget(self.cancel)
+        self.finish()
+
+    def begin(self, label: str) -> None:
+        self.label.setText(label)
+        self.bar.setRange(0, 0)  # busy until the first report
+        self.cancel.setEnabled(True)
+        for w in (self.label, self.bar, self.cancel):
+            w.show()
+
+    def report(self, payload) -> None:
+        """Show an engine ``Progress`` (or anything with ``fraction``)."""
+        fraction = getattr(payload, "fraction", None)
+        if fraction is None or not getattr(payload, "total", 0):
+            return
+        self.bar.setRange(0, 1000)
+        self.bar.setValue(int(fraction * 1000))
+        checked, total = payload.checked, payload.total
+        text = f"{checked:,} of {total:,} checked · {payload.elapsed_s:.1f} s"
+        if payload.best_loss is not None:
+            text += f" · best loss {format_loss(payload.best_loss)}"
+        self.label.setText(text)
+
+    def cancelling(self) -> None:
+        self.cancel.setEnabled(False)
+        self.label.setText("Cancelling…")
+
+    def finish(self) -> None:
+        for w in (self.label, self.bar, self.cancel):
+            w.hide()

@@ -1,0 +1,1 @@
+"""Wizards: data import (the hierarchy wizard is a separate piece of work)."""

@@ -1,0 +1,96 @@
+"""Third page: which columns to import, and the data type of each."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                               QStyledItemDelegate, QTableView, QVBoxLayout, QWizardPage)
+
+from app.models.column_selection import DATA_TYPES, ColumnChoice, ColumnSelectionModel
+from app.widgets.pager import Pager
+from engine.data.datatypes import choose_type, detect_types
+
+
+class DataTypeDelegate(QStyledItemDelegate):
+    def createEditor(self, parent, option, index):
+        combo = QComboBox(parent)
+        combo.addItems(DATA_TYPES)
+        return combo
+
+    def setEditorData(self, editor, index):
+        editor.setCurrentText(index.data(Qt.ItemDataRole.EditRole))
+
+    def setModelData(self, editor, model, index):
+        model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+
+
+def _split(type_name: str) -> tuple[str, str | None]:
+    """'date(%d.%m.%Y)' -> ('date', '%d.%m.%Y')."""
+    if "(" in type_name and type_name.endswith(")"):
+        base, fmt = type_name[:-1].split("(", 1)
+        return base, fmt
+    return type_name, None
+
+
+def column_choices(frame) -> list[ColumnChoice]:
+    """Detected type (the most specific matching all preview values) and its share."""
+    items = []
+    for name in frame.columns:
+        cands = detect_types(frame[name].to_numpy(dtype=object))
+        best = choose_type(cands)
+        base, fmt = _split(best.name)
+        share = next((c.share for c in cands if c.data_type == best), 1.0)
+        split = [(*_split(c.data_type.name), c.share) for c in cands]
+        items.append(ColumnChoice(str(name), True, base if base in DATA_TYPES else "string",
+                                  fmt, best.name, share, split))
+    return items
+
+
+class ColumnsPage(QWizardPage):
+    def __init__(self, wizard, page_size: int = 100):
+        super().__init__()
+        self.wiz = wizard
+        self.setTitle("Choose columns and data types")
+        self.setSubTitle("Data types are detected from the first rows; change them if needed.")
+        self.model = ColumnSelectionModel(page_size, self)
+        lay = QVBoxLayout(self)
+        row = QHBoxLayout()
+        self.select_all = QPushButton("Select all")
+        self.select_none = QPushButton("Select none")
+        self.select_all.clicked.connect(lambda: self.model.set_all(True))
+        self.select_none.clicked.connect(lambda: self.model.set_all(False))
+        self.count = QLabel()
+        self.count.setObjectName("mutedLabel")
+        self.pager = Pager("Columns")
+        self.pager.page_requested.connect(self.model.set_page)
+        row.addWidget(self.select_all)
+        row.addWidget(self.select_none)
+        row.addWidget(self.count)
+        row.addStretch()
+        row.addWidget(self.pager)
+        lay.addLayout(row)
+        self.view = QTableView()
+        self.view.setObjectName("columnList")
+        self.view.setModel(self.model)
+        self.view.setItemDelegateForColumn(1, DataTypeDelegate(self.view))
+        self.view.verticalHeader().setDefaultSectionSize(24)
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        lay.addWidget(self.view, 1)
+        self.model.selection_changed.connect(self._update)
+        self.model.page_changed.connect(lambda *_: self._update())
+
+    def initializePage(self) -> None:
+        frame = self.wiz.format_page.frame
+        self.model.set_columns(column_choices(frame) if frame is not None else [])
+
+    def _update(self) -> None:
+        items = self.model.items()
+        self.count.setText(f"{len(self.model.included()):,} of {len(items):,} columns selected")
+        self.pager.update_state(self.model.page, self.model.page_count, len(items),
+                                self.model._page_size)
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        return bool(self.model.included())
+
+    def nextId(self) -> int:
+        return -1

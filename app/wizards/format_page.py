@@ -1,0 +1,140 @@
+"""Second page: CSV options (detected, editable) and a preview that follows them."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QHeaderView,
+                               QLabel, QTableView, QVBoxLayout, QWidget, QWizardPage)
+
+from app.data_sources import read_source
+from app.models.frame_table import FrameTableModel
+from app.workers import readable_error
+from engine.data.csv_import import CsvFormat
+
+PREVIEW_ROWS = 100
+DELIMITERS = ((";", ";"), (",", ","), ("Tab", "\t"), ("|", "|"))
+QUOTES = (('"', '"'), ("'", "'"))
+ENCODINGS = ("utf-8", "utf-8-sig", "cp1252", "latin-1", "utf-16", "ascii")
+
+
+def _char(combo: QComboBox, table) -> str:
+    text = combo.currentText()
+    for label, char in table:
+        if text == label:
+            return char
+    return "\t" if text.lower() in ("tab", "\\t") else text[:1]
+
+
+def _label(char: str, table) -> str:
+    return next((label for label, c in table if c == char), char)
+
+
+class FormatPage(QWizardPage):
+    def __init__(self, wizard):
+        super().__init__()
+        self.wiz = wizard
+        self.setTitle("Check the format")
+        self.frame = None
+        self._updating = False
+        lay = QVBoxLayout(self)
+        self.options = QWidget()
+        form = QFormLayout(self.options)
+        form.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.delimiter = QComboBox()
+        self.delimiter.setObjectName("delimiter")
+        self.delimiter.setEditable(True)
+        self.delimiter.addItems([d for d, _ in DELIMITERS])
+        self.quote = QComboBox()
+        self.quote.setObjectName("quote")
+        self.quote.setEditable(True)
+        self.quote.addItems([q for q, _ in QUOTES])
+        self.encoding = QComboBox()
+        self.encoding.setObjectName("encoding")
+        self.encoding.setEditable(True)
+        self.encoding.addItems(ENCODINGS)
+        for label, w in (("Delimiter", self.delimiter), ("Quote", self.quote),
+                         ("Encoding", self.encoding)):
+            row.addWidget(QLabel(label))
+            row.addWidget(w)
+            row.addSpacing(10)
+        row.addStretch()
+        form.addRow(row)
+        lay.addWidget(self.options)
+        self.header = QCheckBox("First row holds the column names")
+        self.header.setObjectName("header")
+        lay.addWidget(self.header)
+        self.detected = QLabel()
+        self.detected.setObjectName("mutedLabel")
+        lay.addWidget(self.detected)
+        self.model = FrameTableModel()
+        self.preview = QTableView()
+        self.preview.setObjectName("preview")
+        self.preview.setModel(self.model)
+        self.preview.verticalHeader().setDefaultSectionSize(22)
+        self.preview.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        lay.addWidget(self.preview, 1)
+        self.error = QLabel()
+        self.error.setObjectName("errorLabel")
+        self.error.setWordWrap(True)
+        lay.addWidget(self.error)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)
+        self._timer.timeout.connect(self.refresh_preview)
+        for combo in (self.delimiter, self.quote, self.encoding):
+            combo.currentTextChanged.connect(self._options_changed)
+        self.header.toggled.connect(self._options_changed)
+
+    def initializePage(self) -> None:
+        w = self.wiz
+        csv = w.kind == "csv"
+        self.options.setVisible(csv)
+        self.header.setVisible(w.kind != "sql")
+        self._updating = True
+        if csv and w.csv_format is not None:
+            f = w.csv_format
+            self.delimiter.setCurrentText(_label(f.delimiter, DELIMITERS))
+            self.quote.setCurrentText(_label(f.quotechar, QUOTES))
+            self.encoding.setCurrentText(f.encoding)
+            self.detected.setText(f"Detected: delimiter {_label(f.delimiter, DELIMITERS)!r}, "
+                                  f"encoding {f.encoding}, header {'yes' if f.has_header else 'no'}"
+                                  f" (confidence {f.confidence:.0%})")
+        else:
+            self.detected.setText(f"{'Sheet' if w.kind == 'excel' else 'Table'} "
+                                  f"'{w.table_name}'")
+        self.header.setChecked(w.has_header)
+        self._updating = False
+        self.refresh_preview()
+
+    def current_format(self) -> CsvFormat | None:
+        if self.wiz.kind != "csv" or self.wiz.csv_format is None:
+            return None
+        return replace(self.wiz.csv_format, delimiter=_char(self.delimiter, DELIMITERS),
+                       quotechar=_char(self.quote, QUOTES),
+                       encoding=self.encoding.currentText().strip() or "utf-8",
+                       has_header=self.header.isChecked(), confidence=1.0)
+
+    def _options_changed(self, *_) -> None:
+        if not self._updating:
+            self._timer.start()
+
+    def refresh_preview(self) -> None:
+        """Read the first rows with the current options (fast: a bounded read)."""
+        self._timer.stop()
+        w = self.wiz
+        w.csv_format = self.current_format() or w.csv_format
+        w.has_header = self.header.isChecked()
+        try:
+            self.frame = read_source(w.kind, w.location, w.table_name, w.csv_format,
+                                     w.has_header, n_rows=PREVIEW_ROWS)
+            self.error.setText("")
+        except Exception as e:  # noqa: BLE001 - shown on the page
+            self.frame = None
+            self.error.setText(f"Cannot read the data with these options: {readable_error(e)}")
+        self.model.set_frame(self.frame)
+        self.completeChanged.emit()
+
+    def isComplete(self) -> bool:
+        return self.frame is not None and self.frame.shape[1] > 0

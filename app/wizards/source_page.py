@@ -1,0 +1,121 @@
+"""First page: CSV file, Excel workbook, or database (SQLAlchemy URL or SQLite file)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
+                               QLabel, QLineEdit, QPushButton, QRadioButton, QVBoxLayout,
+                               QWizardPage)
+
+from app.data_sources import database_tables, excel_sheets, guess_kind
+from app.workers import readable_error
+from engine.data.csv_import import detect_csv_format
+
+KINDS = (("csv", "CSV or text file"), ("excel", "Excel workbook (.xlsx)"),
+         ("sql", "Database (SQLite file or SQLAlchemy URL)"))
+FILTERS = {"csv": "Delimited text (*.csv *.tsv *.txt *.dat);;All files (*)",
+           "excel": "Excel workbooks (*.xlsx *.xlsm);;All files (*)",
+           "sql": "SQLite databases (*.sqlite *.sqlite3 *.db);;All files (*)"}
+
+
+class SourcePage(QWizardPage):
+    def __init__(self, wizard):
+        super().__init__()
+        self.wiz = wizard
+        self.setTitle("Choose the data")
+        self.setSubTitle("Anonymist reads CSV files, Excel sheets and database tables.")
+        lay = QVBoxLayout(self)
+        self.kinds = QButtonGroup(self)
+        for i, (kind, label) in enumerate(KINDS):
+            rb = QRadioButton(label)
+            rb.setObjectName(f"kind_{kind}")
+            self.kinds.addButton(rb, i)
+            lay.addWidget(rb)
+        self.kinds.button(0).setChecked(True)
+        lay.addSpacing(10)
+        form = QFormLayout()
+        row = QHBoxLayout()
+        self.location = QLineEdit()
+        self.location.setObjectName("location")
+        self.location.setPlaceholderText("File path, or a database URL such as "
+                                         "postgresql://user@host/db")
+        browse = QPushButton("Browse…")
+        browse.clicked.connect(self._browse)
+        row.addWidget(self.location, 1)
+        row.addWidget(browse)
+        form.addRow("Location", row)
+        self.table = QComboBox()
+        self.table.setObjectName("tableChoice")
+        self.table_label = QLabel("Sheet / table")
+        form.addRow(self.table_label, self.table)
+        lay.addLayout(form)
+        lay.addStretch()
+        self.kinds.idToggled.connect(lambda *_: self._kind_changed())
+        self.location.editingFinished.connect(self._list_tables)
+        self.location.textChanged.connect(lambda _: self.completeChanged.emit())
+        self._kind_changed()
+
+    @property
+    def kind(self) -> str:
+        return KINDS[max(0, self.kinds.checkedId())][0]
+
+    def set_kind(self, kind: str) -> None:
+        self.kinds.button([k for k, _ in KINDS].index(kind)).setChecked(True)
+
+    def prefill(self, path: str) -> None:
+        self.set_kind(guess_kind(path))
+        self.location.setText(str(path))
+        self._list_tables()
+
+    def _kind_changed(self) -> None:
+        tabular = self.kind in ("excel", "sql")
+        self.table.setVisible(tabular)
+        self.table_label.setVisible(tabular)
+        self._list_tables()
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose data", "", FILTERS[self.kind])
+        if path:
+            self.location.setText(path)
+            self._list_tables()
+
+    def _list_tables(self) -> None:
+        self.table.clear()
+        loc = self.location.text().strip()
+        if not loc or self.kind == "csv":
+            return
+        try:
+            names = excel_sheets(loc) if self.kind == "excel" else database_tables(loc)
+        except Exception:  # noqa: BLE001 - reported when the user goes on
+            return
+        self.table.addItems(names)
+
+    def isComplete(self) -> bool:
+        return bool(self.location.text().strip())
+
+    def validatePage(self) -> bool:
+        """Check the source can be read; an error leads to the error page."""
+        w = self.wiz
+        w.kind, w.location, w.error = self.kind, self.location.text().strip(), None
+        w.table_name = self.table.currentText()
+        try:
+            if w.kind == "csv":
+                if not Path(w.location).is_file():
+                    raise FileNotFoundError(2, "File not found", w.location)
+                w.csv_format = detect_csv_format(w.location)
+                w.has_header = w.csv_format.has_header
+            else:
+                names = excel_sheets(w.location) if w.kind == "excel" \
+                    else database_tables(w.location)
+                if not names:
+                    raise ValueError("it holds no sheet or table")
+                if w.table_name not in names:
+                    w.table_name = names[0]
+        except Exception as e:  # noqa: BLE001 - shown on the error page
+            w.error = f"{Path(w.location).name or w.location} cannot be read: " \
+                      f"{readable_error(e)}"
+        return True
+
+    def nextId(self) -> int:
+        from app.wizards.import_wizard import ERROR_PAGE, FORMAT_PAGE
+        return ERROR_PAGE if self.wiz.error else FORMAT_PAGE
