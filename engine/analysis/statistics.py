@@ -1,0 +1,303 @@
+"""Frequency distributions, contingency tables and summary statistics of one attribute.
+
+Every function takes an `EncodedTable` or a DataFrame and column names, so the
+input and the output of a transformation are analysed alike.
+
+Rule for generalized values (summary statistics)
+-------------------------------------------------
+Missing (``""``) and suppressed (``"*"``) values are left out and counted in
+``missing``. The attribute's scale follows its data type (string: nominal;
+ordinal: ordinal; integer, decimal, date: interval/ratio). Statistics are
+computed at the highest scale that *every* remaining value supports:
+
+* interval/ratio: every value parses as a number (or date) -> mean, standard
+  deviation (ddof=1), quartiles (linear interpolation, as pandas), range, plus
+  the ordinal and nominal statistics;
+* ordinal: values are ranks of an ordinal type, or numbers/dates generalized
+  to intervals (``[20, 30[``, ``[21, 29]``, ``{21, 25}``, ``20-29``, ``<20``,
+  ``>=70``) that do not overlap, so they are totally ordered -> median (lower
+  median), minimum and maximum, reported as labels. Mean, deviation and
+  quartiles are *not* computed from interval midpoints: that would invent
+  precision the released data does not have;
+* nominal otherwise: mode and number of distinct values.
+
+``SummaryStatistics.note`` says when and why a lower scale was used.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from engine.data.datatypes import DECIMAL, DataType, DateType, Kind, OrdinalType, best_type
+from engine.data.table import EncodedColumn, EncodedTable
+from engine.kernel.grouping import group_rows
+
+Data = Union[EncodedTable, pd.DataFrame]
+MISSING = ""
+SUPPRESSED = "*"
+IGNORED = (MISSING, SUPPRESSED)
+OTHER = "(other)"
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
+_BRACKETS = re.compile(r"\s*[\[\(]\s*([^,;\[\]()]+?)\s*[,;]\s*([^,;\[\]()]+?)\s*[\]\[\)]\s*")
+_SET = re.compile(r"\s*\{(.*)\}\s*")
+_DASH = re.compile(rf"\s*({_NUM})\s*-\s*({_NUM})\s*")
+_BELOW = re.compile(r"\s*(<=?)\s*(.+?)\s*")
+_ABOVE = re.compile(r"\s*(>=?)\s*(.+?)\s*")
+
+
+# --- access to columns ----------------------------------------------------------------------
+def column_of(data: Data, name: str) -> EncodedColumn:
+    """The encoded column ``name`` of a table or DataFrame (missing values become ``""``)."""
+    if isinstance(data, EncodedTable):
+        return data.column(name)
+    return EncodedTable.from_dataframe(data[[name]]).column(name)
+
+
+def n_rows(data: Data) -> int:
+    return data.n_rows if isinstance(data, EncodedTable) else len(data)
+
+
+def group_codes(data: Data, names: Sequence[str],
+                rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
+    """Each row's group of equal values in ``names`` (ids 0..n-1) and the number of groups.
+
+    ``rows`` (bool mask) restricts the rows; the ids then refer to those rows only.
+    """
+    cols = [column_of(data, n) for n in names]
+    codes = np.stack([c.codes for c in cols], axis=1).astype(np.int32) if cols else \
+        np.zeros((n_rows(data), 0), np.int32)
+    if rows is not None:
+        codes = codes[np.asarray(rows, dtype=bool)]
+    if len(codes) == 0:
+        return np.zeros(0, np.int64), 0
+    group_of, first = group_rows(codes, np.array([len(c.dictionary) for c in cols]))
+    return group_of, len(first)
+
+
+# --- values as numbers and intervals ---------------------------------------------------------
+def _numbers(values: np.ndarray, data_type: DataType | None) -> np.ndarray:
+    """Values parsed by a number or date type as float (dates: days), NaN otherwise."""
+    if data_type is None or data_type.kind not in (Kind.INTEGER, Kind.DECIMAL, Kind.DATE):
+        return np.full(len(values), np.nan)
+    parsed = data_type.parse(values)
+    if isinstance(data_type, DateType):
+        out = parsed.astype("datetime64[us]").astype(np.int64) / 86_400e6
+        return np.where(np.isnat(parsed), np.nan, out)
+    return parsed.astype(float)
+
+
+def interval_bounds(labels: Sequence[str], data_type: DataType | None) -> np.ndarray:
+    """``(lower, upper)`` per label as floats (dates: days since 1970), NaN if not an interval.
+
+    Understood: plain values ``x`` -> ``(x, x)``; ``[a, b[``, ``[a, b]``, ``(a, b)``;
+    sets ``{a, b, c}`` -> ``(min, max)``; ``a-b`` (numbers only); ``<a``, ``<=a``
+    -> ``(-inf, a)``; ``>a``, ``>=a`` -> ``(a, inf)``.
+    """
+    labels = [str(v) for v in labels]
+    out = np.full((len(labels), 2), np.nan)
+    if data_type is None or data_type.kind not in (Kind.INTEGER, Kind.DECIMAL, Kind.DATE):
+        return out
+
+    def num(text: str) -> float:
+        return float(_numbers(np.array([text], dtype=object), data_type)[0])
+
+    for i, v in enumerate(labels):
+        x = num(v)
+        if not np.isnan(x):
+            out[i] = x, x
+        elif m := _BRACKETS.fullmatch(v):
+            out[i] = num(m.group(1)), num(m.group(2))
+        elif m := _SET.fullmatch(v):
+            xs = [num(p) for p in m.group(1).split(",")]
+            out[i] = (min(xs), max(xs)) if xs and not np.isnan(xs).any() else (np.nan, np.nan)
+        elif data_type.kind is not Kind.DATE and (m := _DASH.fullmatch(v)):
+            out[i] = float(m.group(1)), float(m.group(2))
+        elif m := _BELOW.fullmatch(v):
+            out[i] = -np.inf, num(m.group(2))
+        elif m := _ABOVE.fullmatch(v):
+            out[i] = num(m.group(2)), np.inf
+    out[np.isnan(out).any(axis=1)] = np.nan
+    return out
+
+
+def _resolve_type(column: EncodedColumn, data_type: DataType | None) -> DataType:
+    """The given type, else the best type of the present values; text that is all
+    numeric intervals (a generalized number column) counts as decimal."""
+    if data_type is not None:
+        return data_type
+    keep = np.isin(column.dictionary, IGNORED, invert=True) & (column.value_counts() > 0)
+    values = column.dictionary[keep].astype(str)
+    found = best_type(values)
+    if found.kind is Kind.STRING and len(values) and \
+            not np.isnan(interval_bounds(values, DECIMAL)).any():
+        return DECIMAL
+    return found
+
+
+def value_order(values: Sequence[str], data_type: DataType | None = None) -> np.ndarray:
+    """Permutation ordering distinct ``values`` for display: values of the data type in
+    its order, then intervals by their bounds, then other text, then ``*``, then missing."""
+    values = np.asarray([str(v) for v in values], dtype=object)
+    bounds = interval_bounds(values, data_type)
+    ranks = np.full(len(values), np.nan)
+    if isinstance(data_type, OrdinalType):
+        ranks = data_type.parse(values)
+    group = np.where(values == MISSING, 4, np.where(values == SUPPRESSED, 3, 2))
+    group = np.where(~np.isnan(bounds[:, 0]), 1, group)
+    group = np.where(~np.isnan(ranks), 0, group)
+    keys = [(g, r if g == 0 else 0.0, *(b if g == 1 else (0.0, 0.0)), v if g >= 2 else "")
+            for g, r, b, v in zip(group, ranks, bounds, values)]
+    return np.array(sorted(range(len(values)), key=keys.__getitem__), dtype=np.int64)
+
+
+# --- distributions ----------------------------------------------------------------------------
+def frequencies(data: Data, attribute: str, data_type: DataType | None = None) -> pd.DataFrame:
+    """Frequency distribution: one row per value present (``value``, ``count``, ``share``),
+    in `value_order`; ``*`` and missing values are listed too."""
+    col = column_of(data, attribute)
+    counts = col.value_counts()
+    present = np.flatnonzero(counts)
+    values = col.dictionary[present].astype(str)
+    order = value_order(values, _resolve_type(col, data_type))
+    total = max(int(counts.sum()), 1)
+    c = counts[present][order]
+    return pd.DataFrame({"value": values[order], "count": c, "share": c / total})
+
+
+def _top_values(col: EncodedColumn, limit: int | None,
+                data_type: DataType | None) -> tuple[np.ndarray, np.ndarray]:
+    """Labels in display order and a code -> label position map; rare values beyond
+    ``limit`` share the position of ``(other)`` (last)."""
+    counts = col.value_counts()
+    present = np.flatnonzero(counts)
+    if limit is not None and len(present) > limit:
+        keep = present[np.argsort(-counts[present], kind="stable")[:limit]]
+    else:
+        keep = present
+    values = col.dictionary[keep].astype(str)
+    keep = keep[value_order(values, _resolve_type(col, data_type))]
+    pos = np.full(len(col.dictionary), len(keep), dtype=np.int64)
+    pos[keep] = np.arange(len(keep))
+    labels = list(col.dictionary[keep].astype(str))
+    if len(keep) < len(present):
+        labels.append(OTHER)
+    return np.array(labels, dtype=object), pos
+
+
+def contingency(data: Data, rows: str, columns: str,
+                data_types: dict[str, DataType] | None = None, max_values: int | None = 50,
+                normalize: bool = False) -> pd.DataFrame:
+    """Counts (or shares of all records, ``normalize``) of the value pairs of two attributes.
+
+    Index: values of ``rows``; columns: values of ``columns``, both in `value_order`.
+    With more than ``max_values`` distinct values, the most frequent are kept and the
+    rest summed into ``(other)``.
+    """
+    types = data_types or {}
+    a, b = column_of(data, rows), column_of(data, columns)
+    la, pa = _top_values(a, max_values, types.get(rows))
+    lb, pb = _top_values(b, max_values, types.get(columns))
+    key = pa[a.codes] * len(lb) + pb[b.codes]
+    table = np.bincount(key, minlength=len(la) * len(lb)).reshape(len(la), len(lb))
+    values = table / max(table.sum(), 1) if normalize else table
+    return pd.DataFrame(values, index=pd.Index(la, name=rows), columns=pd.Index(lb, name=columns))
+
+
+# --- summary statistics -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class SummaryStatistics:
+    """Summary statistics of one attribute; fields a scale does not allow are None."""
+
+    attribute: str
+    scale: str
+    count: int
+    missing: int
+    distinct: int
+    mode: str | None
+    median: Any = None
+    minimum: Any = None
+    maximum: Any = None
+    mean: Any = None
+    std: Any = None
+    q1: Any = None
+    q3: Any = None
+    range: Any = None
+    note: str = ""
+
+
+def _scale_of(data_type: DataType) -> str:
+    if data_type.kind in (Kind.INTEGER, Kind.DECIMAL, Kind.DATE):
+        return "interval"
+    return "ordinal" if data_type.kind is Kind.ORDINAL else "nominal"
+
+
+def summary_statistics(data: Data, attribute: str, data_type: DataType | None = None,
+                       ignore: Sequence[str] = IGNORED) -> SummaryStatistics:
+    """Summary statistics of ``attribute`` at the scale its values allow (module docstring)."""
+    col = column_of(data, attribute)
+    dtype = _resolve_type(col, data_type)
+    counts = col.value_counts()
+    keep = (counts > 0) & np.isin(col.dictionary.astype(str), list(ignore), invert=True)
+    values, counts = col.dictionary[keep].astype(str), counts[keep]
+    order = value_order(values, dtype)
+    values, counts = values[order], counts[order]
+    n = int(counts.sum())
+    base = dict(attribute=attribute, count=n, missing=len(col) - n, distinct=len(values),
+                mode=str(values[np.argmax(counts)]) if n else None)
+    wanted = _scale_of(dtype)
+    if n == 0:
+        return SummaryStatistics(scale=wanted, **base, note="no values")
+    if wanted == "nominal":
+        return SummaryStatistics(scale="nominal", **base)
+    x = _numbers(values, dtype)
+    if wanted == "interval" and not np.isnan(x).any():
+        return _interval(base, x, counts, dtype)
+    ordered = _ordered(values, dtype)
+    if ordered:
+        cum = np.cumsum(counts)
+        med = values[int(np.searchsorted(cum, (n - 1) // 2 + 1))]
+        note = "" if wanted == "ordinal" else (
+            "values are generalized to intervals: mean, deviation and quartiles are not "
+            "computed (midpoints would invent precision)")
+        return SummaryStatistics(scale="ordinal", **base, median=str(med), minimum=str(values[0]),
+                                 maximum=str(values[-1]), note=note)
+    return SummaryStatistics(scale="nominal", **base, note=(
+        f"values do not all fit the {dtype.name} type or an order of non-overlapping "
+        f"intervals: only nominal statistics"))
+
+
+def _ordered(values: np.ndarray, dtype: DataType) -> bool:
+    """Whether the sorted values are ranks of an ordinal type or non-overlapping intervals."""
+    if isinstance(dtype, OrdinalType):
+        return not np.isnan(dtype.parse(values)).any()
+    b = interval_bounds(values, dtype)
+    if np.isnan(b).any():
+        return False
+    return bool(np.all(b[1:, 0] >= b[:-1, 1]) and np.all(b[1:, 0] > b[:-1, 0]))
+
+
+def _interval(base: dict, x: np.ndarray, counts: np.ndarray,
+              dtype: DataType) -> SummaryStatistics:
+    series = pd.Series(np.repeat(x, counts))
+    as_value = _as_date if isinstance(dtype, DateType) else float
+    spread = _as_days if isinstance(dtype, DateType) else float
+    return SummaryStatistics(
+        scale="interval", **base, median=as_value(series.median()), minimum=as_value(x.min()),
+        maximum=as_value(x.max()), mean=as_value(series.mean()),
+        std=spread(series.std()) if len(series) > 1 else None,
+        q1=as_value(series.quantile(0.25)), q3=as_value(series.quantile(0.75)),
+        range=spread(x.max() - x.min()))
+
+
+def _as_date(days: float) -> pd.Timestamp:
+    return pd.Timestamp(0) + pd.Timedelta(days=float(days))
+
+
+def _as_days(days: float) -> pd.Timedelta:
+    return pd.Timedelta(days=float(days))
