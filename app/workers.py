@@ -14,7 +14,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
 
 from engine.errors import AnonymistError
 
@@ -118,8 +118,9 @@ class TaskController(QObject):
         task.progressed.connect(self._on_progress)
         task.succeeded.connect(self._on_success)
         task.failed.connect(self._on_failure)
-        task.succeeded.connect(thread.quit)
-        task.failed.connect(thread.quit)
+        # quit from the worker thread itself, so waiting on it never needs the GUI loop
+        task.succeeded.connect(thread.quit, Qt.ConnectionType.DirectConnection)
+        task.failed.connect(thread.quit, Qt.ConnectionType.DirectConnection)
         thread.finished.connect(self._reap_finished)
         self._threads[task.task_id] = (thread, task)
         self._current, self._label = task, label
@@ -144,6 +145,7 @@ class TaskController(QObject):
         """Cancel and wait for every thread (on close); True if all ended."""
         for thread, task in list(self._threads.values()):
             task.cancel_event.set()
+            thread.quit()  # takes effect once the task's run() returns
         ok = True
         for thread, _ in list(self._threads.values()):
             ok = thread.wait(msecs) and ok

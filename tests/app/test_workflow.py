@@ -75,7 +75,7 @@ def test_import_configure_anonymize(qtbot, window, adult_dir, messages):
         assert f"{name} {level}" in summary.details.text()
     assert f"{expected.information_loss_percent:.2f} %" in summary.details.text()
     assert "Optimum found" in window.statusBar().currentMessage()
-    assert not window.progress.bar.isVisible()
+    assert window.progress.bar.isHidden()
 
 
 def test_anonymize_without_model_says_what_is_missing(qtbot, window, adult_dir, messages):

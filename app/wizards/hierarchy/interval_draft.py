@@ -165,8 +165,12 @@ class IntervalDraft:
                     break
                 pos = g % len(level)
                 draft = self.levels[depth][pos]
-                boxes.append(Box(depth + 1, pos, first, min(last, shown - 1),
-                                 f"{draft.size} × below", _label_text(draft.label),
+                text = f"{draft.size} of level {depth + 1}"
+                if rep is not None:
+                    lo, hi = rep.interval(first)[0], rep.interval(last)[1]
+                    text = f"[{self.scale.format(lo)}, {self.scale.format(hi)}["
+                boxes.append(Box(depth + 1, pos, first, min(last, shown - 1), text,
+                                 f"size {draft.size} · {_label_text(draft.label)}",
                                  g >= len(level)))
                 g += 1
         return boxes, shown, needed > shown

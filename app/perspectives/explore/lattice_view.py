@@ -1,0 +1,247 @@
+"""The solution space drawn as a lattice: rows by level, colours by state.
+
+One ``ScatterPlotItem`` draws every node (per-node brushes from six shared
+styles), an ``EdgeLayer`` the edges, a ``LabelLayer`` the level vectors once
+zoomed in. Hit testing (hover, click) is one vectorized distance pass in
+pixels, so it costs the same for 100,000 nodes.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPoint, QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
+
+from app.perspectives.explore.layers import EdgeLayer, LabelLayer
+from app.perspectives.explore.layout import (ORDER_STATE, ORDER_STRUCTURE, node_positions,
+                                             state_order_key)
+from app.perspectives.explore.nodes import ExploreNodes
+from app.perspectives.explore.text import node_tooltip
+
+# fill of checked / inferred nodes per state (unknown, anonymous, not anonymous)
+FILL_CHECKED = ("#9aa4b2", "#1f9d55", "#d64545")
+FILL_INFERRED = ("#c9d0d9", "#93d4ab", "#f1a9a9")
+OUTLINE_CHECKED = ("#5b6573", "#11663a", "#8f2424")
+OPTIMUM_COLOR = "#f5b700"
+SELECTION_COLOR = "#2f6fd6"
+NODE_SIZE = 7
+HIT_RADIUS_PX = 8
+
+
+class _LatticeBox(pg.ViewBox):
+    """Wheel zooms both axes; Shift+wheel zooms across rows only (they are wide)."""
+
+    def wheelEvent(self, ev, axis=None):
+        if ev.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            axis = 0
+        super().wheelEvent(ev, axis)
+
+
+class LatticeView(QWidget):
+    """Signals: ``node_clicked(row)``, ``context_requested(row, global QPoint)``."""
+
+    node_clicked = Signal(int)
+    context_requested = Signal(int, QPoint)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        self.graphics = pg.GraphicsView(background="#ffffff")
+        self.box = _LatticeBox(enableMenu=False, defaultPadding=0.03)
+        self.graphics.setCentralItem(self.box)
+        lay.addWidget(self.graphics)
+        self.edges = EdgeLayer()
+        self.scatter = pg.ScatterPlotItem(pxMode=True, size=NODE_SIZE, hoverable=False)
+        self.highlight = pg.PlotCurveItem(connect="pairs",
+                                          pen=pg.mkPen(SELECTION_COLOR, width=2))
+        self.optimum_marker = pg.ScatterPlotItem(
+            pxMode=True, size=24, symbol="star", brush=pg.mkBrush(OPTIMUM_COLOR),
+            pen=pg.mkPen("#3d2e00", width=1.5))
+        self.optimum_label = pg.TextItem(anchor=(0.5, 1.35), color="#3d2e00",
+                                         fill=pg.mkBrush(255, 248, 214, 235),
+                                         border=pg.mkPen("#d9a400"))
+        f = QFont()
+        f.setBold(True)
+        self.optimum_label.setFont(f)
+        self.selection = pg.ScatterPlotItem(pxMode=True, size=17, symbol="o", brush=None,
+                                            pen=pg.mkPen(SELECTION_COLOR, width=3))
+        self.labels = LabelLayer()
+        for z, item in enumerate((self.edges, self.scatter, self.highlight, self.labels,
+                                  self.selection, self.optimum_marker, self.optimum_label)):
+            item.setZValue(z)
+            self.box.addItem(item)
+        self.nodes: ExploreNodes | None = None
+        self.order = ORDER_STATE
+        self.shown = np.zeros(0, dtype=np.int64)  # rows of ``nodes`` drawn, in draw order
+        self.x = self.y = np.zeros(0)
+        self._pos_of_row = np.zeros(0, dtype=np.int64)  # row -> index in shown, -1 hidden
+        self.selected_row = -1
+        self._brushes = ([pg.mkBrush(c) for c in FILL_INFERRED]
+                         + [pg.mkBrush(c) for c in FILL_CHECKED])
+        self._pens = ([pg.mkPen(None)] * 3
+                      + [pg.mkPen(c, width=1) for c in OUTLINE_CHECKED])
+        scene = self.graphics.scene()
+        scene.sigMouseMoved.connect(self._mouse_moved)
+        scene.sigMouseClicked.connect(self._mouse_clicked)
+        self._last_tip = -1
+
+    # --- content --------------------------------------------------------------------------
+    def set_nodes(self, nodes: ExploreNodes | None, mask: np.ndarray | None = None) -> None:
+        """Draw ``nodes`` (those where ``mask`` is true) and fit them into view."""
+        self.nodes = nodes
+        self.selected_row = -1
+        self.set_mask(mask, fit=True)
+
+    def set_order(self, order: str) -> None:
+        """``ORDER_STATE`` (frontier in one place) or ``ORDER_STRUCTURE`` (by level vector)."""
+        self.order = order
+        self.set_mask(self._mask, fit=False)
+
+    def set_mask(self, mask: np.ndarray | None, fit: bool = False) -> None:
+        nodes = self.nodes
+        self._mask = mask
+        if nodes is None or len(nodes) == 0:
+            self.shown = np.zeros(0, dtype=np.int64)
+            self.x = self.y = np.zeros(0)
+            self._pos_of_row = np.zeros(0, dtype=np.int64)
+            for item in (self.scatter, self.optimum_marker, self.selection):
+                item.clear()
+            self.edges.set_segments([], [], [], [])
+            self.labels.set_labels([], [], np.zeros((0, 0), dtype=np.int16))
+            self.highlight.setData([], [])
+            self.optimum_label.hide()
+            return
+        heights = nodes.heights()
+        key = (state_order_key(nodes.states, nodes.percent) if self.order == ORDER_STATE
+               else None)
+        # positions come from the whole set so rows stay put while filtering
+        x, y = node_positions(heights, key)
+        self._all_x, self._all_y = x, y
+        shown = np.arange(len(nodes)) if mask is None else np.flatnonzero(mask)
+        self.shown = shown
+        self.x, self.y = x[shown], y[shown]
+        self._pos_of_row = np.full(len(nodes), -1, dtype=np.int64)
+        self._pos_of_row[shown] = np.arange(len(shown))
+        lo, up = nodes.edges()
+        keep = (self._pos_of_row[lo] >= 0) & (self._pos_of_row[up] >= 0)
+        lo, up = lo[keep], up[keep]
+        self._edge_rows = (lo, up)
+        self.edges.set_segments(x[lo], y[lo], x[up], y[up])
+        self.refresh_styles()
+        if fit:
+            self.fit()
+
+    def refresh_styles(self) -> None:
+        """Re-read states and checks (after a check on demand) and redraw nodes and marks."""
+        nodes = self.nodes
+        if nodes is None:
+            return
+        shown = self.shown
+        code = nodes.states[shown].astype(np.int64) + 3 * nodes.checked[shown]
+        brushes = np.array(self._brushes, dtype=object)[code]
+        pens = np.array(self._pens, dtype=object)[code]
+        self.scatter.setData(x=self.x, y=self.y, brush=brushes, pen=pens, size=NODE_SIZE,
+                             data=shown)
+        self.labels.set_labels(self.x, self.y, nodes.levels[shown])
+        opt = nodes.optimum
+        if opt >= 0 and self._pos_of_row[opt] >= 0:
+            ox, oy = self._all_x[opt], self._all_y[opt]
+            self.optimum_marker.setData([ox], [oy])
+            pct = nodes.percent[opt]
+            self.optimum_label.setText(f"Optimum · {pct:.1f} %")
+            self.optimum_label.setPos(ox, oy)
+            self.optimum_label.show()
+        else:
+            self.optimum_marker.clear()
+            self.optimum_label.hide()
+        self._show_selection()
+
+    def fit(self) -> None:
+        if len(self.x):
+            self.box.setRange(xRange=(self.x.min() - 1, self.x.max() + 1),
+                              yRange=(self.y.min() - 1, self.y.max() + 1), padding=0.04)
+
+    # --- selection --------------------------------------------------------------------------
+    def select_row(self, row: int, center: bool = True) -> None:
+        """Mark ``row`` as selected (no signal); pan to it when it is out of view."""
+        self.selected_row = row
+        self._show_selection()
+        if center and row >= 0 and self._pos_of_row[row] >= 0:
+            r = self.box.viewRect()
+            x, y = self._all_x[row], self._all_y[row]
+            if not r.contains(QPointF(x, y)):
+                self.box.translateBy(x=x - r.center().x(), y=y - r.center().y())
+
+    def _show_selection(self) -> None:
+        row = self.selected_row
+        if row < 0 or self.nodes is None or row >= len(self._pos_of_row) \
+                or self._pos_of_row[row] < 0:
+            self.selection.clear()
+            self.highlight.setData([], [])
+            return
+        x, y = self._all_x, self._all_y
+        self.selection.setData([x[row]], [y[row]])
+        lo, up = self._edge_rows
+        m = (lo == row) | (up == row)
+        a, b = lo[m], up[m]
+        xs = np.empty(2 * len(a))
+        ys = np.empty(2 * len(a))
+        xs[0::2], xs[1::2], ys[0::2], ys[1::2] = x[a], x[b], y[a], y[b]
+        self.highlight.setData(xs, ys)
+
+    # --- state for tests and the status line -----------------------------------------------
+    def node_count(self) -> int:
+        return len(self.shown)
+
+    def shown_states(self) -> np.ndarray:
+        """States of the drawn nodes, in lattice-id order."""
+        if self.nodes is None:
+            return np.zeros(0, dtype=np.int8)
+        return self.nodes.states[np.sort(self.shown)]
+
+    def scene_pos_of_row(self, row: int) -> QPointF:
+        """Where ``row`` is drawn, in the view widget's coordinates (for tests)."""
+        p = self.box.mapViewToScene(QPointF(self._all_x[row], self._all_y[row]))
+        return self.graphics.mapFromScene(p)
+
+    # --- mouse ----------------------------------------------------------------------------------
+    def row_at(self, scene_pos: QPointF) -> int:
+        """The drawn node under a scene position (within a few pixels), or -1."""
+        if not len(self.x) or not self.box.sceneBoundingRect().contains(scene_pos):
+            return -1
+        p = self.box.mapSceneToView(scene_pos)
+        px = self.box.viewPixelSize()  # view units per pixel (x, y)
+        dx = (self.x - p.x()) / px[0]
+        dy = (self.y - p.y()) / px[1]
+        d2 = dx * dx + dy * dy
+        i = int(np.argmin(d2))
+        if d2[i] > HIT_RADIUS_PX ** 2:
+            return -1
+        return int(self.shown[i])
+
+    def _mouse_moved(self, scene_pos: QPointF) -> None:
+        row = self.row_at(scene_pos)
+        if row == self._last_tip:
+            return
+        self._last_tip = row
+        if row < 0:
+            QToolTip.hideText()
+            return
+        gp = self.graphics.viewport().mapToGlobal(self.graphics.mapFromScene(scene_pos))
+        QToolTip.showText(gp, node_tooltip(self.nodes, row), self.graphics)
+
+    def _mouse_clicked(self, ev) -> None:
+        row = self.row_at(ev.scenePos())
+        if ev.button() == Qt.MouseButton.LeftButton:
+            if row >= 0:
+                ev.accept()
+                self.select_row(row, center=False)
+                self.node_clicked.emit(row)
+        elif ev.button() == Qt.MouseButton.RightButton and row >= 0:
+            ev.accept()
+            self.context_requested.emit(row, ev.screenPos().toPoint())
+
+
+__all__ = ["LatticeView", "ORDER_STATE", "ORDER_STRUCTURE"]

@@ -1,0 +1,80 @@
+"""Long runs stay responsive, can be cancelled, and a new run replaces the old one."""
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QTimer
+
+from app.workers import TaskController
+from tests.app.conftest import open_sample
+
+
+def set_algorithm(window, name):
+    combo = window.configure.search.algorithm
+    combo.setCurrentIndex(combo.findData(name))
+    combo.activated.emit(combo.currentIndex())
+    assert window.document.settings.transformation.algorithm == name
+
+
+def test_cancel_long_run_keeps_gui_responsive(qtbot, window, adult_dir, messages):
+    open_sample(qtbot, window)
+    set_algorithm(window, "exhaustive")  # 12,960 transformations: tens of seconds
+    ticks = []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start()
+    progress = []
+    window.search.progressed.connect(progress.append)
+    with qtbot.waitSignal(window.search.progressed, timeout=60_000):
+        window.actions["anonymize"].trigger()
+    assert not window.progress.cancel.isHidden() and window.actions["cancel"].isEnabled()
+    start = len(ticks)
+    qtbot.waitUntil(lambda: len(progress) >= 5, timeout=60_000)
+    assert len(ticks) - start >= 10, "the event loop did not run during the search"
+    with qtbot.waitSignal(window.search.finished, timeout=60_000) as blocker:
+        window.progress.cancel.click()
+    timer.stop()
+    outcome = blocker.args[0]
+    assert outcome.cancelled
+    result = window.document.result
+    assert result.cancelled and result.transformations_checked < result.lattice_size
+    assert "cancelled" in window.configure.result.details.text()
+    assert window.progress.bar.isHidden()
+    assert progress[-1].checked > 0 and progress[-1].total == 12960
+    assert not messages
+
+
+def test_new_task_cancels_the_running_one(qtbot):
+    tasks = TaskController()
+    release = threading.Event()
+    first_cancelled = threading.Event()
+
+    def slow(report, cancelled):
+        while not cancelled():
+            release.wait(0.01)
+        first_cancelled.set()
+        return "first"
+
+    finished = []
+    tasks.finished.connect(finished.append)
+    tasks.start("slow", slow)
+    with qtbot.waitSignal(tasks.finished, timeout=10_000):
+        tasks.start("fast", lambda report, cancelled: "second")
+    assert first_cancelled.wait(5)
+    assert tasks.wait_all(5000)
+    qtbot.wait(50)  # let the first task's late signals arrive: they must be dropped
+    assert [o.value for o in finished] == ["second"]
+
+
+def test_task_error_becomes_readable_message(qtbot):
+    tasks = TaskController()
+
+    def broken(report, cancelled):
+        raise KeyError("boom")
+
+    with qtbot.waitSignal(tasks.failed, timeout=10_000) as blocker:
+        tasks.start("Broken", broken)
+    label, message = blocker.args
+    assert label == "Broken" and "boom" in message and "Traceback" not in message
+    assert tasks.wait_all(5000)
