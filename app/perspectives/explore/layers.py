@@ -1,38 +1,44 @@
 """Graphics items of the lattice view that pyqtgraph lacks: edges with level of detail, labels."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
-from pyqtgraph.graphicsItems.PlotCurveItem import arrayToLineSegments
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 
-from app.perspectives.explore.layout import density_rgba, edge_density, visible_segments
+from app.perspectives.explore.raster import density_lut, rasterize_edges
 from app.perspectives.explore.text import level_label
 
 EDGE_RGB = (110, 122, 140)
 
 
 class EdgeLayer(pg.GraphicsObject):
-    """All edges: exact lines when at most ``max_lines`` are in view, else a density image.
+    """All edges, rasterized (numba) into one image of the view and its surroundings.
 
-    The image is rasterized once per set of edges, so a frame costs the same
-    for any number of edges; lines take over when the user zooms in.
+    A frame blits that image, so panning and zooming cost the same for any
+    number of edges. The image covers the view plus a margin; it is redrawn at
+    once when the view leaves it or the zoom changed a lot, and shortly after
+    the view stops moving otherwise, so it is sharp again at rest.
     """
 
-    def __init__(self, max_lines: int = 12_000, image_width: int = 2048):
+    def __init__(self, margin: float = 0.5, settle_ms: int = 120):
         super().__init__()
-        self.max_lines = max_lines
-        self.image_width = image_width
-        self.pen = QPen(QColor(*EDGE_RGB, 90))
-        self.pen.setCosmetic(True)
-        self.pen.setWidth(1)
+        self.margin = margin
+        self.lut = density_lut(EDGE_RGB)
         self._x0 = self._y0 = self._x1 = self._y1 = np.zeros(0)
         self._bounds = QRectF()
         self._image: QImage | None = None
         self._pixels: np.ndarray | None = None  # keeps the QImage's memory alive
-        self._segments = None
-        self.drew_lines = 0  # lines in the last frame (0 when the image was drawn)
+        self._image_rect = QRectF()
+        self._image_scale = (0.0, 0.0)
+        self._settle = QTimer()
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(settle_ms)
+        self._settle.timeout.connect(self._sharpen)
+        self.renders = 0  # how many times the image was rasterized (benchmark)
+        self.render_s = 0.0  # time of the last rasterization
 
     def set_segments(self, x0, y0, x1, y1) -> None:
         self.prepareGeometryChange()
@@ -45,50 +51,69 @@ class EdgeLayer(pg.GraphicsObject):
             top = float(min(self._y0.min(), self._y1.min()))
             bottom = float(max(self._y0.max(), self._y1.max()))
             self._bounds = QRectF(left, top, max(right - left, 1e-6), max(bottom - top, 1e-6))
-            if len(self._x0) > self.max_lines:
-                self._rasterize(left, top, right, bottom)
         else:
             self._bounds = QRectF()
         self.update()
 
-    def _rasterize(self, left: float, top: float, right: float, bottom: float) -> None:
-        w = self.image_width
-        aspect = (bottom - top) / max(right - left, 1e-9)
-        h = int(np.clip(round(w * aspect), 64, 2048))
-        dens = edge_density(self._x0, self._y0, self._x1, self._y1,
-                            (left, top, right, bottom), (w, h))
-        self._pixels = np.ascontiguousarray(density_rgba(dens, EDGE_RGB))
-        self._image = QImage(self._pixels.data, w, h, w * 4,
-                             QImage.Format.Format_ARGB32_Premultiplied)
-
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def paint(self, p: QPainter, *args) -> None:
-        if not len(self._x0):
-            return
+    def _view(self):
+        """(view rect, pixels per unit x, y) or None before the item is shown."""
         vb = self.getViewBox()
         if vb is None:
-            return
+            return None
         r = vb.viewRect()
-        mask = visible_segments(self._x0, self._y0, self._x1, self._y1,
-                                (r.left(), r.top(), r.right(), r.bottom()))
-        n = int(mask.sum())
-        if n > self.max_lines and self._image is not None:
-            self.drew_lines = 0
-            p.drawImage(self._bounds, self._image)
+        px = vb.viewPixelSize()
+        if not px[0] or not px[1] or r.width() <= 0 or r.height() <= 0:
+            return None
+        return r, 1.0 / px[0], 1.0 / px[1]
+
+    def render(self) -> None:
+        """Rasterize the edges for the current view (and margin) now."""
+        view = self._view()
+        if view is None or not len(self._x0):
             return
-        self.drew_lines = n
-        if n == 0:
+        r, ppx, ppy = view
+        start = time.perf_counter()
+        mx, my = r.width() * self.margin, r.height() * self.margin
+        rect = r.adjusted(-mx, -my, mx, my)
+        w = max(2, int(rect.width() * ppx))
+        h = max(2, int(rect.height() * ppy))
+        pixels = rasterize_edges(self._x0, self._y0, self._x1, self._y1,
+                                 (rect.left(), rect.top(), rect.right(), rect.bottom()),
+                                 (w, h), self.lut)
+        self._pixels = np.ascontiguousarray(pixels)
+        self._image = QImage(self._pixels.data, w, h, w * 4,
+                             QImage.Format.Format_ARGB32_Premultiplied)
+        self._image_rect = QRectF(rect.left(), rect.top(), (w - 1) / ppx, (h - 1) / ppy)
+        self._image_scale = (ppx, ppy)
+        self.renders += 1
+        self.render_s = time.perf_counter() - start
+
+    def _sharpen(self) -> None:
+        view = self._view()
+        if view is not None and (abs(view[1] / self._image_scale[0] - 1) > 1e-3
+                                 or abs(view[2] / self._image_scale[1] - 1) > 1e-3):
+            self.render()
+            self.update()
+
+    def paint(self, p: QPainter, *args) -> None:
+        view = self._view()
+        if view is None or not len(self._x0):
             return
-        xs = np.empty(2 * n)
-        ys = np.empty(2 * n)
-        xs[0::2], xs[1::2] = self._x0[mask], self._x1[mask]
-        ys[0::2], ys[1::2] = self._y0[mask], self._y1[mask]
-        self._segments = arrayToLineSegments(xs, ys, "pairs", False, self._segments)
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        p.setPen(self.pen)
-        p.drawLines(*self._segments.drawargs())
+        r, ppx, ppy = view
+        if self._image is None:
+            self.render()
+        else:
+            zoom = max(ppx / self._image_scale[0], self._image_scale[0] / ppx,
+                       ppy / self._image_scale[1], self._image_scale[1] / ppy)
+            if zoom > 1.6 or not self._image_rect.contains(r.intersected(self._bounds)):
+                self.render()
+            elif zoom > 1.001:
+                self._settle.start()
+        if self._image is not None:
+            p.drawImage(self._image_rect, self._image)
 
 
 class LabelLayer(pg.GraphicsObject):
