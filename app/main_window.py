@@ -38,7 +38,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._update_title()
         self._update_recent_menu()
-        self.resize(1400, 900)
+        self._initial_size()
         geometry, state = self.settings.window_state()
         if geometry is not None:
             self.restoreGeometry(geometry)
@@ -49,6 +49,13 @@ class MainWindow(QMainWindow):
                 "Welcome! Open the sample project (Help > Open sample project) to see "
                 "Anonymist at work.", 15000)
             self.settings.mark_started()
+
+    def _initial_size(self) -> None:
+        screen = self.screen().availableGeometry() if self.screen() else None
+        w, h = 1440, 900
+        if screen is not None:
+            w, h = min(w, int(screen.width() * 0.96)), min(h, int(screen.height() * 0.94))
+        self.resize(w, h)
 
     # --- construction ------------------------------------------------------------------
     def _build_status_bar(self) -> None:

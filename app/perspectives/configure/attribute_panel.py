@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QFormLayout,
-                               QHBoxLayout, QHeaderView, QLabel, QLineEdit, QSpinBox,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout,
+                                QHeaderView, QLabel, QLineEdit, QSpinBox,
                                QTableView, QVBoxLayout, QWidget)
 
 from app.document import Document
@@ -44,28 +44,24 @@ class AttributePanel(QWidget):
         hh.setStretchLastSection(True)
         self.view.selectionModel().selectionChanged.connect(self._selection)
         lay.addWidget(self.view, 1)
-        form = QFormLayout()
-        form.setHorizontalSpacing(10)
+        grid = QGridLayout()
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setHorizontalSpacing(8)
+        grid.setVerticalSpacing(6)
         self.heading = QLabel("Select an attribute")
         self.heading.setObjectName("subTitle")
-        form.addRow(self.heading)
+        grid.addWidget(self.heading, 0, 0, 1, 4)
         self.type = QComboBox()
         self.type.setObjectName("attributeType")
         for kind in ATTRIBUTE_TYPES:
             self.type.addItem(type_icon(kind), TYPE_LABELS[kind], kind)
         self.type.activated.connect(self._type_chosen)
-        form.addRow("Type", self.type)
-        types = QHBoxLayout()
         self.data_type = QComboBox()
         self.data_type.addItems(DATA_TYPES)
         self.data_type.activated.connect(self._data_type_chosen)
         self.format = QLineEdit()
         self.format.setPlaceholderText("format, e.g. %d.%m.%Y")
         self.format.editingFinished.connect(self._format_edited)
-        types.addWidget(self.data_type)
-        types.addWidget(self.format, 1)
-        form.addRow("Data type", types)
-        levels = QHBoxLayout()
         self.min_level = QSpinBox()
         self.max_level = QSpinBox()
         for w, label in ((self.min_level, "Minimum"), (self.max_level, "Maximum")):
@@ -73,22 +69,24 @@ class AttributePanel(QWidget):
             w.setSpecialValueText("auto")
             w.setToolTip(f"{label} generalization level ('auto': the hierarchy's)")
             w.valueChanged.connect(self._levels_edited)
-        levels.addWidget(QLabel("min"))
-        levels.addWidget(self.min_level)
-        levels.addWidget(QLabel("max"))
-        levels.addWidget(self.max_level)
-        levels.addStretch()
-        form.addRow("Generalization", levels)
         self.weight = QDoubleSpinBox()
         self.weight.setRange(0.0, 1.0)
         self.weight.setSingleStep(0.05)
         self.weight.setDecimals(2)
         self.weight.setToolTip("Attribute weight for weighted utility metrics")
         self.weight.valueChanged.connect(self._weight_edited)
-        form.addRow("Weight", self.weight)
+        for row, col, label, w in ((1, 0, "Type", self.type), (1, 2, "Data type", self.data_type),
+                                   (2, 0, "Format", self.format), (2, 2, "Weight", self.weight),
+                                   (3, 0, "Min level", self.min_level),
+                                   (3, 2, "Max level", self.max_level)):
+            grid.addWidget(QLabel(label), row, col)
+            grid.addWidget(w, row, col + 1)
+        grid.setColumnStretch(1, 3)
+        grid.setColumnStretch(3, 2)
+        form = grid
         self.form_host = QWidget()
-        self.form_host.setLayout(form)
-        lay.addWidget(self.form_host)
+        self.form_host.setObjectName("attributeForm")
+        self.form_host.setLayout(form)  # placed above the hierarchy editor by the perspective
         document.attributes_changed.connect(self._refresh)
         document.data_changed.connect(lambda: self._show([]))
         self._show([])

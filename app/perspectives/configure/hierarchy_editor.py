@@ -37,6 +37,7 @@ class HierarchyEditor(QWidget):
         self.title.setObjectName("sectionTitle")
         head.addWidget(self.title)
         head.addStretch()
+        levels = QHBoxLayout()
         self.buttons = {}
         for key, text, tip, slot in (
                 ("load", "Load…", "Load the hierarchy from a CSV file", self.load_dialog),
@@ -46,14 +47,15 @@ class HierarchyEditor(QWidget):
                 ("add_level", "+ Level", "Add a generalization level", self.add_level),
                 ("remove_level", "− Level", "Remove the highest level",
                  self.model.remove_level),
-                ("add_missing", "+ Missing values", "Add rows for data values the hierarchy "
+                ("add_missing", "+ Missing", "Add rows for data values the hierarchy "
                  "lacks", self.add_missing),
                 ("clear", "Clear", "Remove the hierarchy", self.clear)):
             b = QToolButton(text=text)
             b.setToolTip(tip)
             b.clicked.connect(slot)
-            head.addWidget(b)
+            (head if key in ("load", "create", "save") else levels).addWidget(b)
             self.buttons[key] = b
+        levels.addStretch()
         lay.addLayout(head)
         self.view = QTableView()
         self.view.setObjectName("hierarchyTable")
@@ -61,6 +63,7 @@ class HierarchyEditor(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(22)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         lay.addWidget(self.view, 1)
+        lay.addLayout(levels)
         self.status = QLabel()
         self.status.setObjectName("hierarchyStatus")
         self.status.setWordWrap(True)
