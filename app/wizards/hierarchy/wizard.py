@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QFileDialog, QHBoxLayout, QLabel, QPushButton,
+from PySide6.QtWidgets import (QButtonGroup, QDialog, QFileDialog, QHBoxLayout, QLabel, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget, QWizard, QWizardPage)
 
 from app.widgets.dialogs import show_error
@@ -251,11 +251,14 @@ class HierarchyWizard(QWizard):
     def set_results(self, results: Results) -> None:
         self.results = dict(results)
 
-    def accept(self) -> None:
-        super().accept()
-        self.finished_with.emit(dict(self.results))
-
     def done(self, result: int) -> None:
+        accepted = result in (QDialog.DialogCode.Accepted, QDialog.DialogCode.Accepted.value)
+        if accepted and not self.validateCurrentPage():
+            return  # QWizard.done would validate too; this way we know it passed
         for page in self.builder_pages.values():
             page.shutdown()
-        super().done(result)
+        if accepted:
+            QDialog.done(self, result)
+            self.finished_with.emit(dict(self.results))
+        else:
+            super().done(result)
