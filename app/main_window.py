@@ -219,11 +219,27 @@ class MainWindow(QMainWindow):
 
     # --- other dialogs ---------------------------------------------------------------------------
     def create_hierarchy(self, name: str) -> None:
-        """Hook for the hierarchy wizard (separate work); until then, a hint."""
-        show_message(self, "Create hierarchy",
-                     "The hierarchy wizard is not available in this version. Load a "
-                     "hierarchy from CSV or edit levels in the table.",
-                     icon=QMessageBox.Icon.Information)
+        """Open the hierarchy wizard for the selected attributes (one if ``name``)."""
+        doc = self.document
+        names = [n for n in self.configure.attributes.selected() if n] or ([name] if name else [])
+        if doc.table is None or not names:
+            show_message(self, "Create hierarchy", "Select an attribute first.")
+            return
+        try:
+            from app.wizards.hierarchy import run_hierarchy_wizard
+        except ImportError:
+            show_message(self, "Create hierarchy", "The hierarchy wizard is not available in "
+                         "this version. Load a hierarchy from CSV or edit the levels.",
+                         icon=QMessageBox.Icon.Information)
+            return
+        a = doc.attributes[names[0]]
+        dtype = {"kind": a.data_type, "format": a.format} if a.data_type else None
+        results = run_hierarchy_wizard(self, {n: doc.table.column(n) for n in names}, dtype,
+                                       a.hierarchy)
+        for attr, (hierarchy, _spec) in (results or {}).items():
+            doc.set_hierarchy_rows(attr, [list(r) for r in hierarchy.rows])
+        if results:
+            self.configure.hierarchy.show_attribute(names[0] if len(names) == 1 else None)
 
     def settings_dialog(self) -> None:
         dlg = SettingsDialog(self.settings, self)

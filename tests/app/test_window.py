@@ -77,3 +77,23 @@ def test_data_file_path_opens_prefilled_wizard(qtbot, window, adult_dir, monkeyp
     qtbot.addWidget(wizard)
     assert wizard.source_page.location.text().endswith("adult.csv")
     assert wizard.source_page.kind == "csv"
+
+
+def test_create_hierarchy_hook_opens_the_wizard(qtbot, window, monkeypatch):
+    import pytest
+    wizards = pytest.importorskip("app.wizards.hierarchy")
+    from engine.hierarchy.model import Hierarchy
+    open_sample(qtbot, window)
+    window.configure.attributes.select(["sex"])
+    calls = []
+
+    def fake(parent, columns, data_type=None, existing=None, spec=None):
+        calls.append(list(columns))
+        return {"sex": (Hierarchy.from_rows([["Male", "M", "*"], ["Female", "F", "*"]],
+                                            "sex"), None)}
+
+    monkeypatch.setattr(wizards, "run_hierarchy_wizard", fake)
+    window.actions["create_hierarchy"].trigger()
+    assert calls == [["sex"]]
+    assert window.document.hierarchy_status("sex").height == 2
+    assert window.configure.hierarchy.model.levels == 3
