@@ -36,20 +36,22 @@ CATEGORIES = (
 (NAMES, GEOGRAPHIC, DATES, PHONE, FAX, EMAIL, SSN, MEDICAL_RECORD, HEALTH_PLAN, ACCOUNT,
  LICENSE, VEHICLE, DEVICE, URL, IP, BIOMETRIC, PHOTO, OTHER) = CATEGORIES
 
-_FIRST = ("james john robert michael william david richard joseph thomas charles christopher "
-          "daniel matthew anthony mark donald steven paul andrew joshua kenneth kevin brian "
-          "george timothy ronald edward jason jeffrey ryan jacob gary nicholas eric jonathan "
-          "stephen larry justin scott brandon benjamin samuel frank gregory raymond patrick "
-          "mary patricia jennifer linda elizabeth barbara susan jessica sarah karen lisa nancy "
-          "betty margaret sandra ashley kimberly emily donna michelle carol amanda dorothy "
-          "melissa deborah stephanie rebecca sharon laura cynthia kathleen amy angela anna "
-          "emma olivia sophia maria hans peter klaus anne julia").split()
-_LAST = ("smith johnson williams brown jones garcia miller davis rodriguez martinez hernandez "
-         "lopez gonzalez wilson anderson thomas taylor moore jackson martin lee perez thompson "
-         "white harris sanchez clark ramirez lewis robinson walker young allen king wright "
-         "scott torres nguyen hill flores green adams nelson baker hall rivera campbell "
-         "mitchell carter roberts muller schmidt schneider fischer weber meyer wagner becker").split()
-_PERSON_NAMES = frozenset(_FIRST + _LAST)
+#: common first names and surnames (US, UK, Germany)
+_PERSON_NAMES = frozenset("""
+james john robert michael william david richard joseph thomas charles christopher
+daniel matthew anthony mark donald steven paul andrew joshua kenneth kevin brian
+george timothy ronald edward jason jeffrey ryan jacob gary nicholas eric jonathan
+stephen larry justin scott brandon benjamin samuel frank gregory raymond patrick
+mary patricia jennifer linda elizabeth barbara susan jessica sarah karen lisa nancy
+betty margaret sandra ashley kimberly emily donna michelle carol amanda dorothy
+melissa deborah stephanie rebecca sharon laura cynthia kathleen amy angela anna emma
+olivia sophia maria hans peter klaus anne julia smith johnson williams brown jones
+garcia miller davis rodriguez martinez hernandez lopez gonzalez wilson anderson
+thomas taylor moore jackson martin lee perez thompson white harris sanchez clark
+ramirez lewis robinson walker young allen king wright scott torres nguyen hill
+flores green adams nelson baker hall rivera campbell mitchell carter roberts muller
+schmidt schneider fischer weber meyer wagner becker
+""".split())
 
 _NUM_ID = frozenset("type kind category categories status class count flag format length "
                     "size verified opt optin consent valid".split())
@@ -92,7 +94,7 @@ def _rules() -> tuple[_Rule, ...]:
         _Rule(FAX, r"\b(fax|facsimile)\b", r"(faxnumber|faxno)", _NUM_ID, ph),
         _Rule(EMAIL, r"\b(e mail|email|mail)\b", r"(email)", _NUM_ID, r".*@.*",
               r"[\w.+\-]+@[\w\-]+(\.[\w\-]+)+"),
-        _Rule(SSN, r"\b(ssn|social security|socsec|sozialversicherungsnummer)\b",
+        _Rule(SSN, r"\b(ssn|social security|socsec)\b",
               r"(socialsecurity)", _NUM_ID, r"[\d\s\-]{9,11}", r"\d{3}-\d{2}-\d{4}"),
         _Rule(MEDICAL_RECORD, r"\b(mrn|medical record|patient id|patient number|chart "
               r"number|case number|record number)\b", r"(medicalrecord|patientid)", _NUM_ID,
@@ -150,7 +152,7 @@ def _name_forms(name: str) -> tuple[str, str]:
 
 
 def _share(values: np.ndarray, test: Callable[[str], bool]) -> float:
-    return float(np.mean([test(v) for v in values])) if len(values) else 0.0
+    return float(np.mean([test(v) for v in values])) if len(values) else 0.0  # distinct values
 
 
 def _regex(pattern: str) -> Callable[[str], bool]:
@@ -160,8 +162,7 @@ def _regex(pattern: str) -> Callable[[str], bool]:
 
 def _is_ip(v: str) -> bool:
     try:
-        ipaddress.ip_address(v.strip())
-        return True
+        return ipaddress.ip_address(v.strip()) is not None
     except ValueError:
         return False
 
@@ -189,8 +190,8 @@ def _sample(data: Data, name: str, size: int, seed: int) -> tuple[np.ndarray, fl
     n = n_rows(data)
     rng = np.random.default_rng(seed)
     rows = rng.choice(n, size, replace=False) if n > size else np.arange(n)
-    present = col.dictionary.astype(str)[col.codes[rows]]
-    present = present[np.char.strip(present.astype(str)) != ""]
+    present = col.dictionary[col.codes[rows]].astype(str)
+    present = present[np.char.strip(present) != ""]
     values = np.unique(present)
     ratio = len(values) / len(present) if len(present) else 0.0
     if len(values) > MAX_VALUES:
@@ -200,30 +201,17 @@ def _sample(data: Data, name: str, size: int, seed: int) -> tuple[np.ndarray, fl
 
 def _value_matches(name: str, values: np.ndarray, distinct: float,
                    threshold: float) -> list[IdentifierMatch]:
-    found = []
-    for rule in RULES:
-        if rule.pattern is None:
-            continue
-        share = _share(values, _regex(rule.pattern))
-        if share >= threshold:
-            found.append(IdentifierMatch(name, rule.category, "values",
-                                         f"{share:.0%} of sampled values look like "
-                                         f"{rule.category.lower()}"))
-    checks = ((IP, "IP addresses", _is_ip), (NAMES, "common first names or surnames",
-                                              _is_person_name))
-    for category, what, test in checks:
-        share = _share(values, test)
-        if share >= threshold:
-            found.append(IdentifierMatch(name, category, "values",
-                                         f"{share:.0%} of sampled values are {what}"))
+    tests = [(r.category, _share(values, _regex(r.pattern)), f"look like {r.category.lower()}")
+             for r in RULES if r.pattern is not None]
+    tests += [(IP, _share(values, _is_ip), "are IP addresses"),
+              (NAMES, _share(values, _is_person_name), "are common first names or surnames")]
     share, fmt = _is_date(values)
-    if share >= threshold:
-        found.append(IdentifierMatch(name, DATES, "values", f"{share:.0%} of sampled values "
-                                     f"are dates with day and month ({fmt})"))
-    zips = _share(values, _regex(r"\d{5}(-\d{4})?"))
-    if zips >= threshold and any(v.startswith("0") or "-" in v for v in values):
-        found.append(IdentifierMatch(name, GEOGRAPHIC, "values", f"{zips:.0%} of sampled values"
-                                     f" are 5-digit ZIP codes (with leading zeros or ZIP+4)"))
+    tests.append((DATES, share, f"are dates with day and month ({fmt})"))
+    if any(v.startswith("0") or "-" in v for v in values):  # not just any 5-digit number
+        tests.append((GEOGRAPHIC, _share(values, _regex(r"\d{5}(-\d{4})?")),
+                      "are 5-digit ZIP codes (with leading zeros or ZIP+4)"))
+    found = [IdentifierMatch(name, c, "values", f"{share:.0%} of sampled values {why}")
+             for c, share, why in tests if share >= threshold]
     codes = _share(values, _regex(r"(?=.*\d)(?=.*[a-z])[\w\-]{5,}"))
     if not found and len(values) >= 100 and distinct >= 0.95 and codes >= threshold:
         found.append(IdentifierMatch(name, OTHER, "values", f"{distinct:.0%} of sampled rows "
@@ -241,11 +229,9 @@ def _name_match(name: str, rule: _Rule, values: np.ndarray) -> IdentifierMatch |
     if rule.category == DATES and len(values):
         if not _is_date(values)[0] and all(re.fullmatch(r"\d{1,4}", v.strip()) for v in values):
             return None  # years (allowed by Safe Harbor), counts or ages are not dates
-    if rule.plausible is not None and len(values):
-        if _share(values, _regex(rule.plausible)) < 0.5:
-            return None
-    return IdentifierMatch(name, rule.category, "name",
-                           f"the name contains '{hit.group(0)}'")
+    if rule.plausible is not None and len(values) and _share(values, _regex(rule.plausible)) < .5:
+        return None
+    return IdentifierMatch(name, rule.category, "name", f"the name contains '{hit.group(0)}'")
 
 
 def _age_match(name: str, values: np.ndarray) -> IdentifierMatch | None:
@@ -285,16 +271,16 @@ def detect_identifiers(data: Data, attributes: Sequence[str] | None = None,
     if attributes is None:
         attributes = data.names if isinstance(data, EncodedTable) else list(data.columns)
     out: list[IdentifierMatch] = []
-    for name in map(str, attributes):
+    for name in map(str, attributes):  # name matches first, then value matches
         values, distinct = _sample(data, name, sample_size, seed)
         found = [m for rule in RULES if (m := _name_match(name, rule, values))]
         if len(found) > 1:  # "patient id" is a medical record number, not just any id
             found = [m for m in found if m.category != OTHER]
-        age = _age_match(name, values)
-        found += [age] if age else []
+        found += [m for m in [_age_match(name, values)] if m]
         seen = {m.category for m in found}
         for m in _value_matches(name, values, distinct, threshold):
-            if m.category not in seen and not (m.category == PHONE and FAX in seen):
+            if not (m.category in seen or m.category == OTHER and seen
+                    or m.category == PHONE and FAX in seen):
                 found.append(m)
                 seen.add(m.category)
         out += found

@@ -38,8 +38,7 @@ from engine.data.table import EncodedColumn, EncodedTable
 from engine.kernel.grouping import group_rows
 
 Data = Union[EncodedTable, pd.DataFrame]
-MISSING = ""
-SUPPRESSED = "*"
+MISSING, SUPPRESSED = "", "*"
 IGNORED = (MISSING, SUPPRESSED)
 OTHER = "(other)"
 
@@ -47,8 +46,7 @@ _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"
 _BRACKETS = re.compile(r"\s*[\[\(]\s*([^,;\[\]()]+?)\s*[,;]\s*([^,;\[\]()]+?)\s*[\]\[\)]\s*")
 _SET = re.compile(r"\s*\{(.*)\}\s*")
 _DASH = re.compile(rf"\s*({_NUM})\s*-\s*({_NUM})\s*")
-_BELOW = re.compile(r"\s*(<=?)\s*(.+?)\s*")
-_ABOVE = re.compile(r"\s*(>=?)\s*(.+?)\s*")
+_BELOW, _ABOVE = re.compile(r"\s*(<=?)\s*(.+?)\s*"), re.compile(r"\s*(>=?)\s*(.+?)\s*")
 
 
 # --- access to columns ----------------------------------------------------------------------
@@ -65,10 +63,8 @@ def n_rows(data: Data) -> int:
 
 def group_codes(data: Data, names: Sequence[str],
                 rows: np.ndarray | None = None) -> tuple[np.ndarray, int]:
-    """Each row's group of equal values in ``names`` (ids 0..n-1) and the number of groups.
-
-    ``rows`` (bool mask) restricts the rows; the ids then refer to those rows only.
-    """
+    """Each row's group of equal values in ``names`` (ids 0..n-1) and the number of groups;
+    ``rows`` (bool mask) restricts the rows, the ids then refer to those rows only."""
     cols = [column_of(data, n) for n in names]
     codes = np.stack([c.codes for c in cols], axis=1).astype(np.int32) if cols else \
         np.zeros((n_rows(data), 0), np.int32)
@@ -99,29 +95,34 @@ def interval_bounds(labels: Sequence[str], data_type: DataType | None) -> np.nda
     sets ``{a, b, c}`` -> ``(min, max)``; ``a-b`` (numbers only); ``<a``, ``<=a``
     -> ``(-inf, a)``; ``>a``, ``>=a`` -> ``(a, inf)``.
     """
-    labels = [str(v) for v in labels]
+    labels = np.asarray([str(v) for v in labels], dtype=object)
     out = np.full((len(labels), 2), np.nan)
     if data_type is None or data_type.kind not in (Kind.INTEGER, Kind.DECIMAL, Kind.DATE):
         return out
-
-    def num(text: str) -> float:
-        return float(_numbers(np.array([text], dtype=object), data_type)[0])
-
-    for i, v in enumerate(labels):
-        x = num(v)
-        if not np.isnan(x):
-            out[i] = x, x
-        elif m := _BRACKETS.fullmatch(v):
-            out[i] = num(m.group(1)), num(m.group(2))
+    out[:, 0] = out[:, 1] = _numbers(labels, data_type)
+    pending: list[tuple[int, int, str]] = []  # (label, 0 lower / 1 upper / 2 set member, text)
+    for i in np.flatnonzero(np.isnan(out[:, 0])):
+        v = labels[i]
+        if m := _BRACKETS.fullmatch(v):
+            pending += [(i, 0, m.group(1)), (i, 1, m.group(2))]
         elif m := _SET.fullmatch(v):
-            xs = [num(p) for p in m.group(1).split(",")]
-            out[i] = (min(xs), max(xs)) if xs and not np.isnan(xs).any() else (np.nan, np.nan)
+            out[i] = np.inf, -np.inf
+            pending += [(i, 2, p) for p in m.group(1).split(",")]
         elif data_type.kind is not Kind.DATE and (m := _DASH.fullmatch(v)):
             out[i] = float(m.group(1)), float(m.group(2))
         elif m := _BELOW.fullmatch(v):
-            out[i] = -np.inf, num(m.group(2))
+            out[i, 0] = -np.inf
+            pending.append((i, 1, m.group(2)))
         elif m := _ABOVE.fullmatch(v):
-            out[i] = num(m.group(2)), np.inf
+            out[i, 1] = np.inf
+            pending.append((i, 0, m.group(2)))
+    if pending:  # parse every bound text in one call
+        rows, sides, texts = map(np.array, zip(*pending))
+        x = _numbers(texts.astype(object), data_type)
+        for side in (0, 1):
+            out[rows[sides == side], side] = x[sides == side]
+        np.minimum.at(out[:, 0], rows[sides == 2], x[sides == 2])
+        np.maximum.at(out[:, 1], rows[sides == 2], x[sides == 2])
     out[np.isnan(out).any(axis=1)] = np.nan
     return out
 
@@ -285,19 +286,12 @@ def _ordered(values: np.ndarray, dtype: DataType) -> bool:
 def _interval(base: dict, x: np.ndarray, counts: np.ndarray,
               dtype: DataType) -> SummaryStatistics:
     series = pd.Series(np.repeat(x, counts))
-    as_value = _as_date if isinstance(dtype, DateType) else float
-    spread = _as_days if isinstance(dtype, DateType) else float
+    dates = isinstance(dtype, DateType)  # computed in days, reported as dates and durations
+    as_value = (lambda d: pd.Timestamp(0) + pd.Timedelta(days=float(d))) if dates else float
+    spread = (lambda d: pd.Timedelta(days=float(d))) if dates else float
     return SummaryStatistics(
         scale="interval", **base, median=as_value(series.median()), minimum=as_value(x.min()),
         maximum=as_value(x.max()), mean=as_value(series.mean()),
         std=spread(series.std()) if len(series) > 1 else None,
         q1=as_value(series.quantile(0.25)), q3=as_value(series.quantile(0.75)),
         range=spread(x.max() - x.min()))
-
-
-def _as_date(days: float) -> pd.Timestamp:
-    return pd.Timestamp(0) + pd.Timedelta(days=float(days))
-
-
-def _as_days(days: float) -> pd.Timedelta:
-    return pd.Timedelta(days=float(days))
