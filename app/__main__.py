@@ -14,6 +14,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="start the anonymization as soon as PATH is loaded")
     p.add_argument("--quit-after", type=float, default=None, metavar="SECONDS",
                    help="quit after this many seconds (smoke checks of built bundles)")
+    p.add_argument("--smoke-check", action="store_true",
+                   help="print the run's outcome and quit (for checks of built bundles); "
+                        "messages go to stderr instead of dialogs")
     return p.parse_args(argv)
 
 
@@ -43,12 +46,39 @@ def main(argv: list[str] | None = None) -> int:
     from app.main_window import MainWindow
 
     window = MainWindow()
+    if args.smoke_check:
+        _smoke_check(window, qapp)
     window.show()
+    qapp.aboutToQuit.connect(lambda: (window.search.wait_all(5000),
+                                      window.files.tasks.wait_all(5000)))
     if args.path:
         QTimer.singleShot(0, lambda: window.open_path(args.path, anonymize=args.anonymize))
     if args.quit_after is not None:
         QTimer.singleShot(int(args.quit_after * 1000), window.close)
     return qapp.exec()
+
+
+def _smoke_check(window, qapp) -> None:
+    """Report the outcome of ``PATH --anonymize`` on stdout and quit with its status."""
+    from app.widgets import dialogs
+
+    dialogs.NON_INTERACTIVE = True
+
+    def finished(outcome) -> None:
+        opt = outcome.value.optimum
+        print(f"smoke check: optimum {opt.levels if opt else None}, "
+              f"{outcome.value.transformations_checked} checked", flush=True)
+        window.document.set_modified(False)
+        qapp.exit(0)
+
+    def failed(label: str, message: str) -> None:
+        print(f"smoke check failed: {label}: {message}", file=sys.stderr, flush=True)
+        window.document.set_modified(False)
+        qapp.exit(1)
+
+    window.search.finished.connect(finished)
+    window.search.failed.connect(failed)
+    window.files.tasks.failed.connect(failed)
 
 
 if __name__ == "__main__":
