@@ -272,6 +272,7 @@ def test_edit_an_imported_hierarchy_and_save_it_back(qtbot, make_wizard, adult_a
     assert page.hierarchy.mapping(1)["1"] == page.hierarchy.mapping(1)["5"] == "young"
     # Remove level 3 and add a new top level.
     page.table.setCurrentIndex(page.table_model.index(0, 3))
+    assert page.buttons["remove"].text() == "Remove level 3"
     qtbot.mouseClick(page.buttons["remove"], Qt.MouseButton.LeftButton)
     assert page.hierarchy.levels == arx.levels - 1
     qtbot.mouseClick(page.buttons["add_level"], Qt.MouseButton.LeftButton)

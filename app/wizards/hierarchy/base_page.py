@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout,
-                               QWidget, QWizard, QWizardPage)
+from PySide6.QtWidgets import (QHBoxLayout, QSizePolicy, QSplitter, QWidget, QWizard,
+                               QWizardPage)
 
 from app.workers import TaskController
 from app.wizards.hierarchy.preview import BuiltHierarchy, PreviewBuilder, PreviewPanel, build_one
+from app.wizards.hierarchy.widgets import options_scroll
 from engine.errors import AnonymistError
 from engine.hierarchy.builders import BuilderError, BuilderSpec, column_values, default_spec
 from engine.hierarchy.builders.base import natural_order
@@ -34,6 +35,8 @@ class BuilderPage(QWizardPage):
         super().__init__()
         self.wiz = wizard
         self.setObjectName(f"{self.builder.name}Page")
+        # QWizard puts a spacer below its pages: only an expanding page fills the height.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         self.setTitle(f"{self.builder.title} hierarchy for {wizard.attributes_text()}")
         self.setSubTitle(self.subtitle)
         self.preview = PreviewBuilder(wizard.columns, self)
@@ -65,15 +68,7 @@ class BuilderPage(QWizardPage):
 
     def setup_layout(self, options: QWidget) -> None:
         """Options on the left (scrolling if long), the preview on the right."""
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QFrame.Shape.NoFrame)
-        holder = QWidget()
-        inner = QVBoxLayout(holder)
-        inner.setContentsMargins(0, 0, 8, 0)
-        inner.addWidget(options)
-        inner.addStretch()
-        scroll.setWidget(holder)
+        scroll = options_scroll(options)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
         split.addWidget(scroll)

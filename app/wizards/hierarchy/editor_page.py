@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout,
-                               QHeaderView, QLabel, QPushButton, QSpinBox, QSplitter,
-                               QTableView, QToolButton, QTreeView, QVBoxLayout, QWidget,
-                               QWizardPage)
+                               QHeaderView, QLabel, QPushButton, QSizePolicy, QSpinBox,
+                               QSplitter, QTableView, QToolButton, QTreeView, QVBoxLayout,
+                               QWidget, QWizardPage)
 
 from app.wizards.hierarchy.models import GroupsModel, HierarchyTableModel
 from engine.errors import AnonymistError, HierarchyError
@@ -36,6 +36,8 @@ class EditorPage(QWizardPage):
         super().__init__()
         self.wiz = wizard
         self.setObjectName("editorPage")
+        # QWizard puts a spacer below its pages: only an expanding page fills the height.
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
         self.setTitle(f"Edit the hierarchy of {wizard.attributes_text()}")
         self.setSubTitle("Edit a cell to rename its label in every row; drag values or "
                          "labels onto another group to move them there.")
@@ -167,11 +169,14 @@ class EditorPage(QWizardPage):
             self.set_hierarchy(self.history.pop(), keep_history=True)
 
     def selected_level(self) -> int:
-        column = self.table.currentIndex().column()
-        return column if column > 0 else self.level.value()
+        """The level the level buttons act on: the one whose groups are shown (a click
+        on a table cell shows its level)."""
+        return self.level.value()
 
     def _show_groups(self) -> None:
         level = self.level.value()
+        self.buttons["duplicate"].setText(f"Duplicate level {level}")
+        self.buttons["remove"].setText(f"Remove level {level}")
         self.groups_model.set_level(self.hierarchy, level)
         self.target.clear()
         self.target.addItems([g for g in self.groups_model.groups() if g])

@@ -24,8 +24,11 @@ FILL = QColor("#e8effb")
 LINE = QColor("#aab8cc")
 
 
-def row_title(row: int) -> str:
-    return "Intervals" if row == 0 else f"Level {row + 1}"
+def row_title(row: int, rows: int) -> str:
+    """Levels numbered as in the preview: base intervals are level 1, the top last."""
+    if row == 0:
+        return "Level 1\nintervals"
+    return f"Level {row + 1}\ntop" if row == rows else f"Level {row + 1}\ngroups"
 
 
 class IntervalStructureView(QWidget):
@@ -106,7 +109,7 @@ class IntervalStructureView(QWidget):
             p.setPen(muted)
             p.setFont(small)
             p.drawText(QRectF(MARGIN, y, GUTTER - 6, ROW_H), Qt.AlignmentFlag.AlignVCenter,
-                       "Top" if row == self.rows else row_title(row))
+                       row_title(row, self.rows))
         if self.shown:
             w = self._box_width()
             top = QRectF(GUTTER + MARGIN + 2, MARGIN, self.shown * w - 4, ROW_H)

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QFormLayout, QFrame, QGroupBox, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
                                QLineEdit, QScrollArea, QSpinBox, QSplitter, QStackedWidget,
                                QToolButton, QVBoxLayout, QWidget)
 
 from app.wizards.hierarchy.base_page import BuilderPage
 from app.wizards.hierarchy.interval_draft import IntervalDraft
 from app.wizards.hierarchy.interval_view import IntervalStructureView
-from app.wizards.hierarchy.widgets import CodingEditor, LabelPicker
+from app.wizards.hierarchy.widgets import CodingEditor, LabelPicker, options_scroll
 from engine.data.datatypes import Kind
 from engine.hierarchy.builders import LABEL_FUNCTIONS, BuilderError, IntervalSpec
 
@@ -123,28 +123,19 @@ class IntervalsPage(BuilderPage):
             b.setDefaultAction(self.actions_[key])
             bar.addWidget(b)
         bar.addStretch()
-        scroll = QScrollArea()
+        self.structure_scroll = scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setObjectName("structureScroll")
         scroll.setWidget(self.view)
-        scroll.setMinimumHeight(170)
         top = QWidget()
         top_lay = QVBoxLayout(top)
         top_lay.setContentsMargins(0, 0, 0, 0)
         top_lay.addLayout(bar)
         top_lay.addWidget(scroll, 1)
-        options_scroll = QScrollArea()
-        options_scroll.setWidgetResizable(True)
-        options_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        holder = QWidget()
-        inner = QVBoxLayout(holder)
-        inner.setContentsMargins(0, 0, 8, 0)
-        inner.addWidget(options)
-        inner.addStretch()
-        options_scroll.setWidget(holder)
+        left = options_scroll(options)
         bottom = QSplitter(Qt.Orientation.Horizontal)
         bottom.setChildrenCollapsible(False)
-        bottom.addWidget(options_scroll)
+        bottom.addWidget(left)
         bottom.addWidget(self.panel)
         bottom.setSizes([380, 680])
         split = QSplitter(Qt.Orientation.Vertical)
@@ -168,6 +159,7 @@ class IntervalsPage(BuilderPage):
         self.top_label.setText(spec.top_label)
         self.view.selection = (0, 0)
         self.view.set_draft(self.draft, spec, spec.top_label)
+        self._fit_structure()
         self.show_selection(0, 0)
 
     def refresh(self) -> None:
@@ -176,8 +168,16 @@ class IntervalsPage(BuilderPage):
             return
         spec = self.current_spec()
         self.view.set_draft(self.draft, spec, self.top_label.text())
+        self._fit_structure()
         self._update_actions()
         self.changed()
+
+    def _fit_structure(self) -> None:
+        """Show every row of the structure without scrolling, up to six levels."""
+        scroll = self.structure_scroll
+        bar = scroll.horizontalScrollBar().sizeHint().height()
+        wanted = self.view.minimumSizeHint().height() + 2 * scroll.frameWidth() + bar
+        scroll.setMinimumHeight(min(wanted, 7 * 50 + bar))
 
     # --- the selected box ----------------------------------------------------------------------
     def show_selection(self, row: int, pos: int) -> None:

@@ -192,19 +192,20 @@ class LevelBars(QWidget):
         top = max(self._groups, default=1)
         scale = math.log10(top + 1) if top > 0 else 1.0
         height = len(self._groups) - 1
+        count_w = fm.horizontalAdvance(f"{top:,} groups") + 12
         for i, n in enumerate(self._groups):
             y = 4 + i * 22
             p.setPen(text)
             p.drawText(QRectF(0, y, label_w, 18), Qt.AlignmentFlag.AlignVCenter,
                        level_title(i, height))
-            avail = max(10.0, self.width() - label_w - 60)
+            avail = max(10.0, self.width() - label_w - count_w)
             w = max(3.0, avail * math.log10(n + 1) / scale) if scale else 3.0
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(ACCENT.lighter(100 + 12 * min(i, 6)))
             p.drawRoundedRect(QRectF(label_w, y + 3, w, 12), 3, 3)
             p.setPen(text)
             word = "group" if n == 1 else "groups"
-            p.drawText(QRectF(label_w + w + 6, y, 120, 18), Qt.AlignmentFlag.AlignVCenter,
+            p.drawText(QRectF(label_w + w + 6, y, count_w, 18), Qt.AlignmentFlag.AlignVCenter,
                        f"{n:,} {word if i else 'values'}")
         p.end()
 
@@ -267,9 +268,9 @@ class PreviewPanel(QWidget):
         self.model.set_hierarchy(result.hierarchy)
         self.bars.set_groups(result.groups)
         values = result.groups[0] if result.groups else 0
-        took = f" in {result.seconds:.1f} s" if result.seconds >= 0.1 else ""
-        self.status.setText(f"'{result.attribute}': {values:,} values, height "
-                            f"{result.hierarchy.height}, built{took}")
+        took = f"; built in {result.seconds:.1f} s" if result.seconds >= 0.1 else ""
+        self.status.setText(f"'{result.attribute}': {values:,} values, "
+                            f"{result.hierarchy.height} generalization levels{took}")
 
     def _failed(self, message: str) -> None:
         self.error.setText(message)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QGridLayout,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, QGridLayout,
                                QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
-                               QToolButton, QVBoxLayout, QWidget)
+                               QScrollArea, QToolButton, QVBoxLayout, QWidget)
 
 from engine.hierarchy.builders import BuilderError, Group, Label
 
@@ -16,6 +16,25 @@ LABEL_TITLES = {
     "prefix": "Common prefix", "constant": "Constant text", "mean": "Arithmetic mean",
     "geometric_mean": "Geometric mean",
 }
+
+
+def options_scroll(options: QWidget) -> QScrollArea:
+    """``options`` at the top of a frameless scroll area showing the dialog's background."""
+    scroll = QScrollArea()
+    scroll.setObjectName("optionsScroll")
+    scroll.setWidgetResizable(True)
+    scroll.setFrameShape(QFrame.Shape.NoFrame)
+    scroll.setStyleSheet("QScrollArea#optionsScroll, QWidget#optionsHolder "
+                         "{ background: transparent; }")
+    holder = QWidget()
+    holder.setObjectName("optionsHolder")
+    inner = QVBoxLayout(holder)
+    inner.setContentsMargins(0, 0, 8, 0)
+    inner.addWidget(options)
+    inner.addStretch()
+    scroll.setWidget(holder)
+    scroll.viewport().setAutoFillBackground(False)
+    return scroll
 
 
 class LabelPicker(QWidget):
