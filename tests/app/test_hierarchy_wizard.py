@@ -14,6 +14,7 @@ from app.wizards.hierarchy import HierarchyWizard, run_hierarchy_wizard  # noqa:
 from app.wizards.hierarchy.intervals_page import IntervalsPage  # noqa: E402
 from app.wizards.hierarchy.masking_page import MaskingPage  # noqa: E402
 from app.wizards.hierarchy.models import GroupsModel, HierarchyTableModel  # noqa: E402
+from app.wizards.hierarchy.preview import PreviewBuilder  # noqa: E402
 from engine.data.datatypes import INTEGER  # noqa: E402
 from engine.data.table import EncodedTable  # noqa: E402
 from engine.hierarchy.builders import IntervalSpec, MaskingSpec  # noqa: E402
@@ -108,6 +109,27 @@ def test_editing_a_table_cell_asks_to_rename_the_label(qtbot):
         assert model.setData(model.index(1, 1), "low")
     assert blocker.args == [1, "a", "low"]
     assert not model.setData(model.index(0, 0), "x")  # values are not labels
+
+
+def test_preview_builds_after_a_pause_one_at_a_time(qtbot, adult_age):
+    builder = PreviewBuilder(adult_age)
+    started, built = [], []
+    builder.building.connect(started.append)
+    builder.built.connect(built.append)
+    specs = [IntervalSpec.regular(INTEGER, 0, w) for w in (5, 10, 20)]
+    with qtbot.waitSignal(builder.built, timeout=10_000):
+        for spec in specs:  # typing fast: only the last one is built
+            builder.request(spec)
+    assert len(started) == 1 and built[-1].hierarchy.mapping(1)["17"] == "[0, 20["
+    with qtbot.waitSignal(builder.built, timeout=10_000,
+                          check_params_cb=lambda b: b.hierarchy.mapping(1)["17"] == "[15, 20["):
+        builder.request(IntervalSpec.regular(INTEGER, 0, 3), immediately=True)
+        builder.request(IntervalSpec.regular(INTEGER, 0, 5), immediately=True)  # waits its turn
+    assert len(started) == 3 and len(built) == 2  # the overtaken result was not shown
+    with qtbot.waitSignal(builder.built, timeout=100):  # from the cache, at once
+        builder.request(specs[-1])
+    assert len(started) == 3
+    builder.shutdown()
 
 
 # --- intervals ------------------------------------------------------------------------------
@@ -244,6 +266,13 @@ def test_dates_and_priority_pages(qtbot, make_wizard):
     page.rows[0][1].setCurrentText("quarter")
     h, spec = finish(qtbot, wizard)["d"]
     assert h.mapping(1)["2020-05-02"] == "2020-Q2" and h.mapping(4)["1999-07-01"] == "1900-1999"
+
+    wizard = make_wizard({"d": dates}, {"kind": "date", "format": "%Y-%m-%d"})
+    page = choose(qtbot, wizard, "intervals")
+    assert page.draft.intervals[0].lower == "1999-01-01"  # a year from the first date
+    h, spec = finish(qtbot, wizard)["d"]
+    assert h.mapping(1)["2020-05-02"] == "[2020-01-01, 2021-01-01["
+    assert h.mapping(2)["2020-05-02"] == "[2019-01-01, 2024-01-01["
 
     words = EncodedTable.from_dataframe(pd.DataFrame({"w": list("aaabbc")})).column("w")
     wizard = make_wizard({"w": words}, "string")
