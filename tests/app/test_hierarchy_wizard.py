@@ -10,7 +10,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtWidgets import QDialog, QWizard  # noqa: E402
 
-from app.wizards.hierarchy import HierarchyWizard, run_hierarchy_wizard  # noqa: E402
+from app.wizards.hierarchy import (HierarchyWizard, resolve_data_type,  # noqa: E402
+                                   run_hierarchy_wizard)
 from app.wizards.hierarchy.intervals_page import IntervalsPage  # noqa: E402
 from app.wizards.hierarchy.masking_page import MaskingPage  # noqa: E402
 from app.wizards.hierarchy.models import GroupsModel, HierarchyTableModel  # noqa: E402
@@ -361,6 +362,19 @@ def test_missing_values_can_be_added(qtbot, make_wizard, adult_age):
     qtbot.mouseClick(page.buttons["add_missing"], Qt.MouseButton.LeftButton)
     assert page.status.property("state") == "ok"
     assert page.hierarchy.mapping(1)["90"] == "90" and page.hierarchy.mapping(2)["90"] == "*"
+
+
+def test_data_types_in_every_form(cup):
+    from engine.data.datatypes import DateType, DecimalType, OrdinalType, StringType
+
+    column = {"AGE": cup["AGE"]}
+    assert resolve_data_type(("date", "%d.%m.%Y"), column) == DateType("%d.%m.%Y")
+    assert resolve_data_type(("decimal", ","), column) == DecimalType(",")
+    assert resolve_data_type((None, None), column) == StringType()
+    assert resolve_data_type(None, column) == INTEGER
+    assert resolve_data_type({"kind": "integer"}, column) == INTEGER
+    ordinal = resolve_data_type(("ordinal", None), column)
+    assert isinstance(ordinal, OrdinalType) and set(ordinal.order) == set(cup["AGE"].dictionary)
 
 
 # --- entry point and specification files ------------------------------------------------------

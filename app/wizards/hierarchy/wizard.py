@@ -23,11 +23,11 @@ from app.wizards.hierarchy.intervals_page import IntervalsPage
 from app.wizards.hierarchy.masking_page import MaskingPage
 from app.wizards.hierarchy.ordering_page import OrderingPage
 from app.wizards.hierarchy.priority_page import PriorityPage
-from engine.data.datatypes import DataType, best_type
+from engine.data.datatypes import DataType, DateType, DecimalType, OrdinalType, best_type
 from engine.data.table import EncodedColumn
 from engine.errors import AnonymistError
-from engine.hierarchy.builders import (BuilderError, BuilderSpec, builder_for, load_spec,
-                                       save_spec, type_from_json)
+from engine.hierarchy.builders import (BuilderError, BuilderSpec, builder_for, column_values,
+                                       load_spec, save_spec, type_from_json)
 from engine.hierarchy.model import Hierarchy
 
 START, EDITOR = 0, 1
@@ -48,12 +48,30 @@ Results = dict[str, tuple[Hierarchy, BuilderSpec | None]]
 
 
 def resolve_data_type(data_type: Any, columns: Mapping[str, EncodedColumn]) -> DataType:
-    """A `DataType` from one, a kind name (``"integer"``), ``{"kind", "format"}``, or
-    ``None`` (detected from the first column)."""
+    """A `DataType` from one; a kind name (``"integer"``); the JSON form ``{"kind": "date",
+    "format": "%d.%m.%Y"}``; an attribute's ``(data_type, format)`` pair as the Configure
+    perspective keeps it (``("date", "%d.%m.%Y")``, ``(None, None)`` for string); or
+    ``None`` (detected from the first column).
+
+    An ordinal type without its order orders the values as they first appear.
+    """
     if isinstance(data_type, DataType):
         return data_type
     if data_type is None:
         return best_type(next(iter(columns.values())))
+    if isinstance(data_type, tuple):
+        name, fmt = data_type
+        name = (name or "string").lower()
+        if name == "date":
+            return DateType(fmt or "%Y-%m-%d")
+        if name == "decimal":
+            return DecimalType(fmt if fmt in (".", ",") else ".")
+        data_type = name
+    if data_type in ("ordinal", {"kind": "ordinal"}):
+        order: dict[str, None] = {}
+        for column in columns.values():
+            order.update(dict.fromkeys(column_values(column).present))
+        return OrdinalType(tuple(order))
     return type_from_json(data_type)
 
 
