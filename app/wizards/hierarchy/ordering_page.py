@@ -48,10 +48,10 @@ class OrderingPage(BuilderPage):
         self.custom.toggled.connect(self._custom_toggled)
         lay.addWidget(self.custom)
         self.order = ValueOrder()
-        self.order.setMinimumHeight(220)
+        self.order.setMinimumHeight(260)
         self.order.setVisible(False)
         self.order.changed.connect(self.changed)
-        lay.addWidget(self.order, 1)
+        lay.addWidget(self.order)
         return box
 
     def _custom_toggled(self, on: bool) -> None:
