@@ -20,9 +20,9 @@ from app.perspectives.explore.nodes import ExploreNodes
 from app.perspectives.explore.text import node_tooltip
 
 # fill of checked / inferred nodes per state (unknown, anonymous, not anonymous)
-FILL_CHECKED = ("#9aa4b2", "#1f9d55", "#d64545")
-FILL_INFERRED = ("#c9d0d9", "#93d4ab", "#f1a9a9")
-OUTLINE_CHECKED = ("#5b6573", "#11663a", "#8f2424")
+FILL_CHECKED = ("#8d97a5", "#1e9e57", "#d23c3c")
+FILL_INFERRED = ("#cbd2db", "#6cc990", "#ee8a8a")
+OUTLINE_CHECKED = ("#4a5361", "#0b4d2a", "#6e1515")
 OPTIMUM_COLOR = "#f5b700"
 SELECTION_COLOR = "#2f6fd6"
 NODE_SIZE = 7
@@ -30,12 +30,21 @@ HIT_RADIUS_PX = 8
 
 
 class _LatticeBox(pg.ViewBox):
-    """Wheel zooms both axes; Shift+wheel zooms across rows only (they are wide)."""
+    """Rows are far wider than the lattice is high, so the wheel zooms mostly across
+    rows (x by s, y by s**0.4): nodes separate while neighbouring rows stay in view.
+    Shift+wheel zooms both axes alike."""
+
+    Y_EXPONENT = 0.4
 
     def wheelEvent(self, ev, axis=None):
-        if ev.modifiers() & Qt.KeyboardModifier.ShiftModifier:
-            axis = 0
-        super().wheelEvent(ev, axis)
+        delta = ev.delta() if hasattr(ev, "delta") else ev.angleDelta().y()
+        s = 1.02 ** (delta * self.state["wheelScaleFactor"])
+        ys = s if ev.modifiers() & Qt.KeyboardModifier.ShiftModifier else s ** self.Y_EXPONENT
+        center = self.mapToView(ev.pos())
+        self._resetTarget()
+        self.scaleBy((s, ys), center)
+        ev.accept()
+        self.sigRangeChangedManually.emit(self.state["mouseEnabled"])
 
 
 class LatticeView(QWidget):
@@ -114,7 +123,7 @@ class LatticeView(QWidget):
             self.optimum_label.hide()
             return
         heights = nodes.heights()
-        key = (state_order_key(nodes.states, nodes.percent) if self.order == ORDER_STATE
+        key = (state_order_key(nodes.states, nodes.checked, nodes.percent) if self.order == ORDER_STATE
                else None)
         # positions come from the whole set so rows stay put while filtering
         x, y = node_positions(heights, key)
@@ -151,6 +160,10 @@ class LatticeView(QWidget):
             self.optimum_marker.setData([ox], [oy])
             pct = nodes.percent[opt]
             self.optimum_label.setText(f"Optimum · {pct:.1f} %")
+            lo, hi = self._all_x.min(), self._all_x.max()
+            side = (ox - lo) / max(hi - lo, 1e-9)  # keep the label inside the drawing
+            self.optimum_label.setAnchor((0.5 if 0.2 < side < 0.8 else
+                                          1.0 if side >= 0.8 else 0.0, 1.35))
             self.optimum_label.setPos(ox, oy)
             self.optimum_label.show()
         else:
@@ -201,8 +214,8 @@ class LatticeView(QWidget):
             return np.zeros(0, dtype=np.int8)
         return self.nodes.states[np.sort(self.shown)]
 
-    def scene_pos_of_row(self, row: int) -> QPointF:
-        """Where ``row`` is drawn, in the view widget's coordinates (for tests)."""
+    def widget_pos_of_row(self, row: int) -> QPoint:
+        """Where ``row`` is drawn, in the graphics viewport's coordinates (for tests)."""
         p = self.box.mapViewToScene(QPointF(self._all_x[row], self._all_y[row]))
         return self.graphics.mapFromScene(p)
 

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
+from PySide6.QtCore import QObject, QPointF, QRectF, QRunnable, Qt, QThreadPool, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 
 from app.perspectives.explore.raster import density_lut, rasterize_edges
@@ -14,42 +14,73 @@ from app.perspectives.explore.text import level_label
 EDGE_RGB = (110, 122, 140)
 
 
-class EdgeLayer(pg.GraphicsObject):
-    """All edges, rasterized (numba) into one image of the view and its surroundings.
+class _Raster(QRunnable):
+    """Rasterizes one view of the edges in the pool (numba releases the GIL)."""
 
-    A frame blits that image, so panning and zooming cost the same for any
-    number of edges. The image covers the view plus a margin; it is redrawn at
-    once when the view leaves it or the zoom changed a lot, and shortly after
-    the view stops moving otherwise, so it is sharp again at rest.
+    def __init__(self, done: Signal, generation: int, segments, rect: QRectF,
+                 size: tuple[int, int], scale: tuple[float, float], lut: np.ndarray):
+        super().__init__()
+        self.done, self.generation = done, generation
+        self.segments, self.rect, self.size, self.scale, self.lut = (
+            segments, rect, size, scale, lut)
+
+    def run(self) -> None:
+        start = time.perf_counter()
+        r = self.rect
+        pixels = rasterize_edges(*self.segments, (r.left(), r.top(), r.right(), r.bottom()),
+                                 self.size, self.lut)
+        self.done.emit((self.generation, pixels, self.rect, self.scale,
+                        time.perf_counter() - start))
+
+
+class _Bridge(QObject):
+    done = Signal(object)
+
+
+class EdgeLayer(pg.GraphicsObject):
+    """Edges of the nodes in view, rasterized (numba) into one image of the view.
+
+    From afar tens of thousands of edges are only a grey mass that hides the
+    nodes, so edges are drawn once at most ``max_edges`` touch the view (the
+    selected node's edges are drawn by the view itself). A frame blits one
+    image, so panning and zooming cost the same for any number of edges; when
+    the view leaves the image or the zoom changes, a sharper image is drawn in
+    a background thread and swapped in, so the GUI never waits for edges.
     """
 
-    def __init__(self, margin: float = 0.5, settle_ms: int = 120):
+    def __init__(self, max_edges: int = 6_000, margin: float = 0.5):
         super().__init__()
+        self.max_edges = max_edges
         self.margin = margin
         self.lut = density_lut(EDGE_RGB)
-        self._x0 = self._y0 = self._x1 = self._y1 = np.zeros(0)
+        self._segments = (np.zeros(0),) * 4
         self._bounds = QRectF()
         self._image: QImage | None = None
         self._pixels: np.ndarray | None = None  # keeps the QImage's memory alive
         self._image_rect = QRectF()
-        self._image_scale = (0.0, 0.0)
-        self._settle = QTimer()
-        self._settle.setSingleShot(True)
-        self._settle.setInterval(settle_ms)
-        self._settle.timeout.connect(self._sharpen)
-        self.renders = 0  # how many times the image was rasterized (benchmark)
-        self.render_s = 0.0  # time of the last rasterization
+        self._image_scale = (1.0, 1.0)
+        self._generation = 0
+        self._busy = False
+        self._pending = False
+        self._pool = QThreadPool()
+        self._pool.setMaxThreadCount(1)
+        self._bridge = _Bridge()
+        self._bridge.done.connect(self._rendered)
+        self.edges_in_view = 0  # edges touching the view in the last frame
+        self.shown = False  # whether the last frame drew edges
+        self.renders = 0  # images drawn so far (benchmark)
+        self.render_s = 0.0  # time of the last one
 
     def set_segments(self, x0, y0, x1, y1) -> None:
         self.prepareGeometryChange()
-        self._x0, self._y0 = np.asarray(x0, float), np.asarray(y0, float)
-        self._x1, self._y1 = np.asarray(x1, float), np.asarray(y1, float)
+        self._segments = tuple(np.ascontiguousarray(a, dtype=np.float64)
+                               for a in (x0, y0, x1, y1))
+        self._generation += 1
         self._image = self._pixels = None
-        if len(self._x0):
-            left = float(min(self._x0.min(), self._x1.min()))
-            right = float(max(self._x0.max(), self._x1.max()))
-            top = float(min(self._y0.min(), self._y1.min()))
-            bottom = float(max(self._y0.max(), self._y1.max()))
+        x0, y0, x1, y1 = self._segments
+        if len(x0):
+            left, right = float(min(x0.min(), x1.min())), float(max(x0.max(), x1.max()))
+            top, bottom = float(min(y0.min(), y1.min())), float(max(y0.max(), y1.max()))
             self._bounds = QRectF(left, top, max(right - left, 1e-6), max(bottom - top, 1e-6))
         else:
             self._bounds = QRectF()
@@ -58,8 +89,12 @@ class EdgeLayer(pg.GraphicsObject):
     def boundingRect(self) -> QRectF:
         return self._bounds
 
-    def _view(self):
-        """(view rect, pixels per unit x, y) or None before the item is shown."""
+    def wait(self, msecs: int = 5000) -> bool:
+        """Wait for a background rasterization (tests, closing)."""
+        return self._pool.waitForDone(msecs)
+
+    def _target(self):
+        """(rect, size, scale) of an image for the current view, or None before it is shown."""
         vb = self.getViewBox()
         if vb is None:
             return None
@@ -67,53 +102,91 @@ class EdgeLayer(pg.GraphicsObject):
         px = vb.viewPixelSize()
         if not px[0] or not px[1] or r.width() <= 0 or r.height() <= 0:
             return None
-        return r, 1.0 / px[0], 1.0 / px[1]
-
-    def render(self) -> None:
-        """Rasterize the edges for the current view (and margin) now."""
-        view = self._view()
-        if view is None or not len(self._x0):
-            return
-        r, ppx, ppy = view
-        start = time.perf_counter()
+        ppx, ppy = 1.0 / px[0], 1.0 / px[1]
         mx, my = r.width() * self.margin, r.height() * self.margin
         rect = r.adjusted(-mx, -my, mx, my)
-        w = max(2, int(rect.width() * ppx))
-        h = max(2, int(rect.height() * ppy))
-        pixels = rasterize_edges(self._x0, self._y0, self._x1, self._y1,
+        w, h = max(2, int(rect.width() * ppx)), max(2, int(rect.height() * ppy))
+        rect = QRectF(rect.left(), rect.top(), (w - 1) / ppx, (h - 1) / ppy)
+        return r, rect, (w, h), (ppx, ppy)
+
+    def _touching(self, rect: QRectF) -> np.ndarray:
+        """Mask of edges with an end inside ``rect``."""
+        x0, y0, x1, y1 = self._segments
+        left, right, top, bottom = rect.left(), rect.right(), rect.top(), rect.bottom()
+        return (((x0 >= left) & (x0 <= right) & (y0 >= top) & (y0 <= bottom))
+                | ((x1 >= left) & (x1 <= right) & (y1 >= top) & (y1 <= bottom)))
+
+    def _job(self, rect: QRectF, size, scale) -> _Raster:
+        m = self._touching(rect)
+        return _Raster(self._bridge.done, self._generation,
+                       tuple(np.ascontiguousarray(a[m]) for a in self._segments),
+                       rect, size, scale, self.lut)
+
+    def render(self) -> None:
+        """Rasterize the edges for the current view now, in this thread."""
+        target = self._target()
+        if target is None or not len(self._segments[0]):
+            return
+        _, rect, size, scale = target
+        job = self._job(rect, size, scale)
+        start = time.perf_counter()
+        pixels = rasterize_edges(*job.segments,
                                  (rect.left(), rect.top(), rect.right(), rect.bottom()),
-                                 (w, h), self.lut)
+                                 size, self.lut)
+        self._take(self._generation, pixels, rect, scale, time.perf_counter() - start,
+                   repaint=False)
+
+    def _request(self) -> None:
+        if self._busy:
+            self._pending = True
+            return
+        target = self._target()
+        if target is None:
+            return
+        _, rect, size, scale = target
+        self._busy, self._pending = True, False
+        self._pool.start(self._job(rect, size, scale))
+
+    def _rendered(self, payload) -> None:
+        self._busy = False
+        self._take(*payload)
+        if self._pending:
+            self._request()
+
+    def _take(self, generation, pixels, rect, scale, seconds, repaint: bool = True) -> None:
+        if generation != self._generation:
+            return
         self._pixels = np.ascontiguousarray(pixels)
+        h, w = self._pixels.shape
         self._image = QImage(self._pixels.data, w, h, w * 4,
                              QImage.Format.Format_ARGB32_Premultiplied)
-        self._image_rect = QRectF(rect.left(), rect.top(), (w - 1) / ppx, (h - 1) / ppy)
-        self._image_scale = (ppx, ppy)
+        self._image_rect, self._image_scale = rect, scale
         self.renders += 1
-        self.render_s = time.perf_counter() - start
-
-    def _sharpen(self) -> None:
-        view = self._view()
-        if view is not None and (abs(view[1] / self._image_scale[0] - 1) > 1e-3
-                                 or abs(view[2] / self._image_scale[1] - 1) > 1e-3):
-            self.render()
+        self.render_s = seconds
+        if repaint:
             self.update()
 
     def paint(self, p: QPainter, *args) -> None:
-        view = self._view()
-        if view is None or not len(self._x0):
+        self.shown = False
+        if not len(self._segments[0]):
             return
-        r, ppx, ppy = view
+        target = self._target()
+        if target is None:
+            return
+        view, _, _, (ppx, ppy) = target
+        self.edges_in_view = int(self._touching(view).sum())
+        if self.edges_in_view > self.max_edges:
+            return
         if self._image is None:
             self.render()
         else:
-            zoom = max(ppx / self._image_scale[0], self._image_scale[0] / ppx,
-                       ppy / self._image_scale[1], self._image_scale[1] / ppy)
-            if zoom > 1.6 or not self._image_rect.contains(r.intersected(self._bounds)):
-                self.render()
-            elif zoom > 1.001:
-                self._settle.start()
+            sx, sy = self._image_scale
+            zoomed = max(abs(ppx / sx - 1.0), abs(ppy / sy - 1.0)) > 1e-3
+            if zoomed or not self._image_rect.contains(view.intersected(self._bounds)):
+                self._request()
         if self._image is not None:
             p.drawImage(self._image_rect, self._image)
+            self.shown = True
 
 
 class LabelLayer(pg.GraphicsObject):

@@ -54,8 +54,13 @@ def node_positions(heights: np.ndarray, sort_key: np.ndarray | None = None,
     return x, y
 
 
-def state_order_key(states: np.ndarray, percent: np.ndarray) -> np.ndarray:
-    """Order within a row: not anonymous, not checked, anonymous; then by loss."""
+def state_order_key(states: np.ndarray, checked: np.ndarray, percent: np.ndarray) -> np.ndarray:
+    """Order within a row: not anonymous, not checked, anonymous; then checked ones
+    by loss, then the others by their loss bound.
+
+    The frontier between not anonymous and anonymous is then in one place on
+    every row, with the best checked transformations next to it.
+    """
     rank = np.select([states == 2, states == 0], [0.0, 1.0], 2.0)
-    p = np.nan_to_num(percent, nan=100.0)
-    return rank * 1000.0 + p
+    p = np.clip(np.nan_to_num(percent, nan=100.0), 0.0, 100.0)
+    return rank * 1000.0 + np.where(checked, 0.0, 200.0) + p

@@ -75,8 +75,8 @@ def colorize(counts, lut):
     return out
 
 
-def density_lut(rgb: tuple[int, int, int], alpha_one: float = 80.0,
-                alpha_max: float = 215.0) -> np.ndarray:
+def density_lut(rgb: tuple[int, int, int], alpha_one: float = 110.0,
+                alpha_max: float = 225.0) -> np.ndarray:
     """Premultiplied ARGB32 colours for 0..255 crossings: one edge ~ ``alpha_one``."""
     c = np.arange(256, dtype=float)
     alpha = alpha_max * (1.0 - np.exp(-c * alpha_one / alpha_max))

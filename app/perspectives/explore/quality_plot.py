@@ -1,0 +1,91 @@
+"""Best information loss found so far over time, fed by the search's progress reports."""
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from app.perspectives.explore.text import format_loss
+
+
+def scalar_loss(loss) -> float | None:
+    """A number to plot: the loss, or the mean of a rank aggregate's entries."""
+    if loss is None:
+        return None
+    if isinstance(loss, (tuple, list, np.ndarray)):
+        return float(np.mean(np.asarray(loss, dtype=float)))
+    return float(loss)
+
+
+class QualityPlot(QWidget):
+    """Keeps the curve of the last run until the next one begins."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        title = QLabel("Search progress")
+        title.setObjectName("sectionTitle")
+        lay.addWidget(title)
+        self.caption = QLabel("Best information loss found so far, over time.")
+        self.caption.setObjectName("mutedLabel")
+        self.caption.setWordWrap(True)
+        lay.addWidget(self.caption)
+        self.plot = pg.PlotWidget(background="#ffffff")
+        self.plot.setMenuEnabled(False)
+        self.plot.showGrid(x=True, y=True, alpha=0.25)
+        self.plot.setLabel("bottom", "elapsed", units="s")
+        self.plot.setLabel("left", "loss")
+        self.plot.setMinimumHeight(120)
+        self.curve = self.plot.plot([], [], pen=pg.mkPen("#2f6fd6", width=2))
+        lay.addWidget(self.plot, 1)
+        self.times: list[float] = []  # when the best loss improved
+        self.losses: list[float] = []  # the improved best loss
+        self.checked = 0
+        self.last_time = 0.0
+
+    def begin_run(self) -> None:
+        self.times, self.losses, self.checked, self.last_time = [], [], 0, 0.0
+        self.curve.setData([], [])
+        self.caption.setText("Searching…")
+
+    def add_progress(self, progress) -> None:
+        """Add an ``engine.search.Progress`` (reports without a best loss are counted only)."""
+        self.checked = max(self.checked, int(getattr(progress, "checked", 0)))
+        t = float(getattr(progress, "elapsed_s", 0.0))
+        self.last_time = max(self.last_time, t)
+        loss = scalar_loss(getattr(progress, "best_loss", None))
+        if loss is None:
+            return
+        if not self.losses or loss < self.losses[-1]:
+            self.times.append(t)
+            self.losses.append(loss)
+        self._redraw()
+        self.caption.setText(f"{self.checked:,} transformations checked, best loss "
+                             f"{format_loss(progress.best_loss)} after {t:.1f} s")
+
+    def finish(self, result) -> None:
+        """Close the curve at the run's end with the result's optimum."""
+        opt = getattr(result, "optimum", None)
+        self.last_time = max(self.last_time, float(result.elapsed_s))
+        if opt is None:
+            self.caption.setText("No transformation meets the privacy models.")
+            self._redraw()
+            return
+        loss = scalar_loss(opt.information_loss)
+        if not self.losses or loss < self.losses[-1]:
+            self.times.append(self.last_time)
+            self.losses.append(loss)
+        self._redraw()
+        self.caption.setText(
+            f"{result.transformations_checked:,} of {result.lattice_size:,} checked in "
+            f"{result.elapsed_s:.2f} s; optimum loss {opt.information_loss_percent:.2f} %")
+
+    def _redraw(self) -> None:
+        # best-so-far is a step function: hold each value until the next improvement
+        if not self.times:
+            self.curve.setData([], [])
+            return
+        t = np.asarray(self.times + [max(self.last_time, self.times[-1])])
+        v = np.asarray(self.losses + [self.losses[-1]])
+        self.curve.setData(np.repeat(t, 2)[1:], np.repeat(v, 2)[:-1])

@@ -1,0 +1,239 @@
+"""Explore perspective on Adult (k=5, 4 % suppression): lattice, list, filter, apply, clipboard."""
+from __future__ import annotations
+
+import json
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel, Qt  # noqa: E402
+
+import engine  # noqa: E402
+from app.perspectives.explore import ExplorePerspective  # noqa: E402
+from app.perspectives.explore.clipboard import ClipboardModel  # noqa: E402
+from app.perspectives.explore.filters import NodeFilter  # noqa: E402
+from app.perspectives.explore.list_model import NodeListModel  # noqa: E402
+from app.perspectives.explore.nodes import ExploreNodes  # noqa: E402
+from engine.result import relative_percent  # noqa: E402
+from engine.search.progress import Progress  # noqa: E402
+from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN  # noqa: E402
+from tests.oracle import SHARED  # noqa: E402
+
+ADULT = SHARED / "data" / "adult"
+QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+       "occupation", "salary-class"]
+
+
+def adult_job() -> dict:
+    return {"data": {"path": str(ADULT / "adult.csv"), "delimiter": ";"},
+            "attributes": {q: {"type": "quasi-identifying",
+                               "hierarchy": str(ADULT / f"adult_hierarchy_{q}.csv")}
+                           for q in QIS},
+            "privacy": [{"model": "k-anonymity", "k": 5}],
+            "transformation": {"suppression_limit": 0.04},
+            "metric": {"name": "loss"}}
+
+
+@pytest.fixture(scope="module")
+def adult():
+    """One Adult run and its progress reports (shared: the tests do not change states
+    other than by checking transformations, which the engine's space records too)."""
+    reports: list[Progress] = []
+    result = engine.anonymize(None, adult_job(), progress=reports.append)
+    assert result.lattice.size == 12_960
+    return result, reports
+
+
+@pytest.fixture
+def explore(qtbot, adult):
+    result, reports = adult
+    view = ExplorePerspective()
+    qtbot.addWidget(view)
+    view.resize(1400, 900)
+    view.begin_run()
+    for p in reports:
+        view.add_progress(p)
+    with qtbot.waitSignal(view.checker.checked, timeout=10000):
+        view.set_result(result)  # selects the optimum, which is described in the worker
+    view.show()
+    yield view
+    view.shutdown()
+
+
+def wait_checked(qtbot, view):
+    return qtbot.waitSignal(view.checker.checked, timeout=10000)
+
+
+def test_lattice_holds_every_node_with_the_engines_states(explore, adult):
+    result, _ = adult
+    assert explore.lattice.node_count() == 12_960
+    assert np.array_equal(explore.lattice.shown_states(), result.space.states)
+    opt = explore.nodes.optimum
+    assert explore.nodes.levels_of(opt) == tuple(result.optimum.levels.values())
+    assert explore.lattice.selected_row == opt
+    assert explore.properties.levels == tuple(result.optimum.levels.values())
+    assert "5-anonymity" in explore.properties.fields["models"].text()
+    assert explore.list_model.rowCount() == 12_960
+
+
+def test_selecting_in_the_list_selects_in_the_lattice(qtbot, explore):
+    model, sel = explore.list_model, explore.list_view.selectionModel()
+    explore.list_view.sortByColumn(model.columnCount() - 3, Qt.SortOrder.AscendingOrder)
+    with wait_checked(qtbot, explore):
+        sel.setCurrentIndex(model.index(123, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
+                            | QItemSelectionModel.SelectionFlag.Rows)
+    row = model.node_row(123)
+    assert explore.current_row == row
+    assert explore.lattice.selected_row == row
+    assert explore.properties.levels == explore.nodes.levels_of(row)
+    # and back: a node picked in the lattice is the list's current row
+    other = (row + 4000) % len(explore.nodes)
+    with wait_checked(qtbot, explore):
+        explore.select_row(other, source="lattice")
+    assert model.node_row(sel.currentIndex().row()) == other
+
+
+def test_clicking_a_node_selects_it(qtbot, explore):
+    lattice = explore.lattice
+    row = int(np.flatnonzero(explore.nodes.heights() == 0)[0])  # the bottom stands alone
+    pos = lattice.widget_pos_of_row(row)
+    with qtbot.waitSignal(lattice.node_clicked, timeout=5000) as blocker:
+        qtbot.mouseClick(lattice.graphics.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    assert blocker.args == [row]
+    qtbot.waitSignal(explore.checker.checked, timeout=10000, raising=False).wait()
+
+
+def test_filter_counts(qtbot, explore, adult):
+    result, _ = adult
+    space = result.space
+    panel = explore.filter
+    panel.state_boxes[NOT_ANONYMOUS].setChecked(False)
+    panel.state_boxes[UNKNOWN].setChecked(False)
+    with qtbot.waitSignal(panel.filter_changed, timeout=5000):
+        panel.flush()
+    anonymous = int((space.states == ANONYMOUS).sum())
+    assert explore.lattice.node_count() == anonymous
+    assert explore.list_model.rowCount() == anonymous
+    assert f"<b>{anonymous:,}</b> of 12,960" in panel.counts.text()
+
+    age = QIS.index("age")
+    levels = space.levels
+    explore.set_filter(NodeFilter(levels={"age": (1, 2)}))
+    expected = int(((levels[:, age] >= 1) & (levels[:, age] <= 2)).sum())
+    assert explore.lattice.node_count() == expected == explore.list_model.rowCount()
+
+    # loss range: exact losses of checked nodes, lower bounds of the others
+    pct = np.array([relative_percent(space.info(i).loss, result._low, result._high)
+                    if space.info(i).loss is not None else np.nan for i in range(len(levels))])
+    explore.set_filter(NodeFilter(loss=(20.0, 30.0)))
+    with np.errstate(invalid="ignore"):
+        expected = int(((pct >= 20.0 - 1e-9) & (pct <= 30.0 + 1e-9)).sum())
+    assert 0 < explore.lattice.node_count() == expected
+
+    explore.set_filter(NodeFilter(optimum_only=True))
+    assert explore.lattice.node_count() == 1 == explore.list_model.rowCount()
+    panel.reset()
+    panel.flush()
+    assert explore.lattice.node_count() == 12_960
+
+
+def test_applying_a_checked_node_emits_its_levels(qtbot, explore, adult):
+    result, _ = adult
+    levels = tuple(result.optimum.levels.values())
+    with qtbot.waitSignal(explore.transformation_applied, timeout=5000) as blocker:
+        explore.properties.apply.click()
+    assert blocker.args == [levels]
+
+
+def test_applying_an_unchecked_node_checks_it_first(qtbot, explore, adult):
+    result, _ = adult
+    nodes = explore.nodes
+    row = int(np.flatnonzero(~nodes.checked & (nodes.states == UNKNOWN))[0])
+    levels = nodes.levels_of(row)
+    with qtbot.waitSignal(explore.transformation_applied, timeout=10000) as blocker:
+        explore.apply_levels(levels)
+    assert blocker.args == [levels]
+    assert nodes.checked[row] and nodes.states[row] in (ANONYMOUS, NOT_ANONYMOUS)
+    node_id = result.lattice.id_of(levels)
+    assert node_id in result.space.losses  # recorded in the engine's space as well
+    expected = result.evaluate(levels)
+    assert nodes.suppressed[row] == expected.suppressed_records
+    assert explore.lattice.shown_states()[node_id] == nodes.states[row]
+
+
+def test_clipboard_round_trip(qtbot, explore, adult):
+    nodes = explore.nodes
+    rows = [nodes.optimum, 0, len(nodes) - 1]
+    for r in rows:
+        explore.keep_levels(nodes.levels_of(r))
+    model = explore.clipboard.model
+    assert model.rowCount() == 3
+    model.setData(model.index(1, 3), "the bottom: no generalization")
+    model.move(2, -1)
+    with qtbot.waitSignal(explore.clipboard_changed, timeout=1000):
+        model.sort_by_loss()
+    state = json.loads(json.dumps(explore.clipboard_state()))
+    assert [e["comment"] for e in state].count("the bottom: no generalization") == 1
+    assert state[0]["levels"] == dict(zip(QIS, nodes.levels_of(nodes.optimum)))
+
+    other = ExplorePerspective()
+    qtbot.addWidget(other)
+    with qtbot.assertNotEmitted(other.clipboard_changed):
+        other.restore_clipboard(state)
+    assert other.clipboard_state() == state
+    with qtbot.waitSignal(other.clipboard.apply_requested, timeout=1000) as blocker:
+        other.clipboard.select(0)
+        other.clipboard.apply.click()
+    assert blocker.args == [nodes.levels_of(nodes.optimum)]
+    other.shutdown()
+
+
+def test_expanding_a_huge_lattice_shows_checked_neighbours(qtbot, adult):
+    result, _ = adult
+    view = ExplorePerspective(max_shown=1000)  # as if Adult were too big to draw whole
+    qtbot.addWidget(view)
+    with wait_checked(qtbot, view):
+        view.set_result(result)
+    nodes = view.nodes
+    assert not nodes.whole
+    visited = set(result.space.losses) | {result.space.optimum_id}
+    assert set(nodes.ids.tolist()) == visited
+    assert view.lattice.node_count() == len(visited)
+    opt = nodes.levels_of(nodes.optimum)
+    near = result.lattice.predecessors(opt) + result.lattice.successors(opt)
+    with wait_checked(qtbot, view):
+        view.expand(nodes.optimum)
+    assert all(nodes.row_of(s) >= 0 and nodes.checked[nodes.row_of(s)] for s in near)
+    assert view.lattice.node_count() == len(nodes) == view.list_model.rowCount()
+    assert nodes.levels_of(view.current_row) == opt  # the selection stayed on the node
+    view.shutdown()
+
+
+def test_quality_plot_keeps_the_run(explore, adult):
+    result, reports = adult
+    q = explore.quality
+    best = [p.best_loss for p in reports if p.best_loss is not None]
+    assert q.losses[0] == best[0] and q.losses[-1] == result.optimum.information_loss
+    assert all(a > b for a, b in zip(q.losses, q.losses[1:]))  # improvements only
+    assert "optimum loss" in q.caption.text()
+
+
+def test_list_model_passes_the_model_tester(qtmodeltester, adult):
+    result, _ = adult
+    model = NodeListModel()
+    model.set_nodes(ExploreNodes(result))
+    model.sort(len(QIS) + 1, Qt.SortOrder.DescendingOrder)
+    qtmodeltester.check(model)
+
+
+def test_clipboard_model_passes_the_model_tester(qtmodeltester):
+    model = ClipboardModel()
+    model.restore([{"levels": {"a": 1, "b": 0}, "comment": "x", "information_loss": 0.5,
+                    "information_loss_percent": 50.0, "state": "anonymous"},
+                   {"levels": {"a": 0, "b": 0}, "comment": "", "information_loss": None,
+                    "information_loss_percent": None, "state": ""}])
+    qtmodeltester.check(model)
+    model.move(0, 1)
+    assert model.entries[1].comment == "x"
