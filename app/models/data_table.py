@@ -17,6 +17,9 @@ from app.theme import TYPE_LABELS, type_icon
 
 _Index = QModelIndex | QPersistentModelIndex
 SUBSET_COLUMN = 0
+# flags() runs for every visible cell: build the values once, not per call
+_CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_CHECK_FLAGS = _CELL_FLAGS | Qt.ItemFlag.ItemIsUserCheckable
 
 
 class DataTableModel(QAbstractTableModel):
@@ -151,10 +154,7 @@ class DataTableModel(QAbstractTableModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if index.column() == SUBSET_COLUMN:
-            f |= Qt.ItemFlag.ItemIsUserCheckable
-        return f
+        return _CHECK_FLAGS if index.column() == SUBSET_COLUMN else _CELL_FLAGS
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole):

@@ -44,7 +44,9 @@ class DataPanel(QWidget):
         self.view = QTableView()
         self.view.setObjectName("dataTable")
         self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectColumns)
+        # single cells only: selecting a whole column of a million rows costs seconds,
+        # and with SingleSelection + SelectItems a header click selects nothing
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setAlternatingRowColors(True)
         self.view.setWordWrap(False)
@@ -95,7 +97,6 @@ class DataPanel(QWidget):
         self.model.set_page(self.model.page_of(name))
         col = self.model.column_of(name)
         if col is not None:
-            self.view.selectColumn(col)
             self.view.scrollTo(self.model.index(self.view.rowAt(0) if self.view.rowAt(0) >= 0
                                                 else 0, col),
                                QAbstractItemView.ScrollHint.EnsureVisible)
