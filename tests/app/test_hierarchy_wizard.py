@@ -198,6 +198,9 @@ def test_interval_structure_edits(qtbot, make_wizard, adult_age):
     qtbot.mouseClick(page.view, Qt.MouseButton.LeftButton,
                      pos=page.view.box_rect(repeat).center().toPoint())
     assert page.view.selection == (0, repeat.pos)
+    qtbot.mouseDClick(page.view, Qt.MouseButton.LeftButton,
+                      pos=page.view.rect_of(1, 0).center().toPoint())
+    assert page.view.selection == (1, 0) and wizard.focusWidget() is page.size
 
 
 def test_bottom_and_top_coding(qtbot, make_wizard, adult_age):
@@ -373,6 +376,8 @@ def test_data_types_in_every_form(cup):
     assert resolve_data_type((None, None), column) == StringType()
     assert resolve_data_type(None, column) == INTEGER
     assert resolve_data_type({"kind": "integer"}, column) == INTEGER
+    assert resolve_data_type({"kind": "date", "format": None}, column) == DateType("%Y-%m-%d")
+    assert resolve_data_type({"kind": "ordinal", "order": ["a"]}, column) == OrdinalType(("a",))
     ordinal = resolve_data_type(("ordinal", None), column)
     assert isinstance(ordinal, OrdinalType) and set(ordinal.order) == set(cup["AGE"].dictionary)
 

@@ -32,9 +32,11 @@ def row_title(row: int, rows: int) -> str:
 
 
 class IntervalStructureView(QWidget):
-    """Paints an `IntervalDraft`; ``selected(row, pos)`` when the user picks a box."""
+    """Paints an `IntervalDraft`; ``selected(row, pos)`` when the user picks a box,
+    ``activated(row, pos)`` when they double-click it (or press Enter) to edit it."""
 
     selected = Signal(int, int)
+    activated = Signal(int, int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -164,6 +166,12 @@ class IntervalStructureView(QWidget):
             self.select(box.row, box.pos)
         super().mousePressEvent(event)
 
+    def mouseDoubleClickEvent(self, event) -> None:
+        box = self.box_at(event.position())
+        if box is not None:
+            self.activated.emit(box.row, box.pos)
+        super().mouseDoubleClickEvent(event)
+
     def mouseMoveEvent(self, event) -> None:
         box = self.box_at(event.position())
         if box is None:
@@ -181,5 +189,7 @@ class IntervalStructureView(QWidget):
                  Qt.Key.Key_Up: (row + 1, 0), Qt.Key.Key_Down: (row - 1, 0)}
         if key in moves:
             self.select(*moves[key])
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.activated.emit(row, pos)
         else:
             super().keyPressEvent(event)

@@ -32,6 +32,7 @@ class IntervalsPage(BuilderPage):
         self.draft = IntervalDraft(self.wiz.data_type)
         self.view = IntervalStructureView()
         self.view.selected.connect(self.show_selection)
+        self.view.activated.connect(self._edit_selected)
         self.actions_ = self._make_actions()
         for key in ("add_interval", "split", "remove_interval", None, "add_level", "add_group",
                     "remove_group"):
@@ -201,6 +202,12 @@ class IntervalsPage(BuilderPage):
         finally:
             self._loading = loading
         self._update_actions()
+
+    def _edit_selected(self, row: int, pos: int) -> None:
+        """Put the cursor in the first field of the box the user activated."""
+        field = self.upper if row == 0 else self.size
+        field.setFocus()
+        field.selectAll()
 
     def _update_actions(self) -> None:
         row, _ = self.view.selection

@@ -59,6 +59,10 @@ def resolve_data_type(data_type: Any, columns: Mapping[str, EncodedColumn]) -> D
         return data_type
     if data_type is None:
         return best_type(next(iter(columns.values())))
+    if isinstance(data_type, Mapping) and "order" not in data_type:
+        # {"kind": "date", "format": None} as an attribute without a format gives it
+        data_type = (data_type.get("kind"), data_type.get("format") or
+                     data_type.get("separator"))
     if isinstance(data_type, tuple):
         name, fmt = data_type
         name = (name or "string").lower()
@@ -67,7 +71,7 @@ def resolve_data_type(data_type: Any, columns: Mapping[str, EncodedColumn]) -> D
         if name == "decimal":
             return DecimalType(fmt if fmt in (".", ",") else ".")
         data_type = name
-    if data_type in ("ordinal", {"kind": "ordinal"}):
+    if data_type == "ordinal":
         order: dict[str, None] = {}
         for column in columns.values():
             order.update(dict.fromkeys(column_values(column).present))
