@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from engine.data.datatypes import DataType
 from engine.hierarchy.builders import BaseInterval, BuilderError, Group, IntervalSpec, Label
-from engine.hierarchy.builders.grouping import span
+from engine.hierarchy.builders.grouping import fold, span
 from engine.hierarchy.builders.scales import Scale
 
 MAX_BOXES = 60  # base items drawn at most; the rest is elided
@@ -145,7 +145,13 @@ class IntervalDraft:
         groups = [tuple(Group(g.size) for g in lv) for lv in self.levels]
         needed = n
         if groups:
-            needed = max(n, span(len(groups[-1]) - 1, groups, len(groups) - 1)[1] + 1)
+            # Whole groups only: up to the end of the top group holding the last base
+            # interval, and at least the top level's whole pattern.
+            top = n - 1
+            for level in groups:
+                top = fold(top, level)[0]
+            top = max(top, len(groups[-1]) - 1)
+            needed = span(top, groups, len(groups) - 1)[1] + 1
         shown = min(needed, MAX_BOXES)
         rep = spec.repetition() if spec is not None else None
         boxes = []
