@@ -62,8 +62,9 @@ def create_perspective(spec: PerspectiveSpec, context: PerspectiveContext) -> QW
         factory = getattr(module, "create_perspective", None)
         if factory is not None:
             return factory(context)
-    except ImportError:
-        pass
+    except ModuleNotFoundError as e:
+        if e.name != f"app.perspectives.{spec.key}":
+            log.exception("perspective %s failed to import", spec.key)
     except Exception:  # noqa: BLE001 - one broken view must not stop the app
         log.exception("perspective %s failed to load", spec.key)
     actions = [context.actions[k] for k in ("show_configure", "anonymize")
