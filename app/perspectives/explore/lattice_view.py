@@ -1,7 +1,7 @@
 """The solution space drawn as a lattice: rows by level, colours by state.
 
-One ``ScatterPlotItem`` draws every node (per-node brushes from six shared
-styles), an ``EdgeLayer`` the edges, a ``LabelLayer`` the level vectors once
+A ``NodeLayer`` draws the nodes and an ``EdgeLayer`` the edges, each as one
+image of the view rasterized by numba (``layers``), a ``LabelLayer`` the level vectors once
 zoomed in. Hit testing (hover, click) is one vectorized distance pass in
 pixels, so it costs the same for 100,000 nodes.
 """
@@ -13,7 +13,8 @@ from PySide6.QtCore import QPoint, QPointF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
-from app.perspectives.explore.layers import EdgeLayer, LabelLayer
+from app.perspectives.explore.labels import LabelLayer
+from app.perspectives.explore.layers import EdgeLayer, NodeLayer
 from app.perspectives.explore.layout import (ORDER_STATE, ORDER_STRUCTURE, node_positions,
                                              state_order_key)
 from app.perspectives.explore.nodes import ExploreNodes
@@ -62,7 +63,9 @@ class LatticeView(QWidget):
         self.graphics.setCentralItem(self.box)
         lay.addWidget(self.graphics)
         self.edges = EdgeLayer()
-        self.scatter = pg.ScatterPlotItem(pxMode=True, size=NODE_SIZE, hoverable=False)
+        # styles: inferred first, so checked nodes are drawn on top
+        self.node_layer = NodeLayer(FILL_INFERRED + FILL_CHECKED,
+                                    (None,) * 3 + OUTLINE_CHECKED, NODE_SIZE)
         self.highlight = pg.PlotCurveItem(connect="pairs",
                                           pen=pg.mkPen(SELECTION_COLOR, width=2))
         self.optimum_marker = pg.ScatterPlotItem(
@@ -77,8 +80,9 @@ class LatticeView(QWidget):
         self.selection = pg.ScatterPlotItem(pxMode=True, size=17, symbol="o", brush=None,
                                             pen=pg.mkPen(SELECTION_COLOR, width=3))
         self.labels = LabelLayer()
-        for z, item in enumerate((self.edges, self.scatter, self.highlight, self.labels,
-                                  self.selection, self.optimum_marker, self.optimum_label)):
+        layers = (self.edges, self.node_layer, self.highlight, self.labels, self.selection,
+                  self.optimum_marker, self.optimum_label)
+        for z, item in enumerate(layers):
             item.setZValue(z)
             self.box.addItem(item)
         self.nodes: ExploreNodes | None = None
@@ -87,10 +91,6 @@ class LatticeView(QWidget):
         self.x = self.y = np.zeros(0)
         self._pos_of_row = np.zeros(0, dtype=np.int64)  # row -> index in shown, -1 hidden
         self.selected_row = -1
-        self._brushes = ([pg.mkBrush(c) for c in FILL_INFERRED]
-                         + [pg.mkBrush(c) for c in FILL_CHECKED])
-        self._pens = ([pg.mkPen(None)] * 3
-                      + [pg.mkPen(c, width=1) for c in OUTLINE_CHECKED])
         scene = self.graphics.scene()
         scene.sigMouseMoved.connect(self._mouse_moved)
         scene.sigMouseClicked.connect(self._mouse_clicked)
@@ -115,8 +115,9 @@ class LatticeView(QWidget):
             self.shown = np.zeros(0, dtype=np.int64)
             self.x = self.y = np.zeros(0)
             self._pos_of_row = np.zeros(0, dtype=np.int64)
-            for item in (self.scatter, self.optimum_marker, self.selection):
+            for item in (self.optimum_marker, self.selection):
                 item.clear()
+            self.node_layer.set_nodes(np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int64))
             self.edges.set_segments([], [], [], [])
             self.labels.set_labels([], [], np.zeros((0, 0), dtype=np.int16))
             self.highlight.setData([], [])
@@ -149,10 +150,7 @@ class LatticeView(QWidget):
             return
         shown = self.shown
         code = nodes.states[shown].astype(np.int64) + 3 * nodes.checked[shown]
-        brushes = np.array(self._brushes, dtype=object)[code]
-        pens = np.array(self._pens, dtype=object)[code]
-        self.scatter.setData(x=self.x, y=self.y, brush=brushes, pen=pens, size=NODE_SIZE,
-                             data=shown)
+        self.node_layer.set_nodes(self.x, self.y, code)
         self.labels.set_labels(self.x, self.y, nodes.levels[shown])
         opt = nodes.optimum
         if opt >= 0 and self._pos_of_row[opt] >= 0:

@@ -20,6 +20,7 @@ from app.perspectives.explore.lattice_view import (FILL_CHECKED, OPTIMUM_COLOR, 
 from app.perspectives.explore.list_model import NodeListModel
 from app.perspectives.explore.nodes import MAX_SHOWN_NODES, STATE_LABELS, ExploreNodes
 from app.perspectives.explore.properties import PropertiesPanel
+from app.perspectives.explore.pyside_guard import ensure_none_is_immortal
 from app.perspectives.explore.quality_plot import QualityPlot
 from app.widgets.empty_state import EmptyState
 
@@ -42,6 +43,7 @@ class ExplorePerspective(QWidget):
     def __init__(self, empty_actions: Sequence[QAction] = (), parent=None,
                  max_shown: int = MAX_SHOWN_NODES):
         super().__init__(parent)
+        ensure_none_is_immortal()  # painting many frames must not abort the process
         self.max_shown = max_shown  # larger lattices show their visited part
         self.result = None
         self.nodes: ExploreNodes | None = None
