@@ -1,0 +1,74 @@
+"""The Analyze-risk perspective: risk profile, attacker models, population uniqueness,
+HIPAA identifiers and quasi-identifier analysis, input beside output.
+
+``RiskPerspective`` only needs an ``AnonymizationResult`` (``set_result``) or a table
+with its quasi-identifiers (``set_input``). ``create_perspective(context)`` is what
+the main window calls: it follows the document (result, data, attributes) and the
+transformation applied in Explore.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+
+from app.perspectives.risk.analysis import PopulationModel, Thresholds
+from app.perspectives.risk.perspective import AUTO_LIMIT, RiskPerspective
+from engine.config import QUASI_IDENTIFYING
+
+#: settings key of the size above which heavy analyses wait to be asked for
+AUTO_LIMIT_KEY = "risk/auto_analysis_limit"
+
+
+def auto_limit(settings) -> int:
+    try:
+        return max(0, int(settings.value(AUTO_LIMIT_KEY, AUTO_LIMIT)))
+    except (AttributeError, TypeError, ValueError):
+        return AUTO_LIMIT
+
+
+def create_perspective(context) -> RiskPerspective:
+    doc = context.document
+    actions = [context.actions[k] for k in ("show_configure", "anonymize")
+               if k in context.actions]
+    view = RiskPerspective(actions, auto_limit(context.settings))
+    applied: dict = {"levels": None}
+
+    def refresh() -> None:
+        if doc.result is not None:
+            view.set_result(doc.result, applied["levels"])
+        elif doc.table is not None:
+            qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
+            view.set_input(doc.table, qis, doc.subset)
+        else:
+            view.set_result(None)
+
+    timer = QTimer(view)
+    timer.setSingleShot(True)
+    timer.setInterval(150)  # attribute edits come in bursts
+    timer.timeout.connect(refresh)
+
+    def result_changed() -> None:
+        applied["levels"] = None
+        timer.stop()
+        refresh()
+
+    def transformation_applied(levels) -> None:
+        applied["levels"] = tuple(levels) if levels is not None else None
+        if doc.result is not None:
+            view.set_result(doc.result, applied["levels"])
+
+    doc.result_changed.connect(result_changed)
+    for name in ("data_changed", "subset_changed"):
+        getattr(doc, name).connect(timer.start)
+    doc.attributes_changed.connect(lambda _names: None if doc.result else timer.start())
+    source = getattr(doc, "transformation_applied", None)
+    if source is None:  # until the document relays it, listen to Explore itself
+        explore = getattr(context.window, "perspectives", {}).get("explore")
+        source = getattr(explore, "transformation_applied", None)
+    if source is not None:
+        source.connect(transformation_applied)
+    refresh()
+    return view
+
+
+__all__ = ["RiskPerspective", "create_perspective", "Thresholds", "PopulationModel",
+           "AUTO_LIMIT_KEY"]

@@ -1,0 +1,254 @@
+"""What the Analyze-risk views show, computed without Qt (so it runs in a worker thread).
+
+A `RiskSide` is one table of the comparison (the input, or the output of a
+transformation) with its class sizes; `Thresholds` say which figures are
+acceptable; `PopulationModel` is the population the sample was drawn from (a region
+preset or a sampling fraction); `uniqueness_curves` runs the population-uniqueness
+estimators of ``engine.analysis.risk_estimators`` over a range of sampling fractions.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, class_sizes,
+                                  risk_profile, risk_summary)
+from engine.analysis.statistics import Data, n_rows
+from engine.errors import Cancelled
+from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+
+#: the estimators in the order ARX shows them
+ESTIMATOR_NAMES = ("Pitman", "Zayatz", "SNB", "Dankar")
+#: the estimator behind "population uniques" in the overview (ARX's decision rule)
+DEFAULT_ESTIMATOR = "Dankar"
+
+#: population sizes of ARX's region presets (as ARX ships them)
+REGIONS: dict[str, int] = {
+    "USA": 317_238_626, "Canada": 34_834_841, "UK": 63_705_000, "France": 65_820_916,
+    "Germany": 80_767_000, "European Union": 507_420_000, "Brazil": 202_656_788,
+    "China": 1_366_040_000, "India": 1_210_569_573, "Australia": 23_130_900,
+    "Africa": 1_100_000_000, "North America": 565_265_000,
+    "South America": 385_742_554,
+}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Acceptable figures: the risk of one record, the share of records above it
+    (records at risk) and an attacker's success rate."""
+
+    highest_risk: float = 0.2
+    records_at_risk: float = 0.05
+    success_rate: float = 0.05
+
+
+@dataclass(frozen=True)
+class PopulationModel:
+    """The population the data is a sample of: a region (its size) or, without one,
+    the sampling fraction (population size = records / fraction)."""
+
+    region: str | None = "USA"
+    sampling_fraction: float = 0.01
+
+    def population_size(self, n_records: int) -> float:
+        if self.region in REGIONS:
+            return float(REGIONS[self.region])
+        return n_records / self.sampling_fraction
+
+    def fraction(self, n_records: int) -> float:
+        """The sampling fraction for a table of ``n_records``, within (0, 1]."""
+        if self.region in REGIONS:
+            return min(1.0, max(n_records, 1) / REGIONS[self.region])
+        return min(1.0, max(self.sampling_fraction, 1e-12))
+
+    def describe(self, n_records: int) -> str:
+        size = self.population_size(n_records)
+        where = f"{self.region}, " if self.region in REGIONS else ""
+        return f"{where}{size:,.0f} people, sampling fraction {self.fraction(n_records):.3g}"
+
+
+@dataclass(frozen=True)
+class RiskSide:
+    """One table of the comparison and its equivalence classes on the quasi-identifiers
+    (suppressed records left out, as they are not released with their values)."""
+
+    label: str
+    data: Data
+    qis: tuple[str, ...]
+    sizes: ClassSizes
+    suppressed: np.ndarray | None = None
+    subset: np.ndarray | None = None
+    profile: pd.DataFrame = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "profile", risk_profile(self.sizes))
+
+    @property
+    def n_rows(self) -> int:
+        return n_rows(self.data)
+
+    @property
+    def kept_rows(self) -> np.ndarray:
+        """Rows released with their quasi-identifiers."""
+        if self.suppressed is None:
+            return np.ones(self.n_rows, bool)
+        return ~np.asarray(self.suppressed, dtype=bool)
+
+    @property
+    def columns(self) -> list[str]:
+        return list(getattr(self.data, "names", None) or list(self.data.columns))
+
+    def summary(self, threshold: float) -> RiskSummary:
+        """Attacker models and overview (population uniques come from the worker)."""
+        return risk_summary(self.sizes, threshold)
+
+
+def make_side(label: str, data: Data, qis: Sequence[str], suppressed: np.ndarray | None = None,
+              subset: np.ndarray | None = None) -> RiskSide:
+    qis = tuple(qis)
+    return RiskSide(label, data, qis, class_sizes(data, qis, suppressed, subset),
+                    suppressed, subset)
+
+
+def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
+    """Input and output of an ``AnonymizationResult`` (no output without an optimum
+    unless ``levels`` names a transformation)."""
+    problem = result.problem
+    subset = getattr(getattr(problem, "model_context", None), "subset", None)
+    if subset is not None and bool(np.asarray(subset).all()):
+        subset = None
+    data_in = make_side("Input", problem.table, problem.qis, None, subset)
+    if levels is None and result.optimum is None:
+        return data_in, None
+    out = result.transformed(levels)
+    return data_in, make_side("Output", out.frame, problem.qis, out.suppressed_rows, subset)
+
+
+def result_levels(result, levels=None) -> dict[str, int] | None:
+    """The levels of the shown transformation, by attribute."""
+    if levels is None:
+        return None if result.optimum is None else dict(result.optimum.levels)
+    if isinstance(levels, Mapping):
+        return {str(k): int(v) for k, v in levels.items()}
+    return {q: int(v) for q, v in zip(result.problem.qis, levels)}
+
+
+# --- population uniqueness ------------------------------------------------------------------
+def estimators() -> dict[str, PopulationEstimator]:
+    """The population-uniqueness estimators of ``engine.analysis.risk_estimators``, by
+    name, as ``f(class_sizes, sampling_fraction) -> share of population uniques``; empty
+    while that module does not exist."""
+    try:
+        module = importlib.import_module("engine.analysis.risk_estimators")
+    except ImportError:
+        return {}
+    registry = getattr(module, "ESTIMATORS", None)
+    found: dict[str, PopulationEstimator] = {}
+    for name in ESTIMATOR_NAMES:
+        fn = None
+        if isinstance(registry, Mapping):
+            fn = next((v for k, v in registry.items() if str(k).lower() == name.lower()), None)
+        fn = fn or getattr(module, name.lower(), None)
+        if callable(fn):
+            found[name] = fn
+    return found
+
+
+def sampling_fractions(n_records: int, current: float | None = None,
+                       points: int = 31) -> np.ndarray:
+    """Fractions from a population of a billion (at most 1e-4) up to 1, log-spaced,
+    with the current fraction among them."""
+    low = min(1e-4, max(n_records, 1) / 1e9)
+    grid = np.geomspace(low, 1.0, points)
+    if current is not None and 0 < current <= 1:
+        grid = np.union1d(grid, [current])
+    return grid
+
+
+def uniqueness_curves(sides: Sequence[RiskSide], fractions: Sequence[np.ndarray],
+                      found: Mapping[str, PopulationEstimator],
+                      progress: ProgressCallback | None = None,
+                      cancel: CancelCheck | None = None) -> list[pd.DataFrame]:
+    """Each estimator's share of population uniques per sampling fraction, per side.
+
+    Returns one frame per side, indexed by fraction, one column per estimator (NaN
+    where an estimator has no answer: no convergence, or no classes).
+    """
+    total = sum(len(f) for f in fractions) * max(len(found), 1)
+    reporter = Reporter(progress, total, cancel)
+    done, out = 0, []
+    for side, grid in zip(sides, fractions):
+        sizes = side.sizes.sample
+        frame = pd.DataFrame(index=pd.Index(np.asarray(grid, float), name="fraction"),
+                             columns=list(found), dtype=float)
+        for name, fn in found.items():
+            for fraction in frame.index:
+                if reporter.cancelled():
+                    raise Cancelled("population uniqueness cancelled")
+                frame.loc[fraction, name] = _estimate(fn, sizes, float(fraction))
+                done += 1
+                reporter.report(done, None, None, phase="uniqueness")
+        out.append(frame)
+    reporter.report(total, None, None, force=True, phase="uniqueness")
+    return out
+
+
+def _estimate(fn: PopulationEstimator, sizes: np.ndarray, fraction: float) -> float:
+    if len(sizes) == 0:
+        return math.nan
+    try:
+        value = float(fn(sizes, fraction))
+    except (ArithmeticError, ValueError, RuntimeError):
+        return math.nan
+    return value if math.isfinite(value) else math.nan
+
+
+def population_uniques(side: RiskSide, fraction: float,
+                       found: Mapping[str, PopulationEstimator],
+                       name: str = DEFAULT_ESTIMATOR) -> float | None:
+    """The overview's population uniques: ``name``'s estimate at ``fraction``."""
+    fn = found.get(name) or next(iter(found.values()), None)
+    if fn is None:
+        return None
+    value = _estimate(fn, side.sizes.sample, fraction)
+    return None if math.isnan(value) else value
+
+
+# --- formatting ---------------------------------------------------------------------------
+def percent(value: float | None, digits: int = 2) -> str:
+    """A share as a percentage that never rounds a non-zero value to zero."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    pct = 100.0 * value
+    if pct == 0:
+        return "0 %"
+    if abs(pct) < 1e-4:
+        return f"{pct:.1e} %"
+    if abs(pct) < 10 ** -digits:
+        return f"{pct:.2g} %"
+    return f"{pct:.{digits}f} %"
+
+
+def interval_label(lower: float, upper: float) -> str:
+    """``]lower, upper]`` of the risk profile, in percent."""
+    return f"]{_short_pct(lower)}, {_short_pct(upper)}]"
+
+
+def _short_pct(value: float) -> str:
+    pct = 100.0 * value
+    if pct == 0:
+        return "0"
+    if pct < 0.01:
+        return f"{pct:.0e}".replace("e-0", "e-")
+    return f"{pct:.3g}"
+
+
+def upper_label(upper: float) -> str:
+    """A bin's short axis label: its upper bound in percent."""
+    return _short_pct(upper)
+

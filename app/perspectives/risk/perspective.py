@@ -1,0 +1,184 @@
+"""The Analyze-risk perspective: re-identification risks of the input beside the output.
+
+Risk profile and attacker models are cheap (class sizes) and follow every change at
+once. Population uniqueness, HIPAA identifiers and the quasi-identifier analysis run
+in worker threads when their tab is first shown for the current data; above
+``auto_limit`` records they wait until the user asks for them.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QStackedWidget, QTabWidget,
+                               QVBoxLayout, QWidget)
+
+from app.perspectives.risk.analysis import (PopulationModel, RiskSide, Thresholds, make_side,
+                                            result_levels, result_sides)
+from app.perspectives.risk.attacker_view import AttackerView
+from app.perspectives.risk.common import STYLE, muted_label, title_label
+from app.perspectives.risk.controls import ThresholdBar
+from app.perspectives.risk.hipaa_view import IdentifierView
+from app.perspectives.risk.profile_view import RiskProfileView
+from app.perspectives.risk.qi_view import QIAnalysisView
+from app.perspectives.risk.uniqueness_view import UniquenessView
+from app.widgets.empty_state import EmptyState
+from engine.analysis.risk import RiskSummary
+from engine.analysis.statistics import Data
+
+#: above this many records the heavy analyses run only when asked for
+AUTO_LIMIT = 200_000
+PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS = range(5)
+
+
+class RiskPerspective(QWidget):
+    """Risk profile, attacker models, population uniqueness, HIPAA identifiers and
+    quasi-identifier analysis of one input and (optionally) one output.
+
+    Signals: ``sides_changed()`` after new data is shown.
+    """
+
+    sides_changed = Signal()
+
+    def __init__(self, empty_actions: Sequence[QAction] = (), auto_limit: int = AUTO_LIMIT,
+                 thresholds: Thresholds = Thresholds(),
+                 population: PopulationModel = PopulationModel(), parent=None):
+        super().__init__(parent)
+        self.setStyleSheet(STYLE)
+        self.auto_limit = auto_limit
+        self.thresholds = thresholds
+        self.sides: list[RiskSide | None] = [None, None]
+        self.summaries: list[RiskSummary | None] = [None, None]
+        self._pending: set[int] = set()
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        self.stack = QStackedWidget()
+        outer.addWidget(self.stack)
+        self.empty = EmptyState(
+            "No data to assess yet",
+            "Analyze risk estimates the re-identification risks of the input and of the "
+            "anonymized output. Import data and mark its quasi-identifiers, then anonymize "
+            "it.", list(empty_actions))
+        self.stack.addWidget(self.empty)
+        self.stack.addWidget(self._build_content(population))
+        QApplication.instance().aboutToQuit.connect(self.shutdown)
+
+    def _build_content(self, population: PopulationModel) -> QWidget:
+        content = QWidget()
+        lay = QVBoxLayout(content)
+        lay.setContentsMargins(12, 10, 12, 10)
+        lay.setSpacing(8)
+        head = QHBoxLayout()
+        head.addWidget(title_label("Analyze risk"))
+        self.subtitle = muted_label(wrap=False)
+        head.addWidget(self.subtitle, 1)
+        lay.addLayout(head)
+        self.threshold_bar = ThresholdBar(self.thresholds)
+        self.threshold_bar.thresholds_changed.connect(self.set_thresholds)
+        lay.addWidget(self.threshold_bar)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.profile = RiskProfileView()
+        self.attackers = AttackerView()
+        self.uniqueness = UniquenessView(population)
+        self.identifiers = IdentifierView()
+        self.qi = QIAnalysisView()
+        for view, title in ((self.profile, "Risk profile"), (self.attackers, "Attacker models"),
+                            (self.uniqueness, "Population uniqueness"),
+                            (self.identifiers, "HIPAA identifiers"),
+                            (self.qi, "Quasi-identifiers")):
+            self.tabs.addTab(view, title)
+        self.tabs.currentChanged.connect(self._tab_shown)
+        self.uniqueness.estimated.connect(self._population_uniques)
+        lay.addWidget(self.tabs, 1)
+        return content
+
+    # --- data ---------------------------------------------------------------------------
+    def set_result(self, result, levels=None) -> None:
+        """Show an ``AnonymizationResult``: its input beside the output of ``levels``
+        (a dict or a sequence in the order of the quasi-identifiers; default: the
+        optimum). None clears the view."""
+        if result is None:
+            self.set_sides(None, None)
+            return
+        before, after = result_sides(result, levels)
+        shown = result_levels(result, levels)
+        if shown is None:
+            text = "No transformation meets the privacy models: input only."
+        else:
+            text = "Output of the transformation " + " · ".join(
+                f"{q} {v}" for q, v in shown.items())
+        self.set_sides(before, after, text)
+
+    def set_input(self, data: Data | None, qis: Sequence[str],
+                  subset=None) -> None:
+        """Show the risks of data that was not anonymized yet."""
+        if data is None or not qis:
+            self.set_sides(None, None)
+            return
+        self.set_sides(make_side("Input", data, qis, None, subset), None,
+                       "Input only: anonymize the data to compare it with an output.")
+
+    def set_sides(self, before: RiskSide | None, after: RiskSide | None,
+                  subtitle: str = "") -> None:
+        self.sides = [before, after]
+        self.stack.setCurrentIndex(0 if before is None else 1)
+        self.subtitle.setText(subtitle)
+        if before is not None:
+            qis = ", ".join(before.qis)
+            self.subtitle.setToolTip(f"Quasi-identifiers: {qis}")
+        self.profile.set_sides(before, after)
+        self.profile.set_threshold(self.thresholds.highest_risk)
+        for view in (self.uniqueness, self.identifiers, self.qi):
+            view.set_sides(before, after)
+        self._summarize()
+        self._pending = set() if before is None else {UNIQUENESS, IDENTIFIERS,
+                                                      QUASI_IDENTIFIERS, ATTACKERS}
+        self._tab_shown(self.tabs.currentIndex())
+        self.sides_changed.emit()
+
+    @property
+    def auto(self) -> bool:
+        return self.sides[0] is not None and self.sides[0].n_rows <= self.auto_limit
+
+    # --- thresholds and summaries --------------------------------------------------------------
+    def set_thresholds(self, thresholds: Thresholds) -> None:
+        self.thresholds = thresholds
+        if self.threshold_bar.thresholds() != thresholds:
+            self.threshold_bar.set_thresholds(thresholds)
+            return  # the bar's signal comes back here
+        self.profile.set_threshold(thresholds.highest_risk)
+        self._summarize()
+
+    def _summarize(self) -> None:
+        self.summaries = [None if side is None else side.summary(self.thresholds.highest_risk)
+                          for side in self.sides]
+        self._population_uniques(self.uniqueness.uniques)
+
+    def _population_uniques(self, uniques: tuple) -> None:
+        self.summaries = [None if s is None else replace(s, population_uniques=u)
+                          for s, u in zip(self.summaries, uniques)]
+        self.attackers.set_summaries(*self.summaries, self.thresholds)
+
+    # --- heavy analyses ---------------------------------------------------------------------
+    def _tab_shown(self, index: int) -> None:
+        if index not in self._pending:
+            return
+        self._pending.discard(index)
+        if index == ATTACKERS:  # its overview shows the population uniques
+            if self.auto and not self.uniqueness.job.running:
+                self.uniqueness.run(curves=False)
+            return
+        view = self.tabs.widget(index)
+        if self.auto:
+            view.auto_run()
+        else:
+            view.bar.finish(f"Off for data above {self.auto_limit:,} records: press "
+                            f"{view.bar.run.text()} to run it.")
+
+    def shutdown(self) -> None:
+        """Stop the analyses and wait for their threads (before the app quits)."""
+        for view in (self.uniqueness, self.identifiers, self.qi):
+            view.job.wait()

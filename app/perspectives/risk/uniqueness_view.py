@@ -1,0 +1,202 @@
+"""Population uniqueness: the Pitman, Zayatz, SNB and Dankar estimates of the share of
+records unique in the population, against the sampling fraction, input beside output.
+
+The curves depend only on the class sizes; the population model (region preset or
+sampling fraction) marks where the data lies on them and gives the overview's
+"population uniques".
+"""
+from __future__ import annotations
+
+import importlib
+import math
+
+import numpy as np
+import pandas as pd
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+
+from app.perspectives.risk.analysis import (DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, PopulationModel,
+                                            RiskSide, estimators, percent,
+                                            population_uniques, sampling_fractions,
+                                            uniqueness_curves)
+from app.perspectives.risk.common import CURVE_COLORS, MUTED, RunBar, muted_label, side_header
+from app.perspectives.risk.controls import PopulationEditor
+from app.perspectives.risk.jobs import AnalysisJob
+
+
+class UniquenessPlot(pg.PlotWidget):
+    """Estimates against the sampling fraction (log x), with the model's fraction marked."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent, background="#ffffff")
+        self.setMenuEnabled(False)
+        self.hideButtons()
+        self.showGrid(x=True, y=True, alpha=0.2)
+        self.setLogMode(x=True, y=False)
+        self.setLabel("bottom", "sampling fraction")
+        self.setLabel("left", "population uniques (%)")
+        font = QFont()
+        font.setPointSizeF(8)
+        for axis in ("left", "bottom"):
+            self.getAxis(axis).setTickFont(font)
+            self.getAxis(axis).enableAutoSIPrefix(False)
+        self.setYRange(0, 100, padding=0.02)
+        self.setMinimumHeight(200)
+        self.curves = {name: self.plot([], [], pen=pg.mkPen(CURVE_COLORS[name], width=2),
+                                       name=name) for name in ESTIMATOR_NAMES}
+        self.marker = pg.InfiniteLine(angle=90, pen=pg.mkPen(MUTED, width=1.2,
+                                                             style=Qt.PenStyle.DashLine))
+        self.addItem(self.marker)
+        self.frame: pd.DataFrame | None = None
+
+    def set_curves(self, frame: pd.DataFrame | None) -> None:
+        self.frame = frame
+        for name, curve in self.curves.items():
+            if frame is None or name not in frame:
+                curve.setData([], [])
+                continue
+            y = frame[name].to_numpy(dtype=float) * 100.0
+            ok = np.isfinite(y)
+            curve.setData(frame.index.to_numpy()[ok], y[ok])
+        if frame is not None and len(frame):
+            self.set_span(float(frame.index.min()))
+
+    def set_span(self, low: float) -> None:
+        """Show sampling fractions from ``low`` to 1."""
+        self.setXRange(math.log10(low), 0.0, padding=0.02)
+
+    def set_fraction(self, fraction: float | None) -> None:
+        self.marker.setVisible(fraction is not None)
+        if fraction:
+            self.marker.setValue(math.log10(fraction))
+
+
+class UniquenessView(QWidget):
+    """Signals: ``estimated(tuple)`` with the population uniques of input and output
+    (None where unknown); ``population_changed(PopulationModel)``."""
+
+    estimated = Signal(tuple)
+    population_changed = Signal(object)
+
+    def __init__(self, population: PopulationModel = PopulationModel(), parent=None):
+        super().__init__(parent)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(10, 10, 10, 10)
+        self.editor = PopulationEditor(population)
+        lay.addWidget(self.editor)
+        self.bar = RunBar("Estimate")
+        lay.addWidget(self.bar)
+        self.caption = muted_label(
+            "Estimated share of records that are unique in the population, for every "
+            "sampling fraction. Dashed line: the population model above.")
+        lay.addWidget(self.caption)
+        legend = QHBoxLayout()
+        for name in ESTIMATOR_NAMES:
+            label = QLabel(f"<span style='color:{CURVE_COLORS[name]}'>━━</span> {name}")
+            legend.addWidget(label)
+        legend.addStretch(1)
+        lay.addLayout(legend)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        self.plots, self.captions = [], []
+        for title in ("Input", "Output"):
+            box = QWidget()
+            box_lay = QVBoxLayout(box)
+            box_lay.setContentsMargins(0, 0, 0, 0)
+            header, caption = side_header(title)
+            box_lay.addWidget(header)
+            plot = UniquenessPlot()
+            box_lay.addWidget(plot, 1)
+            split.addWidget(box)
+            self.plots.append(plot)
+            self.captions.append(caption)
+        self.plots[1].setYLink(self.plots[0])
+        lay.addWidget(split, 1)
+        self.job = AnalysisJob(self.bar, self)
+        self.job.succeeded.connect(self._estimated)
+        self.bar.run_requested.connect(self.run)
+        self.editor.model_changed.connect(self._population_changed)
+        self.sides: list[RiskSide | None] = [None, None]
+        self.found = estimators()
+        self.curves: list[pd.DataFrame | None] = [None, None]
+        self.uniques: tuple = (None, None)
+
+    @property
+    def fraction(self) -> float:
+        n = self.sides[0].sizes.n_records if self.sides[0] is not None else 1
+        return self.editor.model().fraction(n)
+
+    def set_estimators(self, found: dict) -> None:
+        """Use these estimators (``name -> f(class_sizes, fraction)``)."""
+        self.found = dict(found)
+
+    def set_sides(self, before: RiskSide | None, after: RiskSide | None) -> None:
+        self.job.forget()
+        self.sides = [before, after]
+        self.curves, self.uniques = [None, None], (None, None)
+        if before is not None:
+            self.editor.set_records(before.sizes.n_records)
+        for plot, caption, side in zip(self.plots, self.captions, self.sides):
+            plot.set_curves(None)
+            plot.set_fraction(self.fraction if side is not None else None)
+            if side is not None:
+                plot.set_span(float(sampling_fractions(before.sizes.n_records)[0]))
+            caption.setText("" if side is not None else "no output")
+        self.bar.finish("")
+
+    @property
+    def has_curves(self) -> bool:
+        return self.curves[0] is not None
+
+    def auto_run(self) -> None:
+        self.run()
+
+    def run(self, curves: bool = True) -> None:
+        """Estimate the uniques at the model's fraction and (once per data, unless
+        ``curves`` is False) the curves."""
+        if self.sides[0] is None:
+            return
+        if not self.found:
+            importlib.invalidate_caches()
+            self.found = estimators()
+        if not self.found:
+            self.bar.finish("The population-uniqueness estimators are not available yet.")
+            return
+        sides = [s for s in self.sides if s is not None]
+        fraction, found = self.fraction, dict(self.found)
+        need = curves and self.curves[0] is None
+        grid = sampling_fractions(sides[0].sizes.n_records, fraction)  # one x for both
+        grids = [grid] * len(sides)
+
+        def task(report, cancelled):
+            curves = uniqueness_curves(sides, grids, found, report, cancelled) if need else None
+            uniques = tuple(population_uniques(s, fraction, found) for s in sides)
+            return curves, uniques
+
+        self.job.start("Estimating population uniqueness…" if need else
+                       "Estimating population uniques…", task)
+
+    def _estimated(self, value) -> None:
+        curves, uniques = value
+        if curves is not None:
+            self.curves = list(curves) + [None] * (2 - len(curves))
+            for plot, frame in zip(self.plots, self.curves):
+                plot.set_curves(frame)
+            values = np.concatenate([f.to_numpy(dtype=float).ravel() for f in curves])
+            top = float(np.nanmax(values)) if np.isfinite(values).any() else 0.01
+            self.plots[0].setYRange(0, max(top * 100 * 1.08, 1.0), padding=0)  # y is linked
+        self.uniques = tuple(uniques) + (None,) * (2 - len(uniques))
+        name = DEFAULT_ESTIMATOR if DEFAULT_ESTIMATOR in self.found else next(iter(self.found))
+        for caption, side, u in zip(self.captions, self.sides, self.uniques):
+            if side is not None:
+                caption.setText(f"{name} at the model's fraction: {percent(u)} population "
+                                f"uniques")
+        self.estimated.emit(self.uniques)
+
+    def _population_changed(self, model: PopulationModel) -> None:
+        for plot, side in zip(self.plots, self.sides):
+            plot.set_fraction(self.fraction if side is not None else None)
+        self.population_changed.emit(model)
+        if self.sides[0] is not None and (self.has_curves or self.uniques != (None, None)):
+            self.run(curves=False)
