@@ -34,6 +34,14 @@ class Classes:
                 + sum(a.nbytes for a in self.aggregates.values()))
 
 
+def merge_aggregate(values, group_of: np.ndarray, n: int):
+    """Sum per group of a vector or matrix; objects with a ``rollup(group_of, n)``
+    method (sparse distributions) merge themselves."""
+    if hasattr(values, "rollup"):
+        return values.rollup(group_of, n)
+    return sum_by_group(np.asarray(values), group_of, n)
+
+
 class Classifier:
     """Computes classes for any level vector without rescanning the records.
 
@@ -66,8 +74,7 @@ class Classifier:
         group_of, first = group_rows(qi_codes, radix)
         n = len(first)
         self.row_to_base = group_of
-        aggs = {k: sum_by_group(np.asarray(v), group_of, n)
-                for k, v in (row_aggregates or {}).items()}
+        aggs = {k: merge_aggregate(v, group_of, n) for k, v in (row_aggregates or {}).items()}
         self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64), qi_codes[first],
                             qi_codes[first], sum_by_group(np.ones(self.n_rows, np.int64),
                                                           group_of, n), aggs)
@@ -85,7 +92,7 @@ class Classifier:
         gen = generalize(source.rep, self.maps_flat, self.offsets, levels)
         group_of, first = group_rows(gen, self.radix(levels))
         n = len(first)
-        aggs = {k: sum_by_group(v, group_of, n) for k, v in source.aggregates.items()}
+        aggs = {k: merge_aggregate(v, group_of, n) for k, v in source.aggregates.items()}
         classes = Classes(levels.copy(), source.rep[first], gen[first],
                           sum_by_group(source.counts, group_of, n), aggs)
         return classes, group_of

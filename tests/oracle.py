@@ -50,11 +50,75 @@ def hierarchy(path: str, attribute: str):
     return read_hierarchy(SHARED / path, attribute, delimiter=";")
 
 
+KMAP_ESTIMATORS = {None: "none", "Poisson": "poisson",
+                   "Zero-truncated Poisson": "zero-truncated-poisson"}
+SENSITIVE_MODELS = ("t-closeness", "recursive-(c,l)-diversity", "distinct-l-diversity",
+                    "entropy-l-diversity", "basic-beta-likeness", "enhanced-beta-likeness",
+                    "delta-disclosure")
+
+
 def privacy_dict(m: dict) -> dict:
     t = m["type"]
     if t == "k-anonymity":
         return {"model": "k-anonymity", "k": m["k"]}
+    if t == "delta-presence":
+        return {"model": "delta-presence", "delta_min": m["dmin"], "delta_max": m["dmax"]}
+    if t == "research-subset (Inclusion)":
+        return {"model": "delta-presence", "delta_min": 0.0, "delta_max": 1.0}
+    if t == "t-closeness":
+        return {"model": "t-closeness", "attribute": m["attribute"], "t": m["t"],
+                "distance": m["ground_distance"]}
+    if t == "recursive-(c,l)-diversity":
+        return {"model": "recursive-cl-diversity", "attribute": m["attribute"],
+                "c": m["c"], "l": int(m["l"])}
+    if t == "distinct-l-diversity":
+        return {"model": "distinct-l-diversity", "attribute": m["attribute"], "l": int(m["l"])}
+    if t == "entropy-l-diversity":
+        return {"model": "entropy-l-diversity", "attribute": m["attribute"], "l": m["l"],
+                "estimator": m["estimator"].lower()}
+    if t in ("basic-beta-likeness", "enhanced-beta-likeness"):
+        return {"model": "beta-likeness", "attribute": m["attribute"], "beta": m["beta"],
+                "enhanced": t.startswith("enhanced")}
+    if t == "delta-disclosure":
+        return {"model": "delta-disclosure", "attribute": m["attribute"], "delta": m["delta"]}
+    if t == "k-map":
+        return {"model": "k-map", "k": m["k"], "estimator": KMAP_ESTIMATORS[m.get("estimator")],
+                "significance": m.get("significance_level") or 0.01}
+    if t == "sample-uniqueness":
+        return {"model": "sample-uniqueness", "threshold": m["threshold"]}
+    if t == "population-uniqueness":
+        return {"model": "population-uniqueness", "threshold": m["threshold"],
+                "estimator": m["model"].lower()}
+    if t.startswith("Profitability"):
+        cb = m["cost_benefit"]
+        return {"model": "profitability",
+                "attacker": "journalist" if "Journalist" in t else "prosecutor",
+                "allow_attack": not t.endswith("NoAttack"),
+                "publisher_benefit": cb["publisherBenefit"], "publisher_loss": cb["publisherLoss"],
+                "adversary_gain": cb["adversaryGain"], "adversary_cost": cb["adversaryCost"]}
+    if t.startswith("(epsilon,delta)-differential-privacy"):
+        return {"model": "differential-privacy", "epsilon": m["epsilon"], "delta": m["delta"],
+                "generalization": ("data-dependent" if m.get("data_dependent")
+                                   else m.get("generalization_degree", "LOW_MEDIUM").lower()
+                                   .replace("_", "-")),
+                "seed": 0}
     raise NotImplementedError(t)
+
+
+def subset_of(case: dict) -> dict | None:
+    """The job's [subset] table: the research subset file one of the models names."""
+    for m in case["privacy_models"]:
+        rs = m.get("research_subset")
+        if rs and rs.get("file"):
+            return {"rows": f"oracle/{rs['file'].removeprefix('oracle/')}"}
+    return None
+
+
+def population_of(case: dict) -> dict | None:
+    for m in case["privacy_models"]:
+        if m.get("population_size"):
+            return {"size": m["population_size"]}
+    return None
 
 
 def metric_dict(metric: dict) -> dict:
@@ -77,11 +141,11 @@ def job_for(case: dict) -> Job:
         attrs[q] = AttributeConfig(QUASI_IDENTIFYING, hierarchy(paths[q], q), paths[q],
                                    weight=(case.get("attribute_weights") or {}).get(q))
     sens = case.get("sensitive")
-    if sens and any(m["type"] in ("t-closeness", "recursive-(c,l)-diversity",
-                                  "distinct-l-diversity", "entropy-l-diversity",
-                                  "basic-beta-likeness", "enhanced-beta-likeness",
-                                  "delta-disclosure") for m in case["privacy_models"]):
-        attrs[sens] = AttributeConfig(SENSITIVE)
+    if sens and any(m["type"] in SENSITIVE_MODELS for m in case["privacy_models"]):
+        hpath = next((m["hierarchy"] for m in case["privacy_models"] if m.get("hierarchy")),
+                     None)
+        attrs[sens] = AttributeConfig(SENSITIVE, hierarchy(hpath, sens) if hpath else None,
+                                      hpath)
     weights = case.get("attribute_weights")
     metric = metric_from_dict(metric_dict(case["metric"]), weights)
     return Job(attributes=attrs,
@@ -89,7 +153,8 @@ def job_for(case: dict) -> Job:
                transformation=TransformationConfig(
                    suppression_limit=case["suppression_limit"],
                    practical_monotonicity=bool(case.get("practical_monotonicity"))),
-               metric=metric, base_dir=SHARED)
+               metric=metric, subset=subset_of(case), population=population_of(case),
+               base_dir=SHARED)
 
 
 def expected_loss(case: dict):

@@ -3,9 +3,16 @@ from __future__ import annotations
 
 from engine.errors import JobError
 from engine.privacy.base import ModelContext, PrivacyModel
+from engine.privacy.delta_presence import DeltaPresence
+from engine.privacy.distinct_l_diversity import DistinctLDiversity
+from engine.privacy.entropy_l_diversity import EntropyLDiversity
 from engine.privacy.k_anonymity import KAnonymity
+from engine.privacy.recursive_cl_diversity import RecursiveCLDiversity
+from engine.privacy.t_closeness import TCloseness
 
-MODELS: dict[str, type[PrivacyModel]] = {KAnonymity.name: KAnonymity}
+MODELS: dict[str, type[PrivacyModel]] = {
+    cls.name: cls for cls in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
+                              RecursiveCLDiversity, TCloseness, DeltaPresence)}
 
 
 def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
@@ -27,5 +34,6 @@ def model_from_dict(d: dict) -> PrivacyModel:
         raise JobError(f"[[privacy]] {name}: {e}") from None
 
 
-__all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "MODELS", "model_from_dict",
-           "register_model"]
+__all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",
+           "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaPresence",
+           "MODELS", "model_from_dict", "register_model"]

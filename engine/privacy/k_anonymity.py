@@ -23,7 +23,8 @@ class KAnonymity(PrivacyModel):
         return cls(k=d["k"])
 
     def violating(self, classes: Classes) -> np.ndarray:
-        return classes.counts < self.k
+        # with a research subset only subset records are released
+        return classes.aggregates.get("subset", classes.counts) < self.k
 
     def minimal_class_size(self) -> int:
         return self.k

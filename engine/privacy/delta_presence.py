@@ -1,0 +1,45 @@
+"""delta-presence (Nergiz, Atzori & Clifton 2007) over a research subset.
+
+The released data are the research subset; the attacker knows the whole
+table (the population). For every class, the share of its population records
+that are in the subset must lie within [delta_min, delta_max].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.privacy.base import PrivacyModel
+
+
+class DeltaPresence(PrivacyModel):
+    name = "delta-presence"
+    monotonic_without_suppression = True
+    monotonic_with_suppression = False
+    uses_subset = True
+
+    def __init__(self, delta_min: float, delta_max: float):
+        delta_min, delta_max = float(delta_min), float(delta_max)
+        if not 0.0 <= delta_min <= delta_max <= 1.0:
+            raise ValueError(f"need 0 <= delta_min <= delta_max <= 1, got "
+                             f"{delta_min}, {delta_max}")
+        self.delta_min = delta_min
+        self.delta_max = delta_max
+        if delta_min == 0.0 and delta_max == 1.0:
+            # a bare research subset: nothing to enforce
+            self.monotonic_with_suppression = True
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "DeltaPresence":
+        return cls(d["delta_min"], d["delta_max"])
+
+    def violating(self, classes: Classes) -> np.ndarray:
+        in_subset = classes.aggregates["subset"]
+        delta = in_subset / classes.counts
+        return (delta < self.delta_min) | (delta > self.delta_max)
+
+    def to_dict(self) -> dict:
+        return {"model": self.name, "delta_min": self.delta_min, "delta_max": self.delta_max}
+
+    def describe(self) -> str:
+        return f"({self.delta_min:g},{self.delta_max:g})-presence"

@@ -1,0 +1,72 @@
+"""Shared machinery of the attribute-disclosure models (l-diversity, t-closeness, ...).
+
+Every such model names a sensitive ``attribute``. It asks the classifier for a
+per-record distribution of that attribute (key ``"sensitive:<attribute>"``, a
+sparse ``SparseCounts``), so each class carries the frequency of every
+sensitive value it contains, merged during roll-up. Models on the same attribute share
+the matrix because they use the same key.
+
+When a research subset is present only subset records are released, so the
+distributions count subset records only and the overall distribution (for
+t-closeness, beta-likeness, delta-disclosure) is that of the subset.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.errors import JobError
+from engine.privacy.base import ModelContext, PrivacyModel
+from engine.privacy.sparse_counts import SparseCounts
+
+
+def sensitive_key(attribute: str) -> str:
+    return f"sensitive:{attribute}"
+
+
+class SensitiveAttributeModel(PrivacyModel):
+    """Base of models judging each class's distribution of one sensitive attribute."""
+
+    monotonic_without_suppression = True
+    monotonic_with_suppression = False
+
+    def __init__(self, attribute: str):
+        if not attribute or not isinstance(attribute, str):
+            raise ValueError("a sensitive 'attribute' is required")
+        self.attribute = attribute
+        self.codes: np.ndarray | None = None
+        self.dictionary: np.ndarray | None = None
+        self.overall: np.ndarray | None = None  # relative frequency of each code
+
+    @property
+    def key(self) -> str:
+        return sensitive_key(self.attribute)
+
+    def bind(self, ctx: ModelContext) -> None:
+        if self.attribute not in ctx.table:
+            raise JobError(f"{self.name}: sensitive attribute '{self.attribute}' is not a "
+                           f"column of the data")
+        if self.attribute in ctx.qis:
+            raise JobError(f"{self.name}: '{self.attribute}' is a quasi-identifier; the "
+                           f"sensitive attribute must be of type 'sensitive'")
+        column = ctx.table.column(self.attribute)
+        self.codes = column.codes
+        self.dictionary = column.dictionary
+        rows = self.codes if ctx.subset is None else self.codes[ctx.subset]
+        counts = np.bincount(rows, minlength=len(self.dictionary)).astype(np.float64)
+        total = counts.sum()
+        self.overall = counts / total if total > 0 else counts
+
+    def row_aggregates(self, ctx: ModelContext) -> dict:
+        return {self.key: SparseCounts.from_codes(self.codes, len(self.dictionary), ctx.subset)}
+
+    def distributions(self, classes: Classes) -> SparseCounts:
+        """Each class's sensitive-value counts."""
+        return classes.aggregates[self.key]
+
+    def violating(self, classes: Classes) -> np.ndarray:
+        return self.violating_distributions(self.distributions(classes))
+
+    def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
+        """Boolean mask of the classes (items of ``dist``) that violate the model."""
+        raise NotImplementedError

@@ -1,0 +1,118 @@
+"""t-closeness (Li, Li & Venkatasubramanian 2007): every class's sensitive-value
+distribution is within Earth Mover's Distance t of the overall distribution.
+
+Ground distances:
+
+- ``equal``: all values are 1 apart; EMD = 1/2 * sum |q_i - p_i|.
+- ``ordered``: values sorted; neighbours are 1/(m-1) apart;
+  EMD = 1/(m-1) * sum_i |sum_{j<=i} (q_j - p_j)|.
+- ``hierarchical``: the distance of two values is the level of their lowest
+  common ancestor in the attribute's hierarchy divided by the hierarchy's
+  height. The EMD is computed bottom-up: at every inner node, the surplus and
+  deficit mass flowing up from its children is matched, at a cost of the
+  node's level/height per unit; what cannot be matched moves on up.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.errors import JobError
+from engine.hierarchy.encoded import EncodedHierarchy
+from engine.privacy.base import ModelContext
+from engine.privacy.distribution_kernels import equal_emd, hierarchical_emd, ordered_emd
+from engine.privacy.sensitive import SensitiveAttributeModel
+from engine.privacy.sparse_counts import SparseCounts
+
+DISTANCES = ("equal", "hierarchical", "ordered")
+
+
+class TCloseness(SensitiveAttributeModel):
+    name = "t-closeness"
+    monotonic_without_suppression = True
+    monotonic_with_suppression = False
+
+    def __init__(self, attribute: str, t: float, distance: str = "equal"):
+        super().__init__(attribute)
+        t = float(t)
+        if not 0.0 <= t <= 1.0:
+            raise ValueError(f"t must lie between 0 and 1, got {t}")
+        distance = str(distance).lower()
+        if distance not in DISTANCES:
+            raise ValueError(f"distance must be one of {', '.join(DISTANCES)}, "
+                             f"got '{distance}'")
+        self.t = t
+        self.distance = distance
+        self.rank: np.ndarray | None = None  # code -> position in the value order
+        self.parent_flat = self.parent_off = self.n_nodes = None
+        self.mass_flat = self.node_off = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "TCloseness":
+        return cls(d["attribute"], d["t"], d.get("distance", "equal"))
+
+    def bind(self, ctx: ModelContext) -> None:
+        super().bind(ctx)
+        if self.distance == "ordered":
+            order = value_order(self.dictionary)
+            self.rank = np.empty(len(order), dtype=np.int64)
+            self.rank[order] = np.arange(len(order))
+        elif self.distance == "hierarchical":
+            h = ctx.hierarchies.get(self.attribute)
+            if h is None:
+                raise JobError(f"t-closeness with hierarchical distance needs a hierarchy "
+                               f"for the sensitive attribute '{self.attribute}'")
+            enc = EncodedHierarchy.build(h, self.dictionary, self.attribute)
+            parents = parent_maps(enc)
+            self.n_nodes = np.array([len(l) for l in enc.labels], dtype=np.int64)
+            self.parent_off = np.cumsum([0] + [len(p) for p in parents[:-1]]).astype(np.int64)
+            self.parent_flat = (np.concatenate(parents) if parents
+                                else np.zeros(0, np.int64)).astype(np.int64)
+            self.node_off = np.cumsum([0] + list(self.n_nodes[:-1])).astype(np.int64)
+            self.mass_flat = np.concatenate([np.bincount(enc.maps[k], weights=self.overall,
+                                                         minlength=int(self.n_nodes[k]))
+                                             for k in range(enc.levels)])
+
+    def emd(self, dist: SparseCounts) -> np.ndarray:
+        """Earth Mover's Distance of each class's distribution from the overall one."""
+        if self.distance == "equal":
+            return equal_emd(dist.indptr, dist.value, dist.count, self.overall)
+        if self.distance == "ordered":
+            ranked = np.empty_like(self.overall)
+            ranked[self.rank] = self.overall
+            return ordered_emd(dist.indptr, dist.value, dist.count, ranked, self.rank)
+        return hierarchical_emd(dist.indptr, dist.value, dist.count, self.overall,
+                                self.parent_flat, self.parent_off, self.n_nodes,
+                                self.mass_flat, self.node_off)
+
+    def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
+        return (dist.distinct() == 0) | (self.emd(dist) > self.t)
+
+    def to_dict(self) -> dict:
+        return {"model": self.name, "attribute": self.attribute, "t": self.t,
+                "distance": self.distance}
+
+    def describe(self) -> str:
+        return f"{self.t:g}-closeness ({self.distance} distance) of '{self.attribute}'"
+
+
+def value_order(dictionary: np.ndarray) -> np.ndarray:
+    """Codes in ascending value order: numerically when every value is a number,
+    else as strings."""
+    values = [str(v) for v in dictionary]
+    try:
+        keys = [float(v) for v in values]
+        return np.argsort(np.asarray(keys), kind="stable")
+    except ValueError:
+        return np.asarray(sorted(range(len(values)), key=lambda i: values[i]), dtype=np.int64)
+
+
+def parent_maps(enc: EncodedHierarchy) -> list[np.ndarray]:
+    """For each level k < height, each level-k node's parent at level k+1."""
+    out = []
+    for k in range(enc.height):
+        child, parent = enc.maps[k], enc.maps[k + 1]
+        up = np.zeros(len(enc.labels[k]), dtype=np.int64)
+        up[child] = parent
+        out.append(up)
+    # level-0 "nodes" are the data values themselves (maps[0] is the identity)
+    return out
