@@ -80,8 +80,11 @@ class LatticeView(QWidget):
         self.selection = pg.ScatterPlotItem(pxMode=True, size=17, symbol="o", brush=None,
                                             pen=pg.mkPen(SELECTION_COLOR, width=3))
         self.labels = LabelLayer()
-        layers = (self.edges, self.node_layer, self.highlight, self.labels, self.selection,
-                  self.optimum_marker, self.optimum_label)
+        self.ends = [pg.TextItem(text, color="#667085", anchor=(-0.08, 0.5))
+                     for text in ("no generalization (original data)",
+                                  "everything generalized")]
+        layers = (self.edges, self.node_layer, self.highlight, self.labels, *self.ends,
+                  self.selection, self.optimum_marker, self.optimum_label)
         for z, item in enumerate(layers):
             item.setZValue(z)
             self.box.addItem(item)
@@ -151,6 +154,13 @@ class LatticeView(QWidget):
         shown = self.shown
         code = nodes.states[shown].astype(np.int64) + 3 * nodes.checked[shown]
         self.node_layer.set_nodes(self.x, self.y, code)
+        heights = nodes.heights()[shown]
+        for item, h in zip(self.ends, (heights.min(initial=0), heights.max(initial=0))):
+            at = np.flatnonzero(heights == h)
+            item.setVisible(bool(len(at)) and int(h) in (0, nodes.lattice.height))
+            if len(at):
+                i = at[np.argmax(self.x[at])]
+                item.setPos(float(self.x[i]), float(self.y[i]))
         self.labels.set_labels(self.x, self.y, nodes.levels[shown])
         opt = nodes.optimum
         if opt >= 0 and self._pos_of_row[opt] >= 0:

@@ -73,7 +73,7 @@ class ExplorePerspective(QWidget):
         lay.setContentsMargins(10, 10, 10, 10)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.filter = FilterPanel()
-        self.filter.setMinimumWidth(200)
+        self.filter.setMinimumWidth(190)
         split.addWidget(self.filter)
         split.addWidget(self._build_center())
         right = QSplitter(Qt.Orientation.Vertical)
@@ -82,10 +82,12 @@ class ExplorePerspective(QWidget):
         self.quality = QualityPlot()
         for w in (self.properties, self.clipboard, self.quality):
             right.addWidget(w)
-        right.setSizes([430, 230, 170])
+        right.setSizes([450, 200, 170])
         split.addWidget(right)
+        split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
-        split.setSizes([230, 800, 380])
+        split.setStretchFactor(2, 0)
+        split.setSizes([205, 800, 420])
         lay.addWidget(split)
         return host
 

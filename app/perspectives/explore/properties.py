@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QFormLayout, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
-                               QPushButton, QScrollArea, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget, QHeaderView, QAbstractItemView)
+from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QHBoxLayout, QHeaderView,
+                               QLabel, QListWidget, QListWidgetItem, QPushButton,
+                               QScrollArea, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
 
 from app.perspectives.explore.details import NodeDetails
 from app.perspectives.explore.list_model import STATE_COLORS
@@ -67,16 +68,19 @@ class PropertiesPanel(QWidget):
         self.level_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.level_table.horizontalHeader().setSectionResizeMode(
             0, QHeaderView.ResizeMode.Stretch)
+        self.level_table.horizontalHeader().setSectionResizeMode(
+            1, QHeaderView.ResizeMode.ResizeToContents)
+        self.level_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.level_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         lay.addWidget(self.level_table)
-        near = QHBoxLayout()
-        self.predecessors = self._neighbour_list("Predecessors (more specific)")
-        self.successors = self._neighbour_list("Successors (more general)")
-        near.addLayout(self.predecessors[0])
-        near.addLayout(self.successors[0])
-        lay.addLayout(near)
+        self.predecessors = self._neighbour_list("Predecessors (one level less)")
+        self.successors = self._neighbour_list("Successors (one level more)")
+        lay.addLayout(self.predecessors[0])
+        lay.addLayout(self.successors[0])
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(body)
         outer.addWidget(scroll, 1)
         self.apply.clicked.connect(lambda: self.levels and self.apply_requested.emit(self.levels))
@@ -89,7 +93,9 @@ class PropertiesPanel(QWidget):
         label.setObjectName("subTitle")
         box.addWidget(label)
         lst = QListWidget()
-        lst.setMaximumHeight(150)
+        lst.setMaximumHeight(120)
+        lst.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        lst.setTextElideMode(Qt.TextElideMode.ElideRight)
         lst.itemActivated.connect(self._navigate)
         lst.itemClicked.connect(self._navigate)
         box.addWidget(lst)
@@ -132,7 +138,7 @@ class PropertiesPanel(QWidget):
         self.level_table.setRowCount(len(levels))
         for i, (name, v, hi) in enumerate(zip(nodes.attributes, levels, lat.max_levels)):
             self.level_table.setItem(i, 0, QTableWidgetItem(name))
-            item = QTableWidgetItem(f"{v} of {hi}")
+            item = QTableWidgetItem(f"{v} of {hi}  ")
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.level_table.setItem(i, 1, item)
         self.level_table.setFixedHeight(self.level_table.horizontalHeader().height()

@@ -36,6 +36,7 @@ class QualityPlot(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", "elapsed", units="s")
         self.plot.setLabel("left", "loss")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.setMinimumHeight(120)
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2f6fd6", width=2))
         lay.addWidget(self.plot, 1)
