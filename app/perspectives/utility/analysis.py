@@ -1,0 +1,132 @@
+"""What the panels compute, as plain functions run in the worker (no Qt here).
+
+`Comparison` bundles the input, the output (an `OutputTable` over the
+transformation) and the job's settings the analyses need. Each ``*_task``
+returns an immutable payload for the GUI.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from engine.analysis.classification import ClassificationComparison, compare_classification
+from engine.analysis.quality import QualityReport, quality
+from engine.analysis.statistics import (SummaryStatistics, contingency, frequencies,
+                                        summary_statistics)
+from engine.config import IDENTIFYING, INSENSITIVE
+from engine.data.datatypes import DataType
+from engine.data.table import EncodedTable
+from engine.hierarchy.model import Hierarchy
+
+from app.perspectives.utility.output_view import OutputTable, OutputView
+
+CONTINGENCY_VALUES = 30  # most frequent values per axis of a heat map; the rest is "(other)"
+
+
+def job_data_types(problem) -> dict[str, DataType]:
+    """Data types the job declares (attributes without one are detected when analysed)."""
+    from engine.hierarchy.builders.base import type_from_json
+    out = {}
+    for name, a in problem.job.attributes.items():
+        if a.data_type:
+            spec = {"kind": a.data_type}
+            if a.format:
+                spec["format"] = a.format
+            try:
+                out[name] = type_from_json(spec)
+            except Exception:  # noqa: BLE001 - an odd format: detect the type instead
+                continue
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Input and output of one transformation, with what the analyses need."""
+
+    input: EncodedTable
+    output: OutputTable
+    view: OutputView
+    qis: tuple[str, ...]
+    types: dict  # attribute -> attribute type (quasi-identifying, ...)
+    data_types: dict  # attribute -> DataType
+    hierarchies: dict  # attribute -> Hierarchy
+
+    @classmethod
+    def of(cls, view: OutputView) -> "Comparison":
+        problem = view.problem
+        attrs = problem.job.attributes
+        types = {n: (attrs[n].type if n in attrs else INSENSITIVE) for n in view.names}
+        hierarchies: dict[str, Hierarchy] = {n: attrs[n].hierarchy for n in problem.qis
+                                             if attrs[n].hierarchy is not None}
+        return cls(problem.table, OutputTable(view), view, tuple(problem.qis), types,
+                   job_data_types(problem), hierarchies)
+
+    @property
+    def analysable(self) -> list[str]:
+        """Attributes worth analysing: every column but the identifying ones."""
+        return [n for n in self.view.names if self.types.get(n) != IDENTIFYING]
+
+
+@dataclass(frozen=True)
+class AttributeStatistics:
+    """Distribution and summary of one attribute in input and output."""
+
+    attribute: str
+    input_frequencies: pd.DataFrame
+    output_frequencies: pd.DataFrame
+    input_summary: SummaryStatistics
+    output_summary: SummaryStatistics
+
+
+def statistics_task(c: Comparison, attribute: str) -> AttributeStatistics:
+    dtype = c.data_types.get(attribute)
+    return AttributeStatistics(
+        attribute,
+        frequencies(c.input, attribute, dtype), frequencies(c.output, attribute, dtype),
+        summary_statistics(c.input, attribute, dtype),
+        summary_statistics(c.output, attribute, dtype))
+
+
+@dataclass(frozen=True)
+class ContingencyPair:
+    rows: str
+    columns: str
+    input: pd.DataFrame
+    output: pd.DataFrame
+
+
+def contingency_task(c: Comparison, rows: str, columns: str) -> ContingencyPair:
+    types = {k: v for k, v in c.data_types.items() if k in (rows, columns)}
+    return ContingencyPair(
+        rows, columns,
+        contingency(c.input, rows, columns, types, max_values=CONTINGENCY_VALUES),
+        contingency(c.output, rows, columns, types, max_values=CONTINGENCY_VALUES))
+
+
+def quality_task(c: Comparison) -> QualityReport:
+    return quality(c.input, c.output, list(c.qis), c.hierarchies,
+                   {k: v for k, v in c.data_types.items() if k in c.qis},
+                   c.output.suppressed_rows())
+
+
+def classification_task(c: Comparison, features: Sequence[str], target: str, model: str,
+                        folds: int, report, cancelled) -> ClassificationComparison:
+    return compare_classification(c.input, c.output, list(features), target, model, folds,
+                                  progress=report, cancel=cancelled)
+
+
+def default_target(c: Comparison) -> str | None:
+    """A sensible attribute to predict: few distinct values (2 to 10), not a
+    quasi-identifier if possible, the rightmost column among equals."""
+    pool = [n for n in c.analysable if len(c.input.column(n).dictionary) >= 2]
+    if not pool:
+        return None
+    return min(pool, key=lambda n: (n in c.qis, len(c.input.column(n).dictionary) > 10,
+                                    -pool.index(n)))
+
+
+def levels_text(view: OutputView) -> str:
+    """``age 3 · education 2 · …``: the transformation in words."""
+    return " · ".join(f"{n} {lv}" for n, lv in view.level_of.items())
