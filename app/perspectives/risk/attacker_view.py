@@ -96,12 +96,12 @@ class AttackerCard(Card):
 
 
 #: what the comparison chart shows: label, value of a summary
-COMPARED = (("Records at risk", lambda s: s.prosecutor.records_at_risk),
-            ("Highest risk", lambda s: s.highest_risk),
-            ("Average risk", lambda s: s.average_risk),
+COMPARED = (("At risk", lambda s: s.prosecutor.records_at_risk),
+            ("Highest", lambda s: s.highest_risk),
+            ("Average", lambda s: s.average_risk),
             ("Marketer", lambda s: s.marketer),
-            ("Sample uniques", lambda s: s.sample_uniques),
-            ("Population uniques", lambda s: s.population_uniques))
+            ("Sample uniq.", lambda s: s.sample_uniques),
+            ("Pop. uniq.", lambda s: s.population_uniques))
 INPUT_BAR = "#b8c2cf"
 
 
@@ -186,7 +186,8 @@ class AttackerView(QWidget):
         right.addWidget(muted_label(
             f"<span style='color:{INPUT_BAR}'>■</span> Input &nbsp; "
             f"<span style='color:{BAR_OK}'>■</span> Output &nbsp; "
-            f"<span style='color:{MUTED}'>(records at risk: prosecutor)</span>"))
+            f"<span style='color:{MUTED}'>· at risk: prosecutor's records at risk; highest, "
+            f"average: risk; marketer: success rate; uniques: sample and population</span>"))
         self.chart = ComparisonPlot()
         right.addWidget(self.chart, 1)
         bottom.addLayout(right, 1)

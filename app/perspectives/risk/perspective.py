@@ -30,6 +30,10 @@ from engine.analysis.statistics import Data
 
 #: above this many records the heavy analyses run only when asked for
 AUTO_LIMIT = 200_000
+NO_DATA = ("Analyze risk estimates the re-identification risks of the input and of the "
+           "anonymized output. Import data and mark its quasi-identifiers, then anonymize it.")
+NO_QIS = ("Mark at least one attribute as quasi-identifying (Configure > Attributes > Type): "
+          "risks are measured on the quasi-identifiers.")
 PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS = range(5)
 
 
@@ -56,11 +60,7 @@ class RiskPerspective(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         self.stack = QStackedWidget()
         outer.addWidget(self.stack)
-        self.empty = EmptyState(
-            "No data to assess yet",
-            "Analyze risk estimates the re-identification risks of the input and of the "
-            "anonymized output. Import data and mark its quasi-identifiers, then anonymize "
-            "it.", list(empty_actions))
+        self.empty = EmptyState("No data to assess yet", NO_DATA, list(empty_actions))
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self._build_content(population))
         QApplication.instance().aboutToQuit.connect(self.shutdown)
@@ -117,6 +117,8 @@ class RiskPerspective(QWidget):
         """Show the risks of data that was not anonymized yet."""
         if data is None or not qis:
             self.set_sides(None, None)
+            if data is not None:
+                self.empty.text.setText(NO_QIS)
             return
         self.set_sides(make_side("Input", data, qis, None, subset), None,
                        "Input only: anonymize the data to compare it with an output.")
@@ -124,6 +126,7 @@ class RiskPerspective(QWidget):
     def set_sides(self, before: RiskSide | None, after: RiskSide | None,
                   subtitle: str = "") -> None:
         self.sides = [before, after]
+        self.empty.text.setText(NO_DATA)
         self.stack.setCurrentIndex(0 if before is None else 1)
         self.subtitle.setText(subtitle)
         if before is not None:

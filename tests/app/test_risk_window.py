@@ -1,0 +1,38 @@
+"""The Analyze-risk perspective in the main window follows the document and Explore."""
+from __future__ import annotations
+
+import numpy as np
+
+from app.document import DataSource
+from app.perspectives.risk import RiskPerspective
+from engine.config import QUASI_IDENTIFYING
+from tests.app.test_risk import adult_result  # noqa: F401 - module fixture
+
+
+def test_follows_document_and_applied_transformation(qtbot, window, adult_result):  # noqa: F811
+    view = window.perspectives["risk"]
+    assert isinstance(view, RiskPerspective)
+    assert view.stack.currentIndex() == 0  # nothing to assess yet
+    doc = window.document
+    doc.set_table(adult_result.problem.table, DataSource())
+    assert view.stack.currentIndex() == 0 and "quasi-identifying" in view.empty.text.text()
+    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+        doc.update_attributes(["sex", "age"], type=QUASI_IDENTIFYING)
+    assert view.sides[0].qis == ("sex", "age") and view.sides[1] is None
+    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+        doc.set_result(adult_result)
+    assert view.sides[1] is not None
+    assert view.summaries[1].highest_risk <= 0.2 < view.summaries[0].highest_risk
+    explore = window.perspectives.get("explore")
+    source = getattr(doc, "transformation_applied", None) or \
+        getattr(explore, "transformation_applied", None)
+    if source is not None:
+        top = tuple(int(v) for v in adult_result.lattice.top)
+        with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+            source.emit(top)
+        assert np.all(view.sides[1].data.iloc[:, 0].isin(["*"] + list(
+            adult_result.problem.hierarchies[0].labels[top[0]])))
+        assert f"sex {top[0]}" in view.subtitle.text()
+    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+        doc.set_result(None)
+    view.shutdown()
