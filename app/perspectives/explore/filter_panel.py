@@ -127,8 +127,8 @@ class FilterPanel(QWidget):
         return NodeFilter(states, levels, (min(lo, hi), max(lo, hi)),
                           self.optimum_only.isChecked(), self.checked_only.isChecked())
 
-    def set_filter(self, f: NodeFilter) -> None:
-        """Show ``f`` in the controls (emits ``filter_changed`` once)."""
+    def set_filter(self, f: NodeFilter, emit: bool = True) -> None:
+        """Show ``f`` in the controls (then emit ``filter_changed`` once, if ``emit``)."""
         for state, box in self.state_boxes.items():
             box.setChecked(state in f.states)
         for name, (a, b, lo, hi) in self.level_spins.items():
@@ -138,10 +138,13 @@ class FilterPanel(QWidget):
         self.loss_max.setValue(round(f.loss[1] * SLIDER_STEPS / 100.0))
         self.optimum_only.setChecked(f.optimum_only)
         self.checked_only.setChecked(f.checked_only)
-        self._changed()
+        if emit:
+            self._changed()
+        else:
+            self._timer.stop()
 
-    def reset(self) -> None:
-        self.set_filter(NodeFilter())
+    def reset(self, emit: bool = True) -> None:
+        self.set_filter(NodeFilter(), emit)
 
     def set_counts(self, shown: NodeCounts, total: int) -> None:
         self.counts.setText(

@@ -179,9 +179,7 @@ class ExplorePerspective(QWidget):
         self.lattice.set_nodes(self.nodes)
         self.list_model.set_nodes(self.nodes)
         self.list_view.resizeColumnsToContents()
-        self.filter.blockSignals(True)
-        self.filter.reset()
-        self.filter.blockSignals(False)
+        self.filter.reset(emit=False)
         self._show_counts()
         self.quality.finish(result)
         if not self.nodes.whole:
