@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from app.document import DataSource
 from app.perspectives.risk import RiskPerspective
@@ -35,4 +36,26 @@ def test_follows_document_and_applied_transformation(qtbot, window, adult_result
         assert f"sex {top[0]}" in view.subtitle.text()
     with qtbot.waitSignal(view.sides_changed, timeout=10_000):
         doc.set_result(None)
+    view.shutdown()
+
+
+def test_thresholds_and_population_are_kept_in_the_project(qtbot, window, adult_result):  # noqa: F811
+    view = window.perspectives["risk"]
+    doc = window.document
+    doc.set_result(adult_result)
+    doc.set_modified(False)
+    view.threshold_bar.highest.setValue(10.0)
+    assert doc.extras["risk"]["thresholds"]["highest_risk"] == pytest.approx(0.1)
+    assert doc.modified
+    view.uniqueness.editor.fraction.setValue(0.2)
+    assert doc.extras["risk"]["population"] == {"region": None, "sampling_fraction": 0.2}
+    doc.extras["risk"] = {"thresholds": {"highest_risk": 0.05, "records_at_risk": 0.01,
+                                         "success_rate": 0.02},
+                          "population": {"region": "UK", "sampling_fraction": 0.01}}
+    doc.set_modified(False)
+    doc.set_result(adult_result)  # as when a project is opened
+    assert view.thresholds.highest_risk == pytest.approx(0.05)
+    assert view.threshold_bar.highest.value() == pytest.approx(5.0)
+    assert view.uniqueness.editor.model().region == "UK"
+    assert not doc.modified
     view.shutdown()

@@ -16,6 +16,8 @@ from engine.config import QUASI_IDENTIFYING
 
 #: settings key of the size above which heavy analyses wait to be asked for
 AUTO_LIMIT_KEY = "risk/auto_analysis_limit"
+#: key of the thresholds and population model in ``Document.extras`` (kept in projects)
+EXTRAS_KEY = "risk"
 
 
 def auto_limit(settings) -> int:
@@ -31,6 +33,29 @@ def create_perspective(context) -> RiskPerspective:
                if k in context.actions]
     view = RiskPerspective(actions, auto_limit(context.settings))
     applied: dict = {"levels": None}
+
+    restoring = {"on": False}
+
+    def restore() -> None:
+        state = doc.extras.get(EXTRAS_KEY) or {}
+        restoring["on"] = True
+        try:
+            if "thresholds" in state:
+                view.set_thresholds(Thresholds(**state["thresholds"]))
+            if "population" in state:
+                view.uniqueness.editor.set_model(PopulationModel(**state["population"]))
+        except (TypeError, ValueError):
+            pass  # a project of another version: keep the defaults
+        finally:
+            restoring["on"] = False
+
+    def remember(*_args) -> None:
+        if restoring["on"]:
+            return
+        population = view.uniqueness.editor.model()
+        doc.extras[EXTRAS_KEY] = {"thresholds": dict(view.thresholds.__dict__),
+                                  "population": dict(population.__dict__)}
+        doc.set_modified(True)
 
     def refresh() -> None:
         if doc.result is not None:
@@ -48,6 +73,7 @@ def create_perspective(context) -> RiskPerspective:
 
     def result_changed() -> None:
         applied["levels"] = None
+        restore()  # a project was opened: its thresholds and population model
         timer.stop()
         refresh()
 
@@ -57,6 +83,8 @@ def create_perspective(context) -> RiskPerspective:
             view.set_result(doc.result, applied["levels"])
 
     doc.result_changed.connect(result_changed)
+    view.threshold_bar.thresholds_changed.connect(remember)
+    view.uniqueness.population_changed.connect(remember)
     for name in ("data_changed", "subset_changed"):
         getattr(doc, name).connect(timer.start)
     doc.attributes_changed.connect(lambda _names: None if doc.result else timer.start())
@@ -66,6 +94,7 @@ def create_perspective(context) -> RiskPerspective:
         source = getattr(explore, "transformation_applied", None)
     if source is not None:
         source.connect(transformation_applied)
+    restore()
     refresh()
     return view
 
