@@ -13,10 +13,12 @@ from numba import njit
 
 @njit(cache=True, nogil=True)
 def _clip(ax, ay, bx, by, w, h):
-    """Liang-Barsky clip of a segment to [0, w-1] x [0, h-1]; t0 > t1 when outside."""
+    """Liang-Barsky clip of a segment to the pixels' area [-0.5, w-0.5) x [-0.5, h-0.5);
+    t0 > t1 when outside."""
     t0, t1 = 0.0, 1.0
     dx, dy = bx - ax, by - ay
-    for p, q in ((-dx, ax), (dx, w - 1.0 - ax), (-dy, ay), (dy, h - 1.0 - ay)):
+    hi_x, hi_y = w - 0.5 - 1e-9, h - 0.5 - 1e-9
+    for p, q in ((-dx, ax + 0.5), (dx, hi_x - ax), (-dy, ay + 0.5), (dy, hi_y - ay)):
         if p == 0.0:
             if q < 0.0:
                 return 1.0, 0.0
@@ -53,8 +55,8 @@ def count_crossings(x0, y0, x1, y1, left, top, sx, sy, width, height):
         lastx, lasty = -1, -1
         for k in range(n + 1):
             t = k / n
-            px = int(cx + (ex - cx) * t + 0.5)
-            py = int(cy + (ey - cy) * t + 0.5)
+            px = int(np.floor(cx + (ex - cx) * t + 0.5))
+            py = int(np.floor(cy + (ey - cy) * t + 0.5))
             if px == lastx and py == lasty:
                 continue
             lastx, lasty = px, py
