@@ -1,0 +1,215 @@
+"""What every heuristic search shares: limits, checks cached by id, best so far, progress.
+
+A heuristic calls ``AnytimeSearch.check(levels)`` for every transformation it
+wants to know about. The first check of a transformation classifies it and
+records it in a sparse ``SolutionSpace``; later checks are answered from the
+cache and cost nothing. Before a new check the time limit, the step limit
+(transformations checked) and the cancel flag are tested; when one of them
+is reached ``SearchStopped`` is raised, which ``AnytimeSearch.run`` turns
+into a normal outcome carrying the best transformation found so far.
+
+With a step limit and no time limit a search never looks at the clock when
+deciding what to do, so the same seed gives the same result on any machine.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Callable, Sequence
+
+import numpy as np
+
+from engine.metrics import Loss
+from engine.problem import Evaluation, Problem
+from engine.search.outcome import SearchOutcome
+from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.solution_space import SolutionSpace
+
+try:  # optional: keeps BLAS single-threaded while a search runs
+    from threadpoolctl import threadpool_limits
+except ImportError:  # pragma: no cover
+    threadpool_limits = None
+
+#: seed used when the job gives none, so results are reproducible by default
+DEFAULT_SEED = 0
+#: time limit of open-ended searches (Lightning, top-down) when the job sets no limit
+DEFAULT_TIME_LIMIT_S = 30.0
+
+
+class SearchStopped(Exception):
+    """Raised inside a search when a limit is reached or the user cancelled."""
+
+
+def sort_key(ev: Evaluation) -> tuple:
+    """Order of preference: anonymous before not anonymous, then lower loss."""
+    return (not ev.anonymous, ev.loss)
+
+
+class AnytimeSearch:
+    """Limits, a check cache by lattice id, the best anonymous transformation so far.
+
+    Parameters
+    ----------
+    problem : Problem
+        The prepared job.
+    algorithm : str
+        Name stored in the outcome.
+    progress, cancel : callables, optional
+        Progress receiver (called about every 100 ms) and cancel flag.
+    open_ended : bool
+        Whether the search has no natural end; it then gets
+        ``DEFAULT_TIME_LIMIT_S`` when the job sets neither limit.
+    expected_checks : int, optional
+        Denominator of the progress fraction when there is no step limit.
+    """
+
+    def __init__(self, problem: Problem, algorithm: str,
+                 progress: ProgressCallback | None = None, cancel: CancelCheck | None = None,
+                 open_ended: bool = False, expected_checks: int | None = None):
+        self.problem = problem
+        self.lattice = problem.lattice
+        self.algorithm = algorithm
+        tr = problem.job.transformation
+        self.step_limit: int | None = tr.step_limit
+        self.time_limit: float | None = tr.time_limit_s
+        if open_ended and self.step_limit is None and self.time_limit is None:
+            self.time_limit = DEFAULT_TIME_LIMIT_S
+        self.seed = DEFAULT_SEED if tr.seed is None else int(tr.seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.space = SolutionSpace(self.lattice, dense=False)
+        total = self.step_limit or expected_checks or self.lattice.size
+        self.reporter = Reporter(progress, total, cancel)
+        self._by_levels: dict[tuple[int, ...], Evaluation] = {}
+        self.best: Evaluation | None = None
+        self.best_id: int | None = None
+        self.checked = 0
+        self.cancelled = False
+        self.phase = "search"
+        self._stall_checked = -1
+        self._stall_count = 0
+        self._deadline = (time.perf_counter() + self.time_limit
+                          if self.time_limit is not None else None)
+
+    # --- limits -----------------------------------------------------------------
+    @property
+    def elapsed(self) -> float:
+        return self.reporter.elapsed
+
+    def exhausted(self) -> bool:
+        """Whether no further transformation may be checked (limits or cancel)."""
+        if self.step_limit is not None and self.checked >= self.step_limit:
+            return True
+        if self._deadline is not None and time.perf_counter() >= self._deadline:
+            return True
+        if self.reporter.cancelled():
+            self.cancelled = True
+            return True
+        return False
+
+    def converged(self, patience: int = 20) -> bool:
+        """Call once per iteration of a population search: True once ``patience``
+        iterations in a row checked no new transformation (the population only
+        revisits known ones, so a step limit would never be reached)."""
+        if self.checked == self._stall_checked:
+            self._stall_count += 1
+        else:
+            self._stall_checked, self._stall_count = self.checked, 0
+        return self._stall_count >= patience
+
+    def ensure_budget(self) -> None:
+        """Raise ``SearchStopped`` when no further check is allowed."""
+        if self.exhausted():
+            raise SearchStopped
+
+    # --- checks -----------------------------------------------------------------
+    @staticmethod
+    def as_levels(levels) -> tuple[int, ...]:
+        """A hashable level vector from a tuple, list or numpy array."""
+        if isinstance(levels, np.ndarray):
+            return tuple(levels.tolist())
+        return tuple(int(v) for v in levels)
+
+    def known(self, levels) -> Evaluation | None:
+        """The evaluation of an already checked transformation, or None."""
+        return self._by_levels.get(self.as_levels(levels))
+
+    def check(self, levels) -> Evaluation:
+        """Evaluate a transformation (once; repeated checks come from the cache)."""
+        levels = self.as_levels(levels)
+        ev = self._by_levels.get(levels)
+        if ev is not None:
+            return ev
+        self.ensure_budget()
+        node_id = self.lattice.id_of(levels)
+        ev = self.problem.evaluate(levels)
+        self._by_levels[levels] = ev
+        self.checked += 1
+        self.space.record(node_id, ev.anonymous, ev.loss, ev.suppressed_records)
+        if ev.anonymous and (self.best is None or ev.loss < self.best.loss):
+            self.best, self.best_id = ev, node_id
+        self.report()
+        return ev
+
+    def check_many(self, rows) -> list[Evaluation]:
+        """Check several transformations, priming the classifier with their meet first.
+
+        Rolling many transformations up from one shared specialization (their
+        element-wise minimum) is cheaper than rolling each up from the
+        records when the meet is well above the bottom (e.g. below the top).
+        """
+        rows = [self.as_levels(r) for r in rows]
+        new = [r for r in rows if r not in self._by_levels]
+        if len(new) > 2:
+            meet = np.min(np.asarray(new, dtype=np.int64), axis=0)
+            if self.lattice.level(meet) > 0 and self.known(meet) is None:
+                self.problem.classifier.classify(meet)
+        return [self.check(r) for r in rows]
+
+    def report(self, force: bool = False) -> None:
+        best = self.best
+        self.reporter.report(self.checked, best.levels if best is not None else None,
+                             best.loss if best is not None else None, force=force,
+                             phase=self.phase)
+
+    # --- running ----------------------------------------------------------------
+    def run(self, body: Callable[[], None]) -> SearchOutcome:
+        """Run ``body`` until it returns or a limit stops it; return the outcome.
+
+        BLAS is limited to one thread meanwhile: the metrics' dot products over
+        a few thousand classes gain nothing from threads, and on a busy
+        machine OpenBLAS's spinning threads made single checks up to 50 times
+        slower.
+        """
+        limits = (threadpool_limits(1, user_api="blas") if threadpool_limits is not None
+                  else contextlib.nullcontext())
+        with limits:
+            try:
+                body()
+            except SearchStopped:
+                pass
+        self.space.optimum_id = self.best_id
+        self.report(force=True)
+        return SearchOutcome(self.space, self.best, self.checked, self.elapsed,
+                             self.cancelled, self.algorithm)
+
+
+def lower_bound(problem: Problem, levels: Sequence[int]) -> Loss | None:
+    """The metric's lower bound of a transformation's loss (None when it has none)."""
+    b = problem.metric.lower_bounds(np.asarray([levels], dtype=np.int64))
+    if b is None:
+        return None
+    row = b[0]
+    return tuple(float(x) for x in row) if np.ndim(row) else float(row)
+
+
+def count_limit(params: dict, key: str, default: int, search: AnytimeSearch) -> int | None:
+    """A count limit (iterations, evaluations) from ``params``.
+
+    When the job sets a time or step limit and does not set ``key``, the
+    limit decides (None: unbounded); otherwise ``default`` applies.
+    """
+    if key in params and params[key] is not None:
+        return int(params[key])
+    if search.step_limit is not None or search.time_limit is not None:
+        return None
+    return default

@@ -1,0 +1,186 @@
+"""Genetic search (Meurers et al. 2021, after Wan et al.).
+
+Individuals are level vectors (one gene per quasi-identifier). Two equally
+sized subpopulations evolve side by side. The first starts with the
+"triangle pattern" of lowest and highest levels, the rest of it and all of
+the second at random. Each iteration, per subpopulation:
+
+1. sort by fitness (anonymous first, then lower loss: the loss of the
+   transformation's output, suppression included);
+2. copy the elite fraction unchanged;
+3. fill the crossover fraction with children of two parents drawn from the
+   production fraction, with probability proportional to fitness (fitness =
+   rank, best = highest), each gene taken from either parent at random;
+4. fill the rest with mutants of random individuals: 1 to
+   ``max(1, mutation_probability * genes)`` genes set to other random levels;
+5. every ``immigration_interval`` iterations the fittest
+   ``immigration_fraction`` of each subpopulation change places.
+
+The search stops after ``iterations`` iterations, or at the job's time or step
+limit. ``iterations`` defaults to 50 when the job sets neither limit;
+otherwise the limit decides unless ``iterations`` is given explicitly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from engine.errors import JobError
+from engine.problem import Problem
+from engine.search.anytime import AnytimeSearch, count_limit, sort_key
+from engine.search.outcome import SearchOutcome
+from engine.search.progress import CancelCheck, ProgressCallback
+
+
+@dataclass(frozen=True)
+class GeneticParameters:
+    """The GA's settings (``[transformation.genetic]`` in the job file)."""
+
+    elite_fraction: float = 0.2
+    crossover_fraction: float = 0.4
+    production_fraction: float = 0.2
+    mutation_probability: float = 0.05
+    immigration_fraction: float = 0.2
+    immigration_interval: int = 10
+    subpopulation_size: int = 50
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "GeneticParameters":
+        names = {f.name for f in fields(cls)}
+        known = {k: v for k, v in d.items() if k in names}
+        p = cls(**known)
+        for name in ("elite_fraction", "crossover_fraction", "production_fraction",
+                     "mutation_probability", "immigration_fraction"):
+            v = getattr(p, name)
+            if not 0.0 <= v <= 1.0:
+                raise JobError(f"[transformation.genetic] {name} = {v} must be between 0 and 1")
+        if p.elite_fraction + p.crossover_fraction > 1.0:
+            raise JobError("[transformation.genetic] elite_fraction + crossover_fraction "
+                           "must not exceed 1")
+        if p.subpopulation_size < 2 or p.immigration_interval < 1:
+            raise JobError("[transformation.genetic] subpopulation_size must be at least 2 "
+                           "and immigration_interval at least 1")
+        return p
+
+
+# --- operators (pure functions on level arrays, tested on their own) -------------------
+def triangle_population(lows: np.ndarray, highs: np.ndarray, size: int) -> np.ndarray:
+    """The "triangle pattern": row ``i`` has genes ``0..i`` at their highest level and
+    the rest at their lowest; then row ``n + i`` has genes ``i+1..n-1`` highest.
+
+    Returns at most ``size`` rows (``2n - 1`` when ``size`` allows).
+    """
+    n = len(lows)
+    rows = []
+    for i in range(n):
+        rows.append(np.where(np.arange(n) <= i, highs, lows))
+    for i in range(n - 1):
+        rows.append(np.where(np.arange(n) > i, highs, lows))
+    return np.asarray(rows[:size], dtype=np.int64).reshape(-1, n)
+
+
+def random_population(rng: np.random.Generator, lows: np.ndarray, highs: np.ndarray,
+                      size: int) -> np.ndarray:
+    return rng.integers(lows, highs + 1, size=(size, len(lows)), dtype=np.int64)
+
+
+def uniform_crossover(rng: np.random.Generator, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A child taking every gene from either parent with equal probability."""
+    return np.where(rng.random(len(a)) < 0.5, a, b)
+
+
+def mutate(rng: np.random.Generator, individual: np.ndarray, lows: np.ndarray,
+           highs: np.ndarray, mutation_probability: float) -> np.ndarray:
+    """Set 1 to ``max(1, floor(p * genes))`` genes that can change to other random levels."""
+    child = individual.copy()
+    movable = np.flatnonzero(highs > lows)
+    if len(movable) == 0:
+        return child
+    upper = max(1, int(mutation_probability * len(individual)))
+    count = int(rng.integers(1, min(upper, len(movable)) + 1))
+    for j in rng.choice(movable, size=count, replace=False):
+        # a different level, uniformly among the others
+        v = int(rng.integers(lows[j], highs[j]))
+        child[j] = v if v < individual[j] else v + 1
+    return child
+
+
+def parent_weights(n: int) -> np.ndarray:
+    """Selection probabilities of ``n`` parents sorted best first (proportional to rank)."""
+    w = np.arange(n, 0, -1, dtype=float)
+    return w / w.sum()
+
+
+# --- the search --------------------------------------------------------------------------
+class GeneticSearch:
+    def __init__(self, search: AnytimeSearch, params: GeneticParameters,
+                 iterations: int | None):
+        self.search = search
+        self.params = params
+        self.iterations = iterations
+        lattice = search.lattice
+        self.lows = np.asarray(lattice.min_levels, dtype=np.int64)
+        self.highs = np.asarray(lattice.max_levels, dtype=np.int64)
+        self.rng = search.rng
+
+    def _sorted(self, population: np.ndarray) -> np.ndarray:
+        evs = self.search.check_many([tuple(int(x) for x in row) for row in population])
+        order = sorted(range(len(evs)), key=lambda i: (sort_key(evs[i]), i))
+        return population[order]
+
+    def _next_generation(self, population: np.ndarray) -> np.ndarray:
+        """One iteration on a subpopulation sorted best first."""
+        p, rng, size = self.params, self.rng, len(population)
+        n_elite = int(round(p.elite_fraction * size))
+        n_cross = int(round(p.crossover_fraction * size))
+        n_prod = max(2, int(round(p.production_fraction * size)))
+        parents = population[:n_prod]
+        weights = parent_weights(len(parents))
+        out = [population[i] for i in range(n_elite)]
+        for _ in range(n_cross):
+            i, j = rng.choice(len(parents), size=2, replace=False, p=weights)
+            out.append(uniform_crossover(rng, parents[i], parents[j]))
+        while len(out) < size:
+            k = int(rng.integers(size))
+            out.append(mutate(rng, population[k], self.lows, self.highs,
+                              p.mutation_probability))
+        return np.asarray(out, dtype=np.int64)
+
+    def _immigrate(self, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        m = int(round(self.params.immigration_fraction * min(len(a), len(b))))
+        if m == 0:
+            return a, b
+        return (np.concatenate([b[:m], a[m:]]), np.concatenate([a[:m], b[m:]]))
+
+    def run(self) -> None:
+        size = self.params.subpopulation_size
+        tri = triangle_population(self.lows, self.highs, size)
+        first = np.concatenate([tri, random_population(self.rng, self.lows, self.highs,
+                                                       size - len(tri))])
+        second = random_population(self.rng, self.lows, self.highs, size)
+        pops = [self._sorted(first), self._sorted(second)]
+        iteration = 0
+        while self.iterations is None or iteration < self.iterations:
+            self.search.ensure_budget()
+            if self.search.converged():
+                return
+            iteration += 1
+            pops = [self._sorted(self._next_generation(pop)) for pop in pops]
+            if iteration % self.params.immigration_interval == 0:
+                a, b = self._immigrate(*pops)
+                pops = [self._sorted(a), self._sorted(b)]
+
+
+def genetic_search(problem: Problem, progress: ProgressCallback | None = None,
+                   cancel: CancelCheck | None = None) -> SearchOutcome:
+    """The genetic algorithm with the parameters of ``[transformation.genetic]``
+    (see ``GeneticParameters``; ``iterations`` default 50), seedable by ``seed``."""
+    settings = dict(problem.job.transformation.genetic)
+    params = GeneticParameters.from_dict(settings)
+    size = params.subpopulation_size
+    search = AnytimeSearch(problem, "genetic", progress, cancel)
+    iterations = count_limit(settings, "iterations", 50, search)
+    if iterations is not None:
+        search.reporter.total = search.step_limit or 2 * size * (iterations + 1)
+    return search.run(GeneticSearch(search, params, iterations).run)

@@ -1,0 +1,149 @@
+"""The anytime contract every heuristic search keeps, on synthetic problems."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from engine.search import run_search
+from engine.search.exhaustive import exhaustive_search
+from engine.search.heuristics import HEURISTICS
+from tests.engine.search_fixtures import synthetic_problem
+
+ANYTIME = ["lightning", "top-down", "genetic", "kgen"]
+ALL = ANYTIME + ["datafly", "igreedy"]
+
+
+def run(name, problem, **kw):
+    return HEURISTICS[name](problem, **kw)
+
+
+def trajectory(outcome) -> list:
+    """Checked transformations in checking order with their losses."""
+    return list(outcome.space.losses.items())
+
+
+@pytest.fixture(scope="module")
+def huge():
+    """30 quasi-identifiers, 4**30 (about 1.2e18) transformations."""
+    return synthetic_problem(n_qis=30, rows=1500, levels=4, k=3, suppression_limit=1.0)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_huge_lattice_visits_only_what_it_checks(name, huge):
+    huge.job.transformation.step_limit = 40
+    huge.job.transformation.time_limit_s = None
+    out = run(name, huge)
+    assert huge.lattice.size > 1e16
+    assert 1 <= out.checked <= 40
+    assert out.space.checked_count == out.checked and not out.space.dense
+    assert out.optimum is not None and out.optimum.anonymous
+    best_id = out.space.optimum_id
+    info = out.space.info(best_id)
+    assert info.checked and info.loss == out.optimum.loss
+    assert info.levels == out.optimum.levels
+
+
+@pytest.mark.parametrize("name", ANYTIME)
+def test_same_seed_same_result_other_seed_still_valid(name):
+    problem = synthetic_problem(n_qis=6, rows=300, levels=4, k=3, suppression_limit=0.2,
+                                step_limit=60, seed=7)
+    a, b = run(name, problem), run(name, problem)
+    assert trajectory(a) == trajectory(b)
+    assert a.optimum == b.optimum and a.checked == b.checked == 60
+    problem.job.transformation.seed = 8
+    assert run(name, problem).checked == 60
+
+
+@pytest.mark.parametrize("name", ANYTIME)
+def test_cancel_returns_best_so_far(name, huge):
+    huge.job.transformation.step_limit = None
+    huge.job.transformation.time_limit_s = 60
+    calls = {"n": 0}
+
+    def cancel():
+        calls["n"] += 1
+        return calls["n"] > 25
+
+    start = time.perf_counter()
+    out = run(name, huge, cancel=cancel)
+    assert time.perf_counter() - start < 30
+    assert out.cancelled
+    assert out.optimum is not None and out.optimum.anonymous
+    assert out.checked < 30
+    assert out.optimum.loss == min(l for i, l in out.space.losses.items()
+                                   if out.space.state(i) == 1)
+
+
+@pytest.mark.parametrize("name", ANYTIME)
+def test_progress_reports_checked_elapsed_and_best(name, huge):
+    huge.job.transformation.step_limit = None
+    huge.job.transformation.time_limit_s = 0.6
+    reports = []
+    out = run(name, huge, progress=reports.append)
+    assert out.elapsed_s < 0.6 + 1.5  # one check may overrun the limit
+    assert len(reports) >= 2
+    checked = [r.checked for r in reports]
+    elapsed = [r.elapsed_s for r in reports]
+    assert checked == sorted(checked) and elapsed == sorted(elapsed)
+    last = reports[-1]
+    assert last.checked == out.checked
+    assert last.best_levels == out.optimum.levels and last.best_loss == out.optimum.loss
+    # the best so far never gets worse
+    losses = [r.best_loss for r in reports if r.best_loss is not None]
+    assert all(not (b > a) for a, b in zip(losses, losses[1:]))
+
+
+@pytest.mark.parametrize("name", ANYTIME)
+def test_reaches_the_exact_optimum_on_a_small_lattice(name):
+    problem = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=0.05)
+    exact = exhaustive_search(problem).optimum
+    problem.job.transformation.step_limit = 256
+    out = run(name, problem)
+    assert out.optimum.loss == pytest.approx(exact.loss, rel=1e-12)
+
+
+def test_lightning_prunes_at_zero_suppression_and_ends_early():
+    problem = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=0.0)
+    exact = exhaustive_search(problem).optimum
+    problem.job.transformation.step_limit = 10_000
+    out = run("lightning", problem)
+    assert out.optimum.loss == pytest.approx(exact.loss, rel=1e-12)
+    assert out.checked < problem.lattice.size
+
+
+def test_top_down_skips_below_non_anonymous_at_zero_suppression():
+    problem = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=0.0,
+                                step_limit=10_000)
+    exact = exhaustive_search(problem).optimum
+    out = run("top-down", problem)
+    assert out.optimum.loss == pytest.approx(exact.loss, rel=1e-12)
+    assert out.checked < problem.lattice.size
+
+
+@pytest.mark.parametrize("name", ["datafly", "igreedy"])
+def test_baselines_stop_at_the_first_anonymous_transformation(name):
+    problem = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=0.0)
+    out = run(name, problem)
+    assert out.optimum is not None and out.optimum.anonymous
+    assert out.checked <= problem.lattice.height * 4 + 1
+    # with a 100% limit the bottom is already anonymous
+    full = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=1.0)
+    assert run(name, full).optimum.levels == full.lattice.bottom
+
+
+def test_genetic_settings_come_from_the_job():
+    problem = synthetic_problem(n_qis=6, rows=300, levels=4, k=3, suppression_limit=0.2,
+                                genetic={"subpopulation_size": 6, "iterations": 2})
+    out = run("genetic", problem)
+    assert 0 < out.checked <= 2 * 6 * 3
+    problem.job.transformation.genetic = {"population_size": 10, "max_evaluations": 20}
+    out = run("kgen", problem)
+    assert 0 < out.checked <= 10 + 2 * 20
+
+
+def test_optimal_hands_over_to_lightning_above_the_threshold():
+    problem = synthetic_problem(n_qis=6, rows=300, levels=4, k=3, suppression_limit=0.2,
+                                heuristic_threshold=100, step_limit=30)
+    out = run_search(problem)
+    assert out.algorithm == "lightning" and out.checked <= 30
