@@ -233,13 +233,47 @@ class MainWindow(QMainWindow):
                          icon=QMessageBox.Icon.Information)
             return
         a = doc.attributes[names[0]]
-        dtype = {"kind": a.data_type, "format": a.format} if a.data_type else None
-        results = run_hierarchy_wizard(self, {n: doc.table.column(n) for n in names}, dtype,
-                                       a.hierarchy)
-        for attr, (hierarchy, _spec) in (results or {}).items():
+        # one spec applies to attributes of the same data type only
+        names = [n for n in names if (doc.attributes[n].data_type, doc.attributes[n].format)
+                 == (a.data_type, a.format)]
+        existing, spec = None, None
+        if len(names) == 1:
+            existing, spec = self._hierarchy_and_spec(names[0])
+        results = run_hierarchy_wizard(self, {n: doc.table.column(n) for n in names},
+                                       (a.data_type, a.format) if a.data_type else None,
+                                       existing, spec)
+        specs = doc.extras.setdefault("hierarchy_specs", {})
+        for attr, (hierarchy, built_spec) in (results or {}).items():
             doc.set_hierarchy_rows(attr, [list(r) for r in hierarchy.rows])
+            if built_spec is None:
+                specs.pop(attr, None)
+            else:
+                specs[attr] = {"spec": built_spec.to_json(), "rows": _rows_digest(hierarchy.rows)}
         if results:
             self.configure.hierarchy.show_attribute(names[0] if len(names) == 1 else None)
+
+    def _hierarchy_and_spec(self, name: str):
+        """The attribute's current hierarchy, and the wizard spec that built it (if the
+        hierarchy was not edited since)."""
+        from engine.errors import HierarchyError
+        from engine.hierarchy import Hierarchy
+        rows = self.document.hierarchy_rows.get(name)
+        if not rows:
+            return None, None
+        try:
+            hierarchy = Hierarchy.from_rows(rows, name)
+        except HierarchyError:
+            return None, None
+        stored = self.document.extras.get("hierarchy_specs", {}).get(name)
+        if stored is None:
+            return hierarchy, None
+        if not isinstance(stored, dict) or stored.get("rows") != _rows_digest(hierarchy.rows):
+            return hierarchy, None  # edited by hand since it was built
+        try:
+            from engine.hierarchy.builders import spec_from_json
+            return hierarchy, spec_from_json(stored["spec"])
+        except Exception:  # a stale or foreign spec must never block the wizard
+            return hierarchy, None
 
     def settings_dialog(self) -> None:
         dlg = SettingsDialog(self.settings, self)
@@ -261,3 +295,9 @@ class MainWindow(QMainWindow):
         self.search.wait_all(5000)
         self.files.tasks.wait_all(5000)
         event.accept()
+
+
+def _rows_digest(rows) -> str:
+    """A fingerprint of a hierarchy's rows, to tell whether it changed since it was built."""
+    import hashlib
+    return hashlib.sha256("\n".join("\x1f".join(r) for r in rows).encode()).hexdigest()
