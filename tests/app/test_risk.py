@@ -245,3 +245,20 @@ def test_models(qtmodeltester, make_view, adult_result):
     assert values == sorted(values)
     qtmodeltester.check(model)
     qtmodeltester.check(view.identifiers.models[0])
+
+
+def test_engine_estimators(qtbot, make_view, adult_result):
+    estimators = pytest.importorskip("engine.analysis.risk_estimators")
+    view = make_view()
+    view.uniqueness.set_estimators({"Pitman": estimators.pitman, "Zayatz": estimators.zayatz,
+                                    "SNB": estimators.snb, "Dankar": estimators.dankar})
+    view.set_input(adult_result.problem.table, ["sex", "age", "race"])
+    with qtbot.waitSignal(view.uniqueness.estimated, timeout=120_000):
+        view.tabs.setCurrentIndex(UNIQUENESS)
+    curves = view.uniqueness.curves[0]
+    assert ((curves.dropna() >= 0) & (curves.dropna() <= 1)).all().all()
+    low = curves.index <= estimators.DANKAR_SWITCH
+    assert np.allclose(curves["Dankar"][low], curves["Pitman"][low], equal_nan=True)
+    fraction = view.uniqueness.fraction
+    assert view.summaries[0].population_uniques == pytest.approx(
+        estimators.dankar(view.sides[0].sizes.sample, fraction))

@@ -160,7 +160,7 @@ def estimators() -> dict[str, PopulationEstimator]:
 
 
 def sampling_fractions(n_records: int, current: float | None = None,
-                       points: int = 31) -> np.ndarray:
+                       points: int = 17) -> np.ndarray:
     """Fractions from a population of a billion (at most 1e-4) up to 1, log-spaced,
     with the current fraction among them."""
     low = min(1e-4, max(n_records, 1) / 1e9)
@@ -179,23 +179,44 @@ def uniqueness_curves(sides: Sequence[RiskSide], fractions: Sequence[np.ndarray]
     Returns one frame per side, indexed by fraction, one column per estimator (NaN
     where an estimator has no answer: no convergence, or no classes).
     """
-    total = sum(len(f) for f in fractions) * max(len(found), 1)
+    switch = _dankar_switch(found)
+    computed = {k: v for k, v in found.items() if not (switch is not None and k == "Dankar")}
+    total = sum(len(f) for f in fractions) * max(len(computed), 1)
     reporter = Reporter(progress, total, cancel)
     done, out = 0, []
     for side, grid in zip(sides, fractions):
         sizes = side.sizes.sample
         frame = pd.DataFrame(index=pd.Index(np.asarray(grid, float), name="fraction"),
                              columns=list(found), dtype=float)
-        for name, fn in found.items():
+        for name, fn in computed.items():
             for fraction in frame.index:
                 if reporter.cancelled():
                     raise Cancelled("population uniqueness cancelled")
                 frame.loc[fraction, name] = _estimate(fn, sizes, float(fraction))
                 done += 1
                 reporter.report(done, None, None, phase="uniqueness")
+        if switch is not None:
+            pitman = frame["Pitman"]
+            use = (frame.index.to_numpy() <= switch) & pitman.notna().to_numpy()
+            frame["Dankar"] = np.where(use, pitman, frame["Zayatz"])
         out.append(frame)
     reporter.report(total, None, None, force=True, phase="uniqueness")
     return out
+
+
+def _dankar_switch(found: Mapping[str, PopulationEstimator]) -> float | None:
+    """The engine's Dankar rule is Pitman up to a sampling fraction, Zayatz above (or
+    where Pitman has no answer): derive its curve from theirs instead of fitting Pitman
+    twice. None when ``found`` does not hold the engine's own three estimators."""
+    try:
+        module = importlib.import_module("engine.analysis.risk_estimators")
+    except ImportError:
+        return None
+    names = {"Pitman": "pitman", "Zayatz": "zayatz", "Dankar": "dankar"}
+    if all(found.get(k) is getattr(module, v, None) for k, v in names.items()):
+        switch = getattr(module, "DANKAR_SWITCH", None)
+        return float(switch) if switch is not None else None
+    return None
 
 
 def _estimate(fn: PopulationEstimator, sizes: np.ndarray, fraction: float) -> float:

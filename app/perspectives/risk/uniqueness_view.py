@@ -170,9 +170,12 @@ class UniquenessView(QWidget):
         grids = [grid] * len(sides)
 
         def task(report, cancelled):
-            curves = uniqueness_curves(sides, grids, found, report, cancelled) if need else None
-            uniques = tuple(population_uniques(s, fraction, found) for s in sides)
-            return curves, uniques
+            if not need:
+                return None, tuple(population_uniques(s, fraction, found) for s in sides)
+            curves = uniqueness_curves(sides, grids, found, report, cancelled)
+            name = DEFAULT_ESTIMATOR if DEFAULT_ESTIMATOR in found else next(iter(found))
+            at = [float(c.loc[fraction, name]) for c in curves]  # the grid holds the fraction
+            return curves, tuple(None if np.isnan(u) else u for u in at)
 
         self.job.start("Estimating population uniqueness…" if need else
                        "Estimating population uniques…", task)
