@@ -14,7 +14,7 @@ import engine  # noqa: E402
 from app.perspectives.explore import ExplorePerspective  # noqa: E402
 from app.perspectives.explore.clipboard import ClipboardModel  # noqa: E402
 from app.perspectives.explore.filters import NodeFilter  # noqa: E402
-from app.perspectives.explore.list_model import NodeListModel  # noqa: E402
+from app.perspectives.explore.list_model import COL_LOSS, NodeListModel  # noqa: E402
 from app.perspectives.explore.nodes import ExploreNodes  # noqa: E402
 from engine.result import relative_percent  # noqa: E402
 from engine.search.progress import Progress  # noqa: E402
@@ -80,7 +80,7 @@ def test_lattice_holds_every_node_with_the_engines_states(explore, adult):
 
 def test_selecting_in_the_list_selects_in_the_lattice(qtbot, explore):
     model, sel = explore.list_model, explore.list_view.selectionModel()
-    explore.list_view.sortByColumn(model.columnCount() - 3, Qt.SortOrder.AscendingOrder)
+    explore.list_view.sortByColumn(COL_LOSS, Qt.SortOrder.AscendingOrder)
     with wait_checked(qtbot, explore):
         sel.setCurrentIndex(model.index(123, 0), QItemSelectionModel.SelectionFlag.ClearAndSelect
                             | QItemSelectionModel.SelectionFlag.Rows)
@@ -224,7 +224,7 @@ def test_list_model_passes_the_model_tester(qtmodeltester, adult):
     result, _ = adult
     model = NodeListModel()
     model.set_nodes(ExploreNodes(result))
-    model.sort(len(QIS) + 1, Qt.SortOrder.DescendingOrder)
+    model.sort(COL_LOSS, Qt.SortOrder.DescendingOrder)
     qtmodeltester.check(model)
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QScrollArea, QSlider, QSpinBox, QVBoxLayout, QWidget)
+                               QScrollArea, QSizePolicy, QSlider, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from app.perspectives.explore.filters import NodeFilter
 from app.perspectives.explore.list_model import STATE_COLORS
@@ -73,6 +74,7 @@ class FilterPanel(QWidget):
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.level_host)
         outer.addWidget(scroll, 1)
         self.level_spins: dict[str, tuple[QSpinBox, QSpinBox, int, int]] = {}
@@ -101,8 +103,11 @@ class FilterPanel(QWidget):
         for i, (name, lo, hi) in enumerate(zip(attributes, min_levels, max_levels)):
             label = QLabel(name)
             label.setToolTip(name)
+            label.setMinimumWidth(20)  # long names are cut rather than widening the panel
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             a, b = QSpinBox(), QSpinBox()
             for s, v in ((a, lo), (b, hi)):
+                s.setMaximumWidth(48)
                 s.setRange(int(lo), int(hi))
                 s.setValue(int(v))
                 s.valueChanged.connect(self._changed)

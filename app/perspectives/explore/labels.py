@@ -48,8 +48,9 @@ class LabelLayer(pg.GraphicsObject):
         r = vb.viewRect()
         t = p.transform()
         unit_px = abs(t.m11())  # horizontal pixels per node spacing
-        if unit_px < self._width + 6:
+        if unit_px < 0.55 * self._width + 4:
             return
+        stagger = unit_px < self._width + 6  # alternate below/above to fit twice as many
         m = ((self._x >= r.left()) & (self._x <= r.right())
              & (self._y >= r.top()) & (self._y <= r.bottom()))
         rows = np.flatnonzero(m)
@@ -60,11 +61,14 @@ class LabelLayer(pg.GraphicsObject):
         p.setFont(self.font)
         p.setPen(QColor("#3b4754"))
         h = self._metrics.height()
+        gap = 4 + min(unit_px * 0.125, 7)  # clear of the node's disc
         for i in rows:
             pt = t.map(QPointF(self._x[i], self._y[i]))
             text = level_label(self._levels[i])
             w = self._metrics.horizontalAdvance(text)
-            p.drawText(QRectF(pt.x() - w / 2 - 2, pt.y() + 7, w + 4, h),
+            above = stagger and int(np.floor(self._x[i])) % 2 == 1
+            top = pt.y() - gap - h if above else pt.y() + gap
+            p.drawText(QRectF(pt.x() - w / 2 - 2, top, w + 4, h),
                        Qt.AlignmentFlag.AlignCenter, text)
         p.restore()
         self.drawn = len(rows)

@@ -71,7 +71,7 @@ class ViewImageLayer(pg.GraphicsObject):
         self.render_s = 0.0  # time of the last one
 
     # --- for subclasses --------------------------------------------------------------------
-    def prepare(self, rect: QRectF):
+    def prepare(self, rect: QRectF, scale: tuple[float, float]):
         raise NotImplementedError
 
     @staticmethod
@@ -126,7 +126,7 @@ class ViewImageLayer(pg.GraphicsObject):
             return
         _, rect, size, scale = target
         start = time.perf_counter()
-        pixels = self.draw(self.prepare(rect), rect, size)
+        pixels = self.draw(self.prepare(rect, scale), rect, size)
         self._take(self._generation, pixels, rect, scale, time.perf_counter() - start,
                    repaint=False)
 
@@ -140,7 +140,7 @@ class ViewImageLayer(pg.GraphicsObject):
         _, rect, size, scale = target
         self._busy, self._pending = True, False
         self._pool.start(_Job(self._bridge.done, self.draw, self._generation,
-                              self.prepare(rect), rect, size, scale))
+                              self.prepare(rect, scale), rect, size, scale))
 
     def _rendered(self, payload) -> None:
         self._busy = False
@@ -227,7 +227,7 @@ class EdgeLayer(ViewImageLayer):
         self.edges_in_view = int(self._touching(view).sum())
         return self.edges_in_view <= self.max_edges
 
-    def prepare(self, rect: QRectF):
+    def prepare(self, rect: QRectF, scale):
         m = self._touching(rect)
         return tuple(np.ascontiguousarray(a[m]) for a in self._segments), self.lut
 
@@ -268,7 +268,7 @@ class NodeLayer(ViewImageLayer):
     def __init__(self, fills, outlines, size: int, margin: float = 0.5):
         super().__init__(margin, background=True, sync_uncovered=True)
         self.fills, self.outlines, self.size = fills, outlines, size
-        self._stamps: dict[float, np.ndarray] = {}
+        self._stamps: dict[tuple[float, int], np.ndarray] = {}
         self._x = self._y = np.zeros(0)
         self._style = np.zeros(0, dtype=np.int64)
 
@@ -285,11 +285,16 @@ class NodeLayer(ViewImageLayer):
                             np.ptp(self._x) + 2 * px, np.ptp(self._y) + 2 * py)
         self.invalidate(bounds)
 
-    def prepare(self, rect: QRectF):
+    def node_size(self, pixels_per_unit: float) -> int:
+        """Disc diameter in pixels: ``size`` from afar, growing to twice that zoomed in."""
+        return int(np.clip(round(0.25 * pixels_per_unit), self.size, 2 * self.size - 1))
+
+    def prepare(self, rect: QRectF, scale):
         dpr = round(self._dpr() * 4) / 4
-        if dpr not in self._stamps:
-            self._stamps[dpr] = node_stamps(self.fills, self.outlines, self.size, dpr)
-        return self._x, self._y, self._style, self._stamps[dpr]
+        key = (dpr, self.node_size(scale[0] / dpr))
+        if key not in self._stamps:
+            self._stamps[key] = node_stamps(self.fills, self.outlines, key[1], dpr)
+        return self._x, self._y, self._style, self._stamps[key]
 
     @staticmethod
     def draw(payload, rect: QRectF, size) -> np.ndarray:

@@ -17,14 +17,17 @@ from app.theme import dot_icon
 
 _Index = QModelIndex | QPersistentModelIndex
 NODE_ROW_ROLE = Qt.ItemDataRole.UserRole + 1
+COL_STATE, COL_LOSS, COL_RAW, COL_SUPPRESSED = range(4)
+FIRST_LEVEL_COLUMN = 4
 STATE_COLORS = ("#9aa4b2", "#1e9e57", "#d23c3c")
 _MUTED = QBrush(QColor("#8a94a3"))
 
 
 class NodeListModel(QAbstractTableModel):
-    """Columns: one level per attribute, state, loss (%), loss (raw), suppressed records."""
+    """Columns: state, loss (%), loss (raw), suppressed records, then one level per
+    attribute (the facts first, so they stay in view when there are many attributes)."""
 
-    TAIL = ("State", "Information loss", "Loss (raw)", "Suppressed")
+    HEAD = ("State", "Information loss", "Loss (raw)", "Suppressed")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -68,12 +71,11 @@ class NodeListModel(QAbstractTableModel):
 
     def _order(self, rows: np.ndarray, column: int, order: Qt.SortOrder) -> np.ndarray:
         nodes = self.nodes
-        d = len(nodes.attributes)
-        if column < d:
-            key = nodes.levels[rows, column].astype(float)
-        elif column == d:
+        if column >= FIRST_LEVEL_COLUMN:
+            key = nodes.levels[rows, column - FIRST_LEVEL_COLUMN].astype(float)
+        elif column == COL_STATE:
             key = nodes.states[rows] * 2.0 + nodes.checked[rows]
-        elif column in (d + 1, d + 2):
+        elif column in (COL_LOSS, COL_RAW):
             key = np.nan_to_num(nodes.percent[rows], nan=np.inf)
         else:
             key = nodes.suppressed[rows].astype(float)
@@ -101,17 +103,17 @@ class NodeListModel(QAbstractTableModel):
     def columnCount(self, parent: _Index = QModelIndex()) -> int:
         if parent.isValid() or self.nodes is None:
             return 0
-        return len(self.nodes.attributes) + len(self.TAIL)
+        return len(self.nodes.attributes) + len(self.HEAD)
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation != Qt.Orientation.Horizontal or self.nodes is None:
             return None
-        d = len(self.nodes.attributes)
+        attr = section - FIRST_LEVEL_COLUMN
         if role == Qt.ItemDataRole.DisplayRole:
-            return self.nodes.attributes[section] if section < d else self.TAIL[section - d]
-        if role == Qt.ItemDataRole.ToolTipRole and section < d:
-            return f"Generalization level of '{self.nodes.attributes[section]}'"
+            return self.nodes.attributes[attr] if attr >= 0 else self.HEAD[section]
+        if role == Qt.ItemDataRole.ToolTipRole and attr >= 0:
+            return f"Generalization level of '{self.nodes.attributes[attr]}'"
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -120,26 +122,27 @@ class NodeListModel(QAbstractTableModel):
         nodes = self.nodes
         row = int(self._rows[index.row()])
         col = index.column()
-        d = len(nodes.attributes)
         if role == Qt.ItemDataRole.DisplayRole:
-            if col < d:
-                return str(int(nodes.levels[row, col]))
-            if col == d:
+            if col >= FIRST_LEVEL_COLUMN:
+                return str(int(nodes.levels[row, col - FIRST_LEVEL_COLUMN]))
+            if col == COL_STATE:
                 return ("★ " if row == nodes.optimum else "") + state_text(nodes, row)
-            if col == d + 1:
+            if col == COL_LOSS:
                 return format_percent(nodes.percent[row], bool(nodes.checked[row]))
-            if col == d + 2:
+            if col == COL_RAW:
                 return format_loss(nodes.raw_loss(row)) if nodes.checked[row] else "–"
             s = int(nodes.suppressed[row])
             return f"{s:,}" if s >= 0 else "–"
         if role == NODE_ROW_ROLE:
             return row
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            align = Qt.AlignmentFlag.AlignLeft if col == d else Qt.AlignmentFlag.AlignRight
+            align = (Qt.AlignmentFlag.AlignLeft if col == COL_STATE
+                     else Qt.AlignmentFlag.AlignRight)
             return int(align | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.DecorationRole and col == d:
+        if role == Qt.ItemDataRole.DecorationRole and col == COL_STATE:
             return dot_icon(STATE_COLORS[int(nodes.states[row])])
-        if role == Qt.ItemDataRole.ForegroundRole and col > d and not nodes.checked[row]:
+        if role == Qt.ItemDataRole.ForegroundRole and col in (COL_LOSS, COL_RAW, COL_SUPPRESSED) \
+                and not nodes.checked[row]:
             return _MUTED
         if role == Qt.ItemDataRole.FontRole and row == nodes.optimum:
             return self._bold

@@ -17,7 +17,7 @@ from app.perspectives.explore.filter_panel import FilterPanel
 from app.perspectives.explore.filters import NodeFilter
 from app.perspectives.explore.lattice_view import (FILL_CHECKED, OPTIMUM_COLOR, ORDER_STATE,
                                                    ORDER_STRUCTURE, LatticeView)
-from app.perspectives.explore.list_model import NodeListModel
+from app.perspectives.explore.list_model import COL_LOSS, NodeListModel
 from app.perspectives.explore.nodes import MAX_SHOWN_NODES, STATE_LABELS, ExploreNodes
 from app.perspectives.explore.properties import PropertiesPanel
 from app.perspectives.explore.pyside_guard import ensure_none_is_immortal
@@ -178,6 +178,7 @@ class ExplorePerspective(QWidget):
         self.mask = None
         self.lattice.set_nodes(self.nodes)
         self.list_model.set_nodes(self.nodes)
+        self.list_view.sortByColumn(COL_LOSS, Qt.SortOrder.AscendingOrder)
         self.list_view.resizeColumnsToContents()
         self.filter.reset(emit=False)
         self._show_counts()
