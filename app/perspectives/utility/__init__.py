@@ -6,6 +6,7 @@
 """
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication, QWidget
 
 from app.perspectives.utility.perspective import UtilityPerspective
@@ -33,6 +34,24 @@ def create_perspective(context) -> QWidget:
     app = QApplication.instance()
     if app is not None:
         app.aboutToQuit.connect(widget.shutdown)
+    window = getattr(context, "window", None)
+    if isinstance(window, QObject):
+        widget._close_watcher = _CloseWatcher(widget, window)
+
     if doc.result is not None:
         show_document_result()
     return widget
+
+
+class _CloseWatcher(QObject):
+    """Stops the perspective's analysis threads when the window closes."""
+
+    def __init__(self, perspective: UtilityPerspective, window: QObject):
+        super().__init__(perspective)
+        self.perspective = perspective
+        window.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Close:
+            self.perspective.shutdown()
+        return False

@@ -202,7 +202,6 @@ class OutputTable(EncodedTable):
         self.n_rows = view.n_rows
         self._built: dict[str, EncodedColumn] = {}
         self._lock = threading.Lock()
-        self._suppressed: np.ndarray | None = None
 
     @property
     def names(self) -> list[str]:
@@ -212,10 +211,8 @@ class OutputTable(EncodedTable):
         return name in self.view.table
 
     def suppressed_rows(self) -> np.ndarray:
-        with self._lock:
-            if self._suppressed is None:
-                self._suppressed = self.view.suppressed_rows()
-            return self._suppressed
+        """Boolean mask of suppressed rows (built on each call: one byte a row)."""
+        return self.view.suppressed_rows()
 
     def column(self, name: str) -> EncodedColumn:
         v = self.view
