@@ -167,8 +167,6 @@ def main() -> None:
     ap.add_argument("--no-baseline", action="store_true", help="skip QGraphicsScene")
     args = ap.parse_args()
     app = QApplication.instance() or QApplication([])
-    from app.perspectives.explore.pyside_guard import ensure_none_is_immortal
-    ensure_none_is_immortal()
     from app.perspectives.explore.raster import density_lut, rasterize_edges
     t = time.perf_counter()
     z = np.zeros(1)

@@ -20,7 +20,6 @@ from app.perspectives.explore.lattice_view import (FILL_CHECKED, OPTIMUM_COLOR, 
 from app.perspectives.explore.list_model import COL_LOSS, NodeListModel
 from app.perspectives.explore.nodes import MAX_SHOWN_NODES, STATE_LABELS, ExploreNodes
 from app.perspectives.explore.properties import PropertiesPanel
-from app.perspectives.explore.pyside_guard import ensure_none_is_immortal
 from app.perspectives.explore.quality_plot import QualityPlot
 from app.widgets.empty_state import EmptyState
 
@@ -43,13 +42,13 @@ class ExplorePerspective(QWidget):
     def __init__(self, empty_actions: Sequence[QAction] = (), parent=None,
                  max_shown: int = MAX_SHOWN_NODES):
         super().__init__(parent)
-        ensure_none_is_immortal()  # painting many frames must not abort the process
         self.max_shown = max_shown  # larger lattices show their visited part
         self.result = None
         self.nodes: ExploreNodes | None = None
         self.mask: np.ndarray | None = None
         self.current_row = -1
         self._restoring = False
+        self._running = False  # a search runs: show its progress even without a result
         self.checker = TransformationChecker(self)
         self.checker.checked.connect(self._checked)
         self.checker.failed.connect(self._check_failed)
@@ -162,6 +161,7 @@ class ExplorePerspective(QWidget):
     def set_result(self, result) -> None:
         """Show ``result`` (an ``AnonymizationResult``) or, with None, the empty state."""
         self.result = result
+        self._running = False
         self.checker.set_result(result)
         self.current_row = -1
         self.properties.show_nothing()
@@ -169,8 +169,7 @@ class ExplorePerspective(QWidget):
             self.nodes = None
             self.lattice.set_nodes(None)
             self.list_model.set_nodes(None)
-            self.stack.setCurrentIndex(0 if not self.quality.times else 1)
-            self.center_stack.setCurrentIndex(0)
+            self.stack.setCurrentIndex(0)
             return
         self.nodes = ExploreNodes(result, self.max_shown)
         lat = result.lattice
@@ -194,6 +193,7 @@ class ExplorePerspective(QWidget):
 
     def begin_run(self) -> None:
         """A search started: clear the progress plot and show it."""
+        self._running = True
         self.quality.begin_run()
         self.stack.setCurrentIndex(1)
         self.center_stack.setCurrentIndex(0)
