@@ -39,7 +39,8 @@ def test_follows_document_and_applied_transformation(qtbot, window, adult_result
     view.shutdown()
 
 
-def test_thresholds_and_population_are_kept_in_the_project(qtbot, window, adult_result):  # noqa: F811
+def test_thresholds_and_population_are_kept_in_the_project(qtbot, window,
+                                                          adult_result):  # noqa: F811
     view = window.perspectives["risk"]
     doc = window.document
     doc.set_result(adult_result)

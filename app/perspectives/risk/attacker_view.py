@@ -41,8 +41,8 @@ ATTACKERS: dict[str, tuple[str, tuple[Figure, ...]]] = {
          Figure("Success rate", lambda s: s.prosecutor.success_rate,
                 lambda t: t.success_rate, SUCCESS))),
     "Journalist": (
-        "Links against the population (class sizes in the population: the research "
-        "subset's table when there is one, else the data itself).",
+        "Links against a population register: the full table around a released "
+        "research subset; without a subset, as the prosecutor.",
         (Figure("Records at risk", lambda s: s.journalist.records_at_risk,
                 lambda t: t.records_at_risk, RECORDS),
          Figure("Highest risk", lambda s: s.journalist.highest_risk,

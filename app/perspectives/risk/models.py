@@ -240,5 +240,6 @@ class FrameModel(QAbstractTableModel):
         position = np.empty_like(self._order)
         position[self._order] = np.arange(len(self._order))
         self.changePersistentIndexList(
-            persistent, [self.index(int(position[r]), i.column()) for r, i in zip(rows, persistent)])
+            persistent,
+            [self.index(int(position[r]), i.column()) for r, i in zip(rows, persistent)])
         self.layoutChanged.emit()

@@ -15,7 +15,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from app.perspectives.risk.analysis import RiskSide, percent, upper_label
+from app.perspectives.risk.analysis import RiskSide, upper_label
 from app.perspectives.risk.common import BAR_BAD, BAR_OK, muted_label, side_header
 from app.perspectives.risk.models import RiskProfileModel
 
@@ -185,9 +185,3 @@ class RiskProfileView(QWidget):
             other.model.index(row, 0),
             QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows)
-
-    def describe(self, row: int) -> str:
-        """The interval's share in the input and the output (for tooltips and tests)."""
-        parts = [f"{s.label}: {percent(float(s.profile['share'].iat[row]))}"
-                 for s in self.sides if s is not None]
-        return ", ".join(parts)
