@@ -262,3 +262,15 @@ def test_engine_estimators(qtbot, make_view, adult_result):
     fraction = view.uniqueness.fraction
     assert view.summaries[0].population_uniques == pytest.approx(
         estimators.dankar(view.sides[0].sizes.sample, fraction))
+
+
+def test_new_population_model_keeps_the_curves_coming(qtbot, make_view, adult_result):
+    view = make_view()
+    view.set_result(adult_result)
+    view.tabs.setCurrentIndex(UNIQUENESS)  # curves start in the worker ...
+    assert view.uniqueness.job.running
+    with qtbot.waitSignal(view.uniqueness.estimated, timeout=30_000):
+        view.uniqueness.editor.region.setCurrentIndex(
+            view.uniqueness.editor.region.findData("Germany"))  # ... and are not given up
+    assert view.uniqueness.has_curves
+    assert view.uniqueness.fraction == pytest.approx(30162 / 80_767_000)

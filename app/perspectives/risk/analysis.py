@@ -19,6 +19,7 @@ import pandas as pd
 from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, class_sizes,
                                   risk_profile, risk_summary)
 from engine.analysis.statistics import Data, n_rows
+from engine.data.table import EncodedTable
 from engine.errors import Cancelled
 from engine.search.progress import CancelCheck, ProgressCallback, Reporter
 
@@ -101,7 +102,9 @@ class RiskSide:
 
     @property
     def columns(self) -> list[str]:
-        return list(getattr(self.data, "names", None) or list(self.data.columns))
+        if isinstance(self.data, EncodedTable):
+            return list(self.data.names)
+        return [str(c) for c in self.data.columns]
 
     def summary(self, threshold: float) -> RiskSummary:
         """Attacker models and overview (population uniques come from the worker)."""

@@ -121,6 +121,7 @@ class UniquenessView(QWidget):
         self.found = estimators()
         self.curves: list[pd.DataFrame | None] = [None, None]
         self.uniques: tuple = (None, None)
+        self._estimating_curves = False
 
     @property
     def fraction(self) -> float:
@@ -165,7 +166,10 @@ class UniquenessView(QWidget):
             return
         sides = [s for s in self.sides if s is not None]
         fraction, found = self.fraction, dict(self.found)
+        # a running curve estimate is not given up for a new population model
+        curves = curves or (self.job.running and self._estimating_curves)
         need = curves and self.curves[0] is None
+        self._estimating_curves = need
         grid = sampling_fractions(sides[0].sizes.n_records, fraction)  # one x for both
         grids = [grid] * len(sides)
 
