@@ -105,6 +105,24 @@ def test_clicking_a_node_selects_it(qtbot, explore):
     qtbot.waitSignal(explore.checker.checked, timeout=10000, raising=False).wait()
 
 
+def test_hovering_a_node_describes_it(explore, adult):
+    from app.perspectives.explore.text import node_tooltip
+    result, _ = adult
+    lattice, nodes = explore.lattice, explore.nodes
+    opt = nodes.optimum
+    viewport_pos = lattice.widget_pos_of_row(opt)
+    scene_pos = lattice.graphics.mapToScene(viewport_pos)
+    assert lattice.row_at(scene_pos) == opt
+    far = lattice.graphics.mapToScene(viewport_pos.x(), viewport_pos.y() + 200)
+    assert lattice.row_at(far) != opt
+    tip = node_tooltip(nodes, opt)
+    assert "Optimum" in tip and "Anonymous" in tip
+    assert f"{result.optimum.information_loss_percent:.2f} %" in tip
+    assert f"{result.optimum.suppressed_records:,}" in tip
+    for name, level in result.optimum.levels.items():
+        assert f"<td>{name}</td><td align=right>&nbsp;{level}</td>" in tip
+
+
 def test_filter_counts(qtbot, explore, adult):
     result, _ = adult
     space = result.space

@@ -237,6 +237,11 @@ class LatticeView(QWidget):
         dx = (self.x - p.x()) / px[0]
         dy = (self.y - p.y()) / px[1]
         d2 = dx * dx + dy * dy
+        # the optimum's star is drawn on top of its crowded neighbours: it wins within reach
+        opt = self.nodes.optimum if self.nodes is not None else -1
+        if opt >= 0 and self._pos_of_row[opt] >= 0 and \
+                d2[self._pos_of_row[opt]] <= (HIT_RADIUS_PX + 4) ** 2:
+            return opt
         i = int(np.argmin(d2))
         if d2[i] > HIT_RADIUS_PX ** 2:
             return -1

@@ -31,6 +31,11 @@ LEGEND_TIP = ("Nodes with a dark outline were checked; pale nodes have a state i
               "from a checked neighbour (anonymity is monotonic).")
 
 
+HINT = ("Dark outline: checked; pale: inferred. Wheel: zoom across rows (Shift: both axes) "
+        "· drag: pan · click: select · right-click: apply, keep, neighbours. Edges and level "
+        "labels appear as you zoom in.")
+
+
 class ExplorePerspective(QWidget):
     """Signals: ``transformation_applied(levels)`` when the user applies a (checked)
     transformation; ``clipboard_changed()``; ``check_failed(message)``."""
@@ -131,10 +136,7 @@ class ExplorePerspective(QWidget):
         self.tabs.addTab(self.list_view, "List")
         self.center_stack.addWidget(self.tabs)
         lay.addWidget(self.center_stack, 1)
-        self.hint = QLabel("Dark outline: checked; pale: inferred. Wheel: zoom across rows "
-                           "(Shift: both axes) · drag: pan · click: select · right-click: "
-                           "apply, keep, neighbours. Edges and level labels appear as you "
-                           "zoom in.")
+        self.hint = QLabel(HINT)
         self.hint.setObjectName("mutedLabel")
         self.hint.setWordWrap(True)
         lay.addWidget(self.hint)
@@ -182,10 +184,10 @@ class ExplorePerspective(QWidget):
         self.filter.reset(emit=False)
         self._show_counts()
         self.quality.finish(result)
-        if not self.nodes.whole:
-            self.hint.setText(f"The lattice has {lat.size:,} transformations: shown are the "
-                              f"{len(self.nodes):,} the search visited. Right-click a node to "
-                              "check and show its neighbours.")
+        self.hint.setText(HINT if self.nodes.whole else
+                          f"The lattice has {lat.size:,} transformations: shown are the "
+                          f"{len(self.nodes):,} the search visited. Right-click a node to "
+                          "check and show its neighbours. " + HINT)
         self.stack.setCurrentIndex(1)
         self.center_stack.setCurrentIndex(1)
         if self.nodes.optimum >= 0:
