@@ -274,3 +274,20 @@ def test_new_population_model_keeps_the_curves_coming(qtbot, make_view, adult_re
             view.uniqueness.editor.region.findData("Germany"))  # ... and are not given up
     assert view.uniqueness.has_curves
     assert view.uniqueness.fraction == pytest.approx(30162 / 80_767_000)
+
+
+def test_identifiers_of_a_table_with_direct_identifiers(qtbot, make_view):
+    import pandas as pd
+    n = 60
+    frame = pd.DataFrame({"email": [f"person{i}@example.org" for i in range(n)],
+                          "zip": [f"0{1000 + i}" for i in range(n)],
+                          "diagnosis": ["flu", "cold", "asthma"] * (n // 3)})
+    view = make_view()
+    view.set_input(frame, ["zip", "diagnosis"])
+    with qtbot.waitSignal(view.identifiers.job.succeeded, timeout=30_000):
+        view.tabs.setCurrentIndex(IDENTIFIERS)
+    found = view.identifiers.models[0].frame
+    assert set(found["attribute"]) == {"email", "zip"}
+    assert "E-mail addresses" in set(found["category"])
+    assert view.identifiers.captions[0].text() == "2 attributes with identifiers"
+    assert view.identifiers.captions[1].text() == "no output"

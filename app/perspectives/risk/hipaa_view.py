@@ -29,7 +29,7 @@ def identifier_table() -> tuple[QTableView, FrameModel]:
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
-    for col, width in ((0, 130), (1, 270), (2, 90)):
+    for col, width in ((0, 150), (1, 330), (2, 100)):
         header.resizeSection(col, width)
     return view, model
 
@@ -47,7 +47,7 @@ class IdentifierView(QWidget):
             "or transform them before a release under Safe Harbor."))
         self.bar = RunBar("Detect")
         lay.addWidget(self.bar)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = QSplitter(Qt.Orientation.Vertical)  # full width for the reasons
         self.tables, self.models, self.captions = [], [], []
         for title in ("Input", "Output"):
             box = QWidget()
