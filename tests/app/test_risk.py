@@ -129,6 +129,7 @@ def test_log_scale_and_synchronized_tables(make_view, adult_result):
     assert profile.input.plot.floor == profile.output.plot.floor
     profile.input.table.selectRow(7)
     assert profile.output.table.currentIndex().row() == 7
+    assert profile.output.plot.selected == profile.input.plot.selected == 7
     profile.log_scale.setChecked(False)
     assert not profile.output.plot.log
 
@@ -201,6 +202,10 @@ def test_qi_analysis_runs_and_cancels(qtbot, make_view, adult_result):
     assert before["separation"].is_monotonic_decreasing
     key = ("sex", "age", "race")
     assert after.loc[[key], "separation"].iloc[0] < before.loc[[key], "separation"].iloc[0]
+    qi.tables[0].selectRow(2)  # the same combination is selected in the output
+    chosen = qi.models[0].row_values(2)["attributes"]
+    row = qi.tables[1].currentIndex().row()
+    assert qi.models[1].row_values(row)["attributes"] == chosen
 
 
 def test_large_tables_wait_until_asked(qtbot, make_view, adult_result):

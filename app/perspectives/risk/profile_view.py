@@ -45,6 +45,7 @@ class ProfilePlot(pg.PlotWidget):
                                                            style=Qt.PenStyle.DashLine))
         self.addItem(self.line)
         self.profile: pd.DataFrame | None = None
+        self.selected = -1
         self.threshold = 0.2
         self.log = False
         self.floor = -3.0
@@ -61,6 +62,11 @@ class ProfilePlot(pg.PlotWidget):
 
     def set_threshold(self, threshold: float) -> None:
         self.threshold = threshold
+        self.redraw()
+
+    def highlight(self, row: int) -> None:
+        """Outline the bar of the interval selected in the tables."""
+        self.selected = row
         self.redraw()
 
     def set_scale(self, log: bool, floor: float, top: float) -> None:
@@ -89,7 +95,9 @@ class ProfilePlot(pg.PlotWidget):
             height, base = share, 0.0
         brushes = [pg.mkBrush(BAR_BAD if a else BAR_OK) for a in above]
         self.bars.setOpts(x=np.arange(len(p)), height=height, y0=base, width=0.8,
-                          brushes=brushes, pens=[pg.mkPen(None)] * len(p))
+                          brushes=brushes, pens=[pg.mkPen("#1f2933", width=2)
+                                                 if i == self.selected else pg.mkPen(None)
+                                                 for i in range(len(p))])
         first = int(np.argmax(above)) if above.any() else len(p)
         self.line.setValue(first - 0.5)
         self.line.setVisible(0 < first < len(p))
@@ -177,8 +185,9 @@ class RiskProfileView(QWidget):
         for side in (self.input, self.output):
             side.plot.set_scale(self.log_scale.isChecked(), float(floor), float(shares.max()))
 
-    @staticmethod
-    def _select(other: ProfileSide, row: int) -> None:
+    def _select(self, other: ProfileSide, row: int) -> None:
+        for side in (self.input, self.output):
+            side.plot.highlight(row)
         if row < 0 or other.table.currentIndex().row() == row:
             return
         other.table.selectionModel().setCurrentIndex(

@@ -119,6 +119,9 @@ class QIAnalysisView(QWidget):
             self.captions.append(caption)
         right.addWidget(split, 1)
         lay.addLayout(right, 1)
+        for a, b in ((0, 1), (1, 0)):
+            self.tables[a].selectionModel().currentRowChanged.connect(
+                lambda cur, _prev, a=a, b=b: self._select_same(a, b, cur.row()))
         self.job = AnalysisJob(self.bar, self)
         self.job.succeeded.connect(self._analyzed)
         self.job.cancelled.connect(self.cancelled)
@@ -213,6 +216,21 @@ class QIAnalysisView(QWidget):
 
         self.job.start(f"Analyzing {self.combinations():,} combinations…", task)
         self.bar.run.setEnabled(False)
+
+    def _select_same(self, source: int, target: int, row: int) -> None:
+        """Select the same combination in the other table (sorted differently)."""
+        if row < 0 or self.models[target].rowCount() == 0:
+            return
+        combo = self.models[source].row_values(row)["attributes"]
+        model, view = self.models[target], self.tables[target]
+        current = view.currentIndex().row()
+        if current >= 0 and model.row_values(current)["attributes"] == combo:
+            return
+        for r in range(model.rowCount()):
+            if model.row_values(r)["attributes"] == combo:
+                view.selectRow(r)
+                view.scrollTo(model.index(r, 0))
+                return
 
     def _analyzed(self, tables) -> None:
         for model, caption, side, table in zip(self.models, self.captions, self.sides, tables):
