@@ -382,6 +382,7 @@ class _Doc(QObject):
     def __init__(self):
         super().__init__()
         self.result = None
+        self.extras = {}
 
 
 def test_create_perspective_follows_the_document(qtbot, result):
@@ -400,6 +401,16 @@ def test_create_perspective_follows_the_document(qtbot, result):
         levels = other_levels(result)
         with qtbot.waitSignal(w.result_shown):
             doc.output_changed.emit(levels)
+        assert w.tables.output_model.view.levels == levels
+        # a new result shows its optimum again
+        with qtbot.waitSignal(w.result_shown):
+            doc.result_changed.emit()
+        optimum = tuple(result.optimum.levels[q] for q in result.problem.qis)
+        assert w.tables.output_model.view.levels == optimum
+        # Explore without a document hook: the applied levels wait in the extras
+        doc.extras["explore.applied"] = list(levels)
+        with qtbot.waitSignal(w.result_shown):
+            w.show()
         assert w.tables.output_model.view.levels == levels
     finally:
         w.shutdown()

@@ -204,7 +204,8 @@ class ClassificationPanel(QWidget):
             {"Measure": ["Accuracy", "AUC", "Brier score"],
              "Input": [c.input.accuracy, c.input.auc, c.input.brier],
              "Output": [c.output.accuracy, c.output.auc, c.output.brier]})
-        self.metrics_model.set_frame(frame, {"Measure": "text"},
+        self.metrics_model.set_frame(frame, {"Measure": "text", "Input": "decimal",
+                                             "Output": "decimal"},
                                      tooltips={"Measure": "Brier score: lower is better"})
         self.metrics.setColumnWidth(0, 120)
         self.roc.set_curves(c.input.roc, c.output.roc)

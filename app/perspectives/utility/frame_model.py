@@ -46,7 +46,12 @@ def fmt_number(x) -> str:
     return str(x)
 
 
+def fmt_decimal(x) -> str:
+    return "–" if _missing(x) else f"{float(x):.4f}"
+
+
 FORMATS: dict[str, Callable] = {"count": fmt_count, "percent": fmt_percent,
+                                "decimal": fmt_decimal,
                                 "number": fmt_number, "text": lambda x: "" if x is None
                                 else str(x)}
 
@@ -60,8 +65,8 @@ def _tint(value: float) -> QBrush | None:
 
 
 class FrameModel(QAbstractTableModel):
-    """A DataFrame shown with per-column formats (``count``, ``percent``, ``number``,
-    ``text``; ``number`` is the default); the index is not shown unless
+    """A DataFrame shown with per-column formats (``count``, ``percent``, ``decimal``,
+    ``number``, ``text``; ``number`` is the default); the index is not shown unless
     ``index_header`` names it."""
 
     def __init__(self, parent=None):

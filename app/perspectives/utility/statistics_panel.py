@@ -76,9 +76,11 @@ class _DistributionSide(QWidget):
                                                    "share": "Share"}),
                              {"Value": "text", "Count": "count", "Share": "percent"})
         hh = self.table.horizontalHeader()
+        hh.setStretchLastSection(False)
         hh.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for j in (1, 2):
-            hh.setSectionResizeMode(j, QHeaderView.ResizeMode.ResizeToContents)
+        for j, width in ((1, 72), (2, 72)):
+            hh.setSectionResizeMode(j, QHeaderView.ResizeMode.Fixed)
+            self.table.setColumnWidth(j, width)
         self.caption.setText(f"{summary.distinct:,} distinct · mode {summary.mode or '–'}")
 
 
