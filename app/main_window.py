@@ -294,6 +294,10 @@ class MainWindow(QMainWindow):
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
         self.search.wait_all(5000)
         self.files.tasks.wait_all(5000)
+        for widget in self.perspectives.values():
+            shutdown = getattr(widget, "shutdown", None)
+            if callable(shutdown):  # perspectives stop their analysis workers
+                shutdown()
         event.accept()
 
 
