@@ -255,3 +255,26 @@ def test_clipboard_model_passes_the_model_tester(qtmodeltester):
     qtmodeltester.check(model)
     model.move(0, 1)
     assert model.entries[1].comment == "x"
+
+
+def test_a_result_without_optimum_is_shown_without_one(qtbot):
+    job = adult_job()
+    job["attributes"] = {q: a for q, a in job["attributes"].items()
+                         if q in ("sex", "race", "salary-class")}
+    job["privacy"] = [{"model": "k-anonymity", "k": 100_000}]
+    job["transformation"] = {"suppression_limit": 0.0}
+    result = engine.anonymize(None, job)
+    assert result.optimum is None
+    view = ExplorePerspective()
+    qtbot.addWidget(view)
+    view.set_result(result)
+    assert view.nodes.optimum == -1 and view.current_row == -1
+    assert view.lattice.node_count() == result.lattice.size == 8
+    assert not view.lattice.optimum_label.isVisible()
+    assert "No transformation" in view.quality.caption.text()
+    view.set_filter(NodeFilter(optimum_only=True))
+    assert view.lattice.node_count() == 0 == view.list_model.rowCount()
+    with wait_checked(qtbot, view):
+        view.select_row(0)
+    assert "not fulfilled" in view.properties.fields["models"].text()
+    view.shutdown()
