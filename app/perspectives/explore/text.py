@@ -41,12 +41,11 @@ def node_tooltip(nodes: ExploreNodes, row: int) -> str:
     """Levels per attribute, state, loss (% and raw), suppressed records, as rich text."""
     exact = bool(nodes.checked[row])
     head = "Optimum · " if row == nodes.optimum else ""
-    lines = [f"<b>{head}[{', '.join(str(int(v)) for v in nodes.levels[row])}]</b>",
-             "<table cellspacing=0 cellpadding=1>"]
-    for name, v in zip(nodes.attributes, nodes.levels[row]):
-        lines.append(f"<tr><td>{name}</td><td align=right>&nbsp;{int(v)}</td></tr>")
-    lines.append("</table>")
-    lines.append(f"State: {state_text(nodes, row)}")
+    table = "".join(f"<tr><td>{name}</td><td align=right>&nbsp;{int(v)}</td></tr>"
+                    for name, v in zip(nodes.attributes, nodes.levels[row]))
+    lines = [f"<b>{head}[{', '.join(str(int(v)) for v in nodes.levels[row])}]</b>"
+             f"<table cellspacing=0 cellpadding=1>{table}</table>"
+             f"State: {state_text(nodes, row)}"]
     loss = nodes.raw_loss(row)
     what = "Information loss" if exact else "Information loss (lower bound)"
     lines.append(f"{what}: {format_percent(nodes.percent[row], exact)} "
