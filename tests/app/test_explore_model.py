@@ -62,7 +62,8 @@ def naive_crossings(x0, y0, x1, y1, left, top, sx, sy, w, h):
         n = int(max(abs(bx - ax), abs(by - ay)) * 4) + 2
         hit = set()
         for t in np.linspace(0, 1, n):
-            px, py = int(np.floor(ax + (bx - ax) * t + 0.5)), int(np.floor(ay + (by - ay) * t + 0.5))
+            px = int(np.floor(ax + (bx - ax) * t + 0.5))
+            py = int(np.floor(ay + (by - ay) * t + 0.5))
             if 0 <= px < w and 0 <= py < h:
                 hit.add((py, px))
         for py, px in hit:

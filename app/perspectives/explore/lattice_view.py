@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QToolTip, QVBoxLayout, QWidget
 
 from app.perspectives.explore.labels import LabelLayer
@@ -127,8 +127,8 @@ class LatticeView(QWidget):
             self.optimum_label.hide()
             return
         heights = nodes.heights()
-        key = (state_order_key(nodes.states, nodes.checked, nodes.percent) if self.order == ORDER_STATE
-               else None)
+        key = (state_order_key(nodes.states, nodes.checked, nodes.percent)
+               if self.order == ORDER_STATE else None)
         # positions come from the whole set so rows stay put while filtering
         x, y = node_positions(heights, key)
         self._all_x, self._all_y = x, y
