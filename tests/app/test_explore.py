@@ -173,6 +173,7 @@ def test_applying_an_unchecked_node_checks_it_first(qtbot, explore, adult):
     with qtbot.waitSignal(explore.transformation_applied, timeout=10000) as blocker:
         explore.apply_levels(levels)
     assert blocker.args == [levels]
+    assert explore.lattice.applied_row == row and explore.lattice.output_label.isVisible()
     assert nodes.checked[row] and nodes.states[row] in (ANONYMOUS, NOT_ANONYMOUS)
     node_id = result.lattice.id_of(levels)
     assert node_id in result.space.losses  # recorded in the engine's space as well

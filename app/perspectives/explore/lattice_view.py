@@ -26,6 +26,7 @@ FILL_INFERRED = ("#cbd2db", "#6cc990", "#ee8a8a")
 OUTLINE_CHECKED = ("#4a5361", "#0b4d2a", "#6e1515")
 OPTIMUM_COLOR = "#f5b700"
 SELECTION_COLOR = "#2f6fd6"
+OUTPUT_COLOR = "#7a3db8"
 NODE_SIZE = 7
 HIT_RADIUS_PX = 8
 
@@ -80,11 +81,16 @@ class LatticeView(QWidget):
         self.selection = pg.ScatterPlotItem(pxMode=True, size=17, symbol="o", brush=None,
                                             pen=pg.mkPen(SELECTION_COLOR, width=3))
         self.labels = LabelLayer()
+        # the transformation applied as output, when it is not the optimum
+        self.output_marker = pg.ScatterPlotItem(pxMode=True, size=20, symbol="d", brush=None,
+                                                pen=pg.mkPen(OUTPUT_COLOR, width=2.5))
+        self.output_label = pg.TextItem("Output", anchor=(0.5, -0.6), color=OUTPUT_COLOR)
         self.ends = [pg.TextItem(text, color="#667085", anchor=(-0.08, 0.5))
                      for text in ("no generalization (original data)",
                                   "everything generalized")]
         layers = (self.edges, self.node_layer, self.highlight, self.labels, *self.ends,
-                  self.selection, self.optimum_marker, self.optimum_label)
+                  self.selection, self.output_marker, self.output_label,
+                  self.optimum_marker, self.optimum_label)
         for z, item in enumerate(layers):
             item.setZValue(z)
             self.box.addItem(item)
@@ -94,6 +100,7 @@ class LatticeView(QWidget):
         self.x = self.y = np.zeros(0)
         self._pos_of_row = np.zeros(0, dtype=np.int64)  # row -> index in shown, -1 hidden
         self.selected_row = -1
+        self.applied_row = -1
         scene = self.graphics.scene()
         scene.sigMouseMoved.connect(self._mouse_moved)
         scene.sigMouseClicked.connect(self._mouse_clicked)
@@ -178,6 +185,24 @@ class LatticeView(QWidget):
             self.optimum_marker.clear()
             self.optimum_label.hide()
         self._show_selection()
+        self._show_applied()
+
+    def set_applied(self, row: int) -> None:
+        """Mark the transformation applied as output (-1: the optimum, unmarked)."""
+        self.applied_row = row
+        self._show_applied()
+
+    def _show_applied(self) -> None:
+        row = self.applied_row
+        shown = (self.nodes is not None and 0 <= row < len(self._pos_of_row)
+                 and row != self.nodes.optimum and self._pos_of_row[row] >= 0)
+        if shown:
+            x, y = float(self._all_x[row]), float(self._all_y[row])
+            self.output_marker.setData([x], [y])
+            self.output_label.setPos(x, y)
+        else:
+            self.output_marker.clear()
+        self.output_label.setVisible(bool(shown))
 
     def fit(self) -> None:
         if len(self.x):

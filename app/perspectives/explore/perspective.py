@@ -54,6 +54,7 @@ class ExplorePerspective(QWidget):
         self.current_row = -1
         self._restoring = False
         self._running = False  # a search runs: show its progress even without a result
+        self.applied_levels: tuple | None = None  # applied as output (None: the optimum)
         self.checker = TransformationChecker(self)
         self.checker.checked.connect(self._checked)
         self.checker.failed.connect(self._check_failed)
@@ -164,6 +165,8 @@ class ExplorePerspective(QWidget):
         """Show ``result`` (an ``AnonymizationResult``) or, with None, the empty state."""
         self.result = result
         self._running = False
+        self.applied_levels = None
+        self.lattice.set_applied(-1)
         self.checker.set_result(result)
         self.current_row = -1
         self.properties.show_nothing()
@@ -267,9 +270,14 @@ class ExplorePerspective(QWidget):
         levels = tuple(int(v) for v in levels)
         row = self.nodes.row_of(levels) if self.nodes is not None else -1
         if row >= 0 and self.nodes.checked[row]:
-            self.transformation_applied.emit(levels)
+            self._applied(levels)
         else:
             self.checker.check([levels], ("apply", levels))
+
+    def _applied(self, levels: tuple) -> None:
+        self.applied_levels = levels
+        self.lattice.set_applied(self.nodes.row_of(levels) if self.nodes is not None else -1)
+        self.transformation_applied.emit(levels)
 
     def expand(self, row: int) -> None:
         """Check the neighbours of a node in the worker and show them."""
@@ -294,13 +302,15 @@ class ExplorePerspective(QWidget):
         if kind == "inspect":
             self.properties.show_details(details[0])
         elif kind == "apply":
-            self.transformation_applied.emit(levels)
+            self._applied(levels)
         elif kind == "show":
             self.select_levels(levels)
 
     def _rebuild_views(self, keep_levels) -> None:
         """Rows were added (huge lattices): redraw and keep the selection on ``keep_levels``."""
         self.set_filter(self.filter.current())
+        if self.applied_levels is not None:
+            self.lattice.set_applied(self.nodes.row_of(self.applied_levels))
         row = self.nodes.row_of(keep_levels)
         if row >= 0:
             self.current_row = row
