@@ -321,7 +321,7 @@ def test_contingency_heat_maps(perspective, result, qtbot):
         shown(qtbot, perspective, result, tab=1)
     rows, cols = blocker.args
     out = result.transformed().frame
-    expected = contingency(out, rows, cols, max_values=30)
+    expected = contingency(out, rows, cols, max_values=100)
     heat = perspective.contingency.output.heat
     assert np.array_equal(heat._values, expected.to_numpy())
     with qtbot.waitSignal(perspective.contingency_shown, timeout=30_000,

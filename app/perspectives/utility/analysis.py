@@ -22,7 +22,7 @@ from engine.hierarchy.model import Hierarchy
 
 from app.perspectives.utility.output_view import OutputTable, OutputView
 
-CONTINGENCY_VALUES = 30  # most frequent values per axis of a heat map; the rest is "(other)"
+CONTINGENCY_VALUES = 100  # most frequent values per axis of a heat map; the rest is "(other)"
 
 
 def job_data_types(problem) -> dict[str, DataType]:

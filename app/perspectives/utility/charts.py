@@ -45,7 +45,7 @@ class CategoryAxis(pg.AxisItem):
             from PySide6.QtGui import QFontMetrics
             fm = QFontMetrics(self._font)
             width = max((fm.horizontalAdvance(v) for v in self.labels), default=20)
-            self.setWidth(min(200, width + 12))
+            self.setWidth(min(220, width + 32))  # the labels and the axis title
         self.picture = None
         self.update()
 
@@ -142,8 +142,9 @@ class HeatMap(QWidget):
         self.plot.setAspectLocked(False)
         self.image = pg.ImageItem()
         self.plot.addItem(self.image)
-        cmap = pg.ColorMap([0.0, 0.12, 1.0],
-                           [QColor("#f7f9fc"), QColor("#b9cff3"), QColor(color).darker(130)])
+        base = QColor(color)
+        light = QColor(*(round(255 + (c - 255) * 0.35) for c in base.getRgb()[:3]))
+        cmap = pg.ColorMap([0.0, 0.12, 1.0], [QColor("#f7f9fc"), light, base.darker(130)])
         self.image.setLookupTable(cmap.getLookupTable(nPts=256))
         lay.addWidget(self.plot, 1)
         self.hover = QLabel(" ")

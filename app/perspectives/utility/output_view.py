@@ -159,13 +159,13 @@ class OutputView:
             return np.zeros(self.n_rows, dtype=np.int32)
         if output and name in self._maps:
             labels = self._labels[name]
-            rank = _ranks(labels, data_type)
+            rank = value_ranks(labels, data_type)
             per_code = rank[self._maps[name]]
             keys = per_code[col.codes]
             if self.violating.any():
                 keys = np.where(self.violating[self.row_classes()], len(labels), keys)
             return keys
-        return _ranks(col.dictionary, data_type)[col.codes]
+        return value_ranks(col.dictionary, data_type)[col.codes]
 
     def class_rank(self) -> np.ndarray:
         """Position of each class when classes are ordered by their released values
@@ -173,7 +173,7 @@ class OutputView:
         if self._class_rank is None:
             keys = []
             for j, name in enumerate(self.qis):
-                rank = _ranks(self._labels[name], None)
+                rank = value_ranks(self._labels[name], None)
                 keys.append(rank[self.classes.gen[:, j]])
             keys.append(self.violating.astype(np.int64))
             order = np.lexsort(keys[::-1]) if keys else np.arange(self.n_classes)
@@ -183,7 +183,8 @@ class OutputView:
         return self._class_rank
 
 
-def _ranks(values: np.ndarray, data_type: DataType | None) -> np.ndarray:
+def value_ranks(values: np.ndarray, data_type: DataType | None) -> np.ndarray:
+    """Each value's position in `value_order` (display order)."""
     order = value_order(values, data_type)
     rank = np.empty(len(values), dtype=np.int32)
     rank[order] = np.arange(len(values), dtype=np.int32)

@@ -149,7 +149,7 @@ class UtilityPerspective(QWidget):
 
     def _connect(self) -> None:
         self.tables.attribute_selected.connect(self.select_attribute)
-        self.attribute.currentTextChanged.connect(lambda _t: self._refresh())
+        self.attribute.currentTextChanged.connect(self._attribute_changed)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.contingency.attributes_changed.connect(lambda *_: self._refresh())
         self.classification.run_requested.connect(self._run_classification)
@@ -248,6 +248,11 @@ class UtilityPerspective(QWidget):
         """Show the statistics of ``name`` (a cell of its column was selected)."""
         if self.attribute.findText(name) >= 0:
             self.attribute.setCurrentText(name)
+
+    def _attribute_changed(self, name: str) -> None:
+        if name:
+            self.tables.show_attribute(name)  # its column page, for wide data
+        self._refresh()
 
     # --- analyses -------------------------------------------------------------------------------
     def _tab_changed(self, index: int) -> None:

@@ -78,13 +78,6 @@ class RowOrder(QObject):
             return np.arange(start, stop)
         return self._rows[start:stop]
 
-    def view_row(self, source: int) -> int | None:
-        """View row showing data row ``source`` (None when it is filtered out)."""
-        if self._rows is None:
-            return source if 0 <= source < self.n_rows else None
-        hits = np.flatnonzero(self._rows == source)
-        return int(hits[0]) if len(hits) else None
-
     def _update(self) -> None:
         if not self._subset_only:
             self._rows = self._permutation

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QHBox
                                QHeaderView, QLabel, QSplitter, QTableView, QToolButton,
                                QVBoxLayout, QWidget)
 
-from app.perspectives.utility.output_view import OutputView
+from app.perspectives.utility.output_view import OutputView, value_ranks
 from app.perspectives.utility.row_order import RowOrder
 from app.perspectives.utility.table_models import ComparisonTableModel
 from app.widgets.pager import Pager
@@ -250,9 +250,8 @@ class ComparisonTables(QWidget):
         dtype = self._data_types.get(name)
         if self._view is not None:
             return self._view.sort_keys(name, output, dtype)
-        from app.perspectives.utility.output_view import _ranks
         col = self._table.column(name)
-        return _ranks(col.dictionary, dtype)[col.codes]
+        return value_ranks(col.dictionary, dtype)[col.codes]
 
     def _header_clicked(self, model: ComparisonTableModel, column: int) -> None:
         name = model.attribute_at(column)
