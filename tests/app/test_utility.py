@@ -189,9 +189,11 @@ def test_class_shading_matches_the_engines_classes(perspective, result, qtbot):
     n = im.rowCount()
     src = t.order.source_rows()
     classes = row_class[src]
-    # classes are contiguous: each one is a single run of rows
+    # classes are contiguous: each one is a single run of rows; suppressed ones last
     runs = np.r_[True, classes[1:] != classes[:-1]]
     assert len(np.unique(classes)) == runs.sum()
+    first_suppressed = int(np.argmax(suppressed[src]))
+    assert suppressed[src][first_suppressed:].all()
     role = Qt.ItemDataRole.BackgroundRole
     shades = [CLASS_SHADES[0].color(), CLASS_SHADES[1].color()]
     colors = []

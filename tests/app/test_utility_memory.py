@@ -69,7 +69,8 @@ def test_million_row_tables_open_without_copying(qtbot, million):
     def show(result):
         problem = result.problem
         types = {n: a.type for n, a in problem.job.attributes.items()}
-        tables.set_data(problem.table, OutputView(result), problem.model_context.subset,
+        tables.set_data(problem.table, OutputView(result, None, job_data_types(problem)),
+                        problem.model_context.subset,
                         types, job_data_types(problem))
 
     tables = ComparisonTables()

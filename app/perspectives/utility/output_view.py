@@ -59,11 +59,15 @@ class OutputView:
     levels
         Generalization level per quasi-identifier (sequence in ``problem.qis`` order
         or dict); None for the optimum.
+    data_types
+        Data types by attribute, to order released values (numbers, intervals).
     """
 
-    def __init__(self, result, levels: Sequence[int] | dict | None = None):
+    def __init__(self, result, levels: Sequence[int] | dict | None = None,
+                 data_types: dict[str, DataType] | None = None):
         problem = result.problem
         self.problem = problem
+        self.data_types = dict(data_types or {})
         self.table: EncodedTable = problem.table
         self.levels = resolve_levels(result, levels)
         if self.levels is None:
@@ -169,14 +173,13 @@ class OutputView:
 
     def class_rank(self) -> np.ndarray:
         """Position of each class when classes are ordered by their released values
-        (columns left to right), suppressed classes last."""
+        (columns left to right, each in `value_order`), suppressed classes last."""
         if self._class_rank is None:
-            keys = []
+            keys = [self.violating.astype(np.int64)]  # in priority order
             for j, name in enumerate(self.qis):
-                rank = value_ranks(self._labels[name], None)
+                rank = value_ranks(self._labels[name], self.data_types.get(name))
                 keys.append(rank[self.classes.gen[:, j]])
-            keys.append(self.violating.astype(np.int64))
-            order = np.lexsort(keys[::-1]) if keys else np.arange(self.n_classes)
+            order = np.lexsort(keys[::-1])  # lexsort's primary key is its last
             rank = np.empty(self.n_classes, dtype=np.int64)
             rank[order] = np.arange(self.n_classes)
             self._class_rank = rank

@@ -178,7 +178,7 @@ class UtilityPerspective(QWidget):
             return
         problem = result.problem
         try:
-            view = OutputView(result, levels)
+            view = OutputView(result, levels, an.job_data_types(problem))
         except ValueError:
             view = None
         self.comparison = an.Comparison.of(view) if view is not None else None
