@@ -84,6 +84,8 @@ class Document(QObject):
     settings_changed = Signal()  # privacy models, metric, transformation
     subset_changed = Signal()
     result_changed = Signal()
+    transformation_applied = Signal(tuple)  # levels the user made the current output
+    output_changed = Signal(object)  # the output's levels (None: the optimum)
     modified_changed = Signal(bool)
     path_changed = Signal(str)
 
@@ -97,6 +99,7 @@ class Document(QObject):
         self.subset: np.ndarray | None = None  # bool mask; None: every row
         self.result = None  # engine AnonymizationResult of the last run
         self.result_summary: dict | None = None  # its to_dict(), also kept in projects
+        self.applied_levels: tuple | None = None  # output chosen in Explore (None: optimum)
         self.extras: dict = {}  # JSON state of perspectives, saved in projects
         self.path: Path | None = None
         self._modified = False
@@ -198,7 +201,17 @@ class Document(QObject):
         self.subset_changed.emit()
         self.set_modified(True)
 
+    def apply_transformation(self, levels) -> None:
+        """Make another transformation of the current result the output."""
+        self.applied_levels = tuple(int(x) for x in levels)
+        self.extras["explore.applied"] = list(self.applied_levels)
+        self.set_modified(True)
+        self.transformation_applied.emit(self.applied_levels)
+        self.output_changed.emit(self.applied_levels)
+
     def set_result(self, result, summary: dict | None = None) -> None:
+        self.applied_levels = None
+        self.extras.pop("explore.applied", None)
         self.result = result
         self.result_summary = summary if summary is not None else (
             result.to_dict() if result is not None else None)

@@ -278,7 +278,9 @@ class MainWindow(QMainWindow):
     def settings_dialog(self) -> None:
         dlg = SettingsDialog(self.settings, self)
         if dlg.exec():
-            self.configure.set_page_size(self.settings.page_size)
+            for widget in self.perspectives.values():
+                if hasattr(widget, "set_page_size"):
+                    widget.set_page_size(self.settings.page_size)
 
     def about(self) -> None:
         QMessageBox.about(self, f"About {APP_NAME}",
