@@ -1,0 +1,85 @@
+"""Heuristics against ARX's oracle: the heuristic cases on Adult and cup.
+
+Each ARX heuristic case (bottom-up, top-down, genetic) is run with our
+counterpart (Lightning, top-down, genetic; KGEN takes the genetic cases) and a
+step limit, so the run is deterministic. It must reach the same or a lower
+loss than ARX's expected loss; for the genetic cases that is the optimum the
+optimal search finds. Budgets are the checks our searches needed (seed 0)
+plus a margin.
+
+One case needs about 1,200 checks near the bottom of cup's lattice (every
+cup record is unique there); it is marked slow and runs with
+``ANONYMIST_SLOW_TESTS=1``.
+"""
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+
+from engine.problem import Problem
+from engine.search.heuristics import HEURISTICS
+from tests import oracle
+
+ALGORITHM = {"BEST_EFFORT_BOTTOM_UP": ("lightning",), "BEST_EFFORT_TOP_DOWN": ("top-down",),
+             "BEST_EFFORT_GENETIC": ("genetic", "kgen")}
+#: step limit per (case id, algorithm): checks needed at seed 0 plus a margin
+BUDGET = {
+    ("TestAnonymizationHeuristic#2", "lightning"): 60,
+    ("TestAnonymizationHeuristic#6", "lightning"): 1300,
+    ("TestAnonymizationHeuristic#1", "lightning"): 120,
+    ("TestAnonymizationHeuristic#11", "lightning"): 220,
+    ("TestAnonymizationHeuristic#5", "lightning"): 120,
+    ("TestAnonymizationHeuristic#9", "lightning"): 700,
+    ("TestAnonymizationHeuristicTopDown#2", "top-down"): 120,
+    ("TestAnonymizationHeuristicTopDown#6", "top-down"): 120,
+    ("TestAnonymizationHeuristicTopDown#1", "top-down"): 40,
+    ("TestAnonymizationHeuristicTopDown#11", "top-down"): 40,
+    ("TestAnonymizationHeuristicTopDown#5", "top-down"): 300,
+    ("TestAnonymizationHeuristicTopDown#9", "top-down"): 40,
+    ("TestAnonymizationGenetic#2", "genetic"): 260,
+    ("TestAnonymizationGenetic#6", "genetic"): 500,
+    ("TestAnonymizationGenetic#1", "genetic"): 1300,
+    ("TestAnonymizationGenetic#11", "genetic"): 700,
+    ("TestAnonymizationGenetic#5", "genetic"): 600,
+    ("TestAnonymizationGenetic#9", "genetic"): 600,
+    ("TestAnonymizationGenetic#2", "kgen"): 300,
+    ("TestAnonymizationGenetic#6", "kgen"): 700,
+    ("TestAnonymizationGenetic#1", "kgen"): 200,
+    ("TestAnonymizationGenetic#11", "kgen"): 800,
+    ("TestAnonymizationGenetic#5", "kgen"): 900,
+    ("TestAnonymizationGenetic#9", "kgen"): 1100,
+}
+SLOW = {("TestAnonymizationHeuristic#6", "lightning")}
+RUN_SLOW = bool(os.environ.get("ANONYMIST_SLOW_TESTS"))
+
+PARAMS = []
+for case in oracle.cases():
+    for name in ALGORITHM.get(case["algorithm"], ()):
+        marks = [pytest.mark.slow, pytest.mark.skipif(
+            not RUN_SLOW, reason="about 1,200 checks: set ANONYMIST_SLOW_TESTS=1")] \
+            if (case["id"], name) in SLOW else []
+        PARAMS.append(pytest.param(case, name, id=f"{case['id']}-{name}", marks=marks))
+
+
+@functools.lru_cache(maxsize=None)
+def problem_for(case_key: str) -> Problem:
+    """One problem per configuration, shared by the algorithms (only the
+    classifier's snapshot cache carries over, which changes speed, not results)."""
+    case = next(c for c in oracle.cases() if c["source"]["junit_name"].split(":", 1)[1]
+                == case_key)
+    return Problem(oracle.table(case["dataset"]), oracle.job_for(case))
+
+
+@pytest.mark.parametrize("case,name", PARAMS)
+def test_heuristic_reaches_arx(case, name):
+    problem = problem_for(case["source"]["junit_name"].split(":", 1)[1])
+    tr = problem.job.transformation
+    tr.step_limit, tr.time_limit_s, tr.seed = BUDGET[(case["id"], name)], None, 0
+    out = HEURISTICS[name](problem)
+    expected = oracle.expected_loss(case)
+    assert out.optimum is not None and out.optimum.anonymous
+    assert out.optimum.loss <= expected * (1 + 1e-9), (out.optimum.levels, out.checked)
+    again = problem.evaluate(out.optimum.levels)
+    assert again.anonymous and again.loss == out.optimum.loss
