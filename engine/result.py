@@ -83,6 +83,15 @@ class AnonymizationResult:
         low = tuple(0.0 for _ in high) if isinstance(high, tuple) else 0.0
         return low, high
 
+    @property
+    def loss_bounds(self) -> tuple[Loss, Loss]:
+        """The lowest and highest scores that relative (percent) losses refer to."""
+        return self._low, self._high
+
+    def relative_percent(self, loss: Loss) -> float:
+        """A loss as ARX's GUI shows it: percent between the lowest and highest scores."""
+        return relative_percent(loss, self._low, self._high)
+
     def _transformation(self, ev) -> Transformation:
         return Transformation(dict(zip(self.problem.qis, ev.levels)), ev.anonymous, ev.loss,
                               relative_percent(ev.loss, self._low, self._high),

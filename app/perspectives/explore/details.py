@@ -56,7 +56,7 @@ def inspect_transformation(result, levels) -> NodeDetails:
         n_v = int(counts[v].sum()) if v is not None else 0
         ok = n_v <= problem.max_suppressed and bool(m.table_ok(classes, violating))
         models.append(ModelState(m.describe(), ok, n_v))
-    low, high = result._low, result._high  # noqa: SLF001 - no public accessor yet
+    low, high = result.loss_bounds
     return NodeDetails(levels, bool(ev.anonymous), ev.loss, relative_percent(ev.loss, low, high),
                        int(ev.suppressed_records), int(len(kept)),
                        int(kept.min()) if len(kept) else 0, int(kept.max()) if len(kept) else 0,

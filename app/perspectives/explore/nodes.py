@@ -87,7 +87,7 @@ class ExploreNodes:
         self.space = result.space
         self.lattice = result.lattice
         self.attributes: tuple[str, ...] = tuple(self.lattice.attributes)
-        self.low, self.high = result._low, result._high  # noqa: SLF001 - no accessor yet
+        self.low, self.high = result.loss_bounds
         self._width = len(self.high) if isinstance(self.high, tuple) else 0
         self.whole = bool(self.space.dense and self.lattice.size <= max_shown)
         if self.whole:
