@@ -143,7 +143,7 @@ def test_filter_counts(qtbot, explore, adult):
     assert explore.lattice.node_count() == expected == explore.list_model.rowCount()
 
     # loss range: exact losses of checked nodes, lower bounds of the others
-    pct = np.array([relative_percent(space.info(i).loss, result._low, result._high)
+    pct = np.array([relative_percent(space.info(i).loss, *result.loss_bounds)
                     if space.info(i).loss is not None else np.nan for i in range(len(levels))])
     explore.set_filter(NodeFilter(loss=(20.0, 30.0)))
     with np.errstate(invalid="ignore"):

@@ -31,7 +31,7 @@ def small_result(radix=(3, 2, 4), seed: int = 1, dense: bool = True):
         space.states[(space.states == 0) & (score >= 5)] = ANONYMOUS
     space.optimum_id = int(lat.id_of((0, 1, 2)))
     space.record(space.optimum_id, True, 0.3, 7)
-    return SimpleNamespace(space=space, lattice=lat, _low=0.0, _high=1.0)
+    return SimpleNamespace(space=space, lattice=lat, loss_bounds=(0.0, 1.0))
 
 
 def test_positions_put_rows_by_level_centred_and_distinct():
