@@ -71,6 +71,8 @@ class Problem:
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
         self.classifier = Classifier(self.hierarchies, codes, row_aggs)
         self.n_records = int(subset.sum()) if self.uses_subset else table.n_rows
+        self.empty_classes_count = self.uses_subset and not any(
+            m.minimal_class_size() for m in self.models)
         limit = job.transformation.suppression_limit
         if not 0.0 <= limit <= 1.0:
             raise JobError(f"suppression_limit must be a fraction between 0 and 1, got {limit}")
@@ -131,6 +133,9 @@ class Problem:
             v = m.violating(classes)
             if v is not None:
                 mask |= v
+        counts = self.record_counts(classes)
+        for m in self.models:  # table-level (risk-based) models may suppress more classes
+            mask = m.enforce(classes, counts, mask)
         return mask
 
     def evaluate(self, levels, cache: bool = True) -> Evaluation:
@@ -143,6 +148,10 @@ class Problem:
         suppressed = int(counts[violating].sum())
         anonymous = suppressed <= self.max_suppressed and all(
             m.table_ok(classes, violating) for m in self.models)
+        if anonymous and self.empty_classes_count:
+            # ARX: without a model that sets a minimal class size, a violating class
+            # holding no research-subset record cannot be suppressed away
+            anonymous = not bool((violating & (counts == 0)).any())
         loss = self.metric.evaluate(classes, violating, counts)
         return Evaluation(tuple(int(x) for x in classes.levels), anonymous, loss, suppressed,
                           int((counts[~violating] > 0).sum()))

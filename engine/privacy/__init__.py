@@ -9,10 +9,15 @@ from engine.privacy.entropy_l_diversity import EntropyLDiversity
 from engine.privacy.k_anonymity import KAnonymity
 from engine.privacy.recursive_cl_diversity import RecursiveCLDiversity
 from engine.privacy.t_closeness import TCloseness
+from engine.privacy.k_map import KMap
+from engine.privacy.sample_uniqueness import SampleUniqueness
+from engine.privacy.average_risk import AverageRisk
+from engine.privacy.population_uniqueness import PopulationUniqueness
 
 MODELS: dict[str, type[PrivacyModel]] = {
     cls.name: cls for cls in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
-                              RecursiveCLDiversity, TCloseness, DeltaPresence)}
+                              RecursiveCLDiversity, TCloseness, DeltaPresence, KMap,
+                              SampleUniqueness, AverageRisk, PopulationUniqueness)}
 
 
 def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
@@ -35,5 +40,6 @@ def model_from_dict(d: dict) -> PrivacyModel:
 
 
 __all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",
-           "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaPresence",
+           "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaPresence", "KMap",
+           "SampleUniqueness", "AverageRisk", "PopulationUniqueness",
            "MODELS", "model_from_dict", "register_model"]

@@ -56,6 +56,17 @@ class PrivacyModel:
         """Boolean mask of classes that violate the model (None: not class-based)."""
         return None
 
+    def enforce(self, classes: Classes, counts: np.ndarray,
+                suppressed: np.ndarray) -> np.ndarray:
+        """Classes to suppress so that the rest of the table fulfils a table-level model.
+
+        ``suppressed`` flags the classes other models already suppress and
+        ``counts`` holds each class's released records. Risk-based models
+        suppress further classes here (the smallest first, as ARX does); the
+        result must include ``suppressed``. Class-based models return it as is.
+        """
+        return suppressed
+
     def table_ok(self, classes: Classes, suppressed: np.ndarray) -> bool:
         """Whether the table, with the flagged classes suppressed, fulfils the model."""
         return True
