@@ -54,7 +54,7 @@ class Problem:
         self.model_context = ModelContext(
             table, self.qis,
             {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
-            subset, job.population)
+            subset, job.population, list(job.privacy))
         self.models = list(job.privacy)
         if not self.models:
             raise JobError("the job has no privacy model: add at least one [[privacy]] table")
@@ -71,8 +71,6 @@ class Problem:
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
         self.classifier = Classifier(self.hierarchies, codes, row_aggs)
         self.n_records = int(subset.sum()) if self.uses_subset else table.n_rows
-        self.empty_classes_count = self.uses_subset and not any(
-            m.minimal_class_size() for m in self.models)
         limit = job.transformation.suppression_limit
         if not 0.0 <= limit <= 1.0:
             raise JobError(f"suppression_limit must be a fraction between 0 and 1, got {limit}")
@@ -148,10 +146,6 @@ class Problem:
         suppressed = int(counts[violating].sum())
         anonymous = suppressed <= self.max_suppressed and all(
             m.table_ok(classes, violating) for m in self.models)
-        if anonymous and self.empty_classes_count:
-            # ARX: without a model that sets a minimal class size, a violating class
-            # holding no research-subset record cannot be suppressed away
-            anonymous = not bool((violating & (counts == 0)).any())
         loss = self.metric.evaluate(classes, violating, counts)
         return Evaluation(tuple(int(x) for x in classes.levels), anonymous, loss, suppressed,
                           int((counts[~violating] > 0).sum()))

@@ -13,11 +13,14 @@ from engine.privacy.k_map import KMap
 from engine.privacy.sample_uniqueness import SampleUniqueness
 from engine.privacy.average_risk import AverageRisk
 from engine.privacy.population_uniqueness import PopulationUniqueness
+from engine.privacy.beta_likeness import BetaLikeness
+from engine.privacy.delta_disclosure import DeltaDisclosure
 
 MODELS: dict[str, type[PrivacyModel]] = {
     cls.name: cls for cls in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
                               RecursiveCLDiversity, TCloseness, DeltaPresence, KMap,
-                              SampleUniqueness, AverageRisk, PopulationUniqueness)}
+                              SampleUniqueness, AverageRisk, PopulationUniqueness,
+                              BetaLikeness, DeltaDisclosure)}
 
 
 def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
@@ -42,4 +45,5 @@ def model_from_dict(d: dict) -> PrivacyModel:
 __all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",
            "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaPresence", "KMap",
            "SampleUniqueness", "AverageRisk", "PopulationUniqueness",
+           "BetaLikeness", "DeltaDisclosure",
            "MODELS", "model_from_dict", "register_model"]

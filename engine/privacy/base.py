@@ -27,6 +27,7 @@ class ModelContext:
     hierarchies: dict = field(default_factory=dict)  # attribute -> Hierarchy
     subset: np.ndarray | None = None  # bool mask of research-subset rows
     population: dict | None = None
+    models: list = field(default_factory=list)  # every model of the job
 
     @property
     def n_rows(self) -> int:

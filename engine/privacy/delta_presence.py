@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.classes import Classes
-from engine.privacy.base import PrivacyModel
+from engine.privacy.base import ModelContext, PrivacyModel
 
 
 class DeltaPresence(PrivacyModel):
@@ -25,6 +25,7 @@ class DeltaPresence(PrivacyModel):
                              f"{delta_min}, {delta_max}")
         self.delta_min = delta_min
         self.delta_max = delta_max
+        self.empty_classes_fatal = True
         if delta_min == 0.0 and delta_max == 1.0:
             # a bare research subset: nothing to enforce
             self.monotonic_with_suppression = True
@@ -33,10 +34,24 @@ class DeltaPresence(PrivacyModel):
     def from_dict(cls, d: dict) -> "DeltaPresence":
         return cls(d["delta_min"], d["delta_max"])
 
+    def bind(self, ctx: ModelContext) -> None:
+        # A class without subset records tells the attacker its individuals are not in
+        # the subset (delta = 0 < delta_min); suppressing it cannot help, as none of its
+        # records is released. ARX checks a minimal class size (k-anonymity,
+        # l-diversity...) first, which flags such classes as suppressed instead, so
+        # with such a model they pass; the engine does the same to give ARX's answers.
+        self.empty_classes_fatal = not any(
+            m is not self and m.minimal_class_size() for m in ctx.models)
+
     def violating(self, classes: Classes) -> np.ndarray:
         in_subset = classes.aggregates["subset"]
         delta = in_subset / classes.counts
         return (delta < self.delta_min) | (delta > self.delta_max)
+
+    def table_ok(self, classes: Classes, suppressed: np.ndarray) -> bool:
+        if not self.empty_classes_fatal or self.delta_min == 0.0:
+            return True
+        return not bool((classes.aggregates["subset"] == 0).any())
 
     def to_dict(self) -> dict:
         return {"model": self.name, "delta_min": self.delta_min, "delta_max": self.delta_max}

@@ -45,6 +45,7 @@ class TCloseness(SensitiveAttributeModel):
         self.rank: np.ndarray | None = None  # code -> position in the value order
         self.parent_flat = self.parent_off = self.n_nodes = None
         self.mass_flat = self.node_off = None
+        self.hierarchy = None  # the sensitive attribute's Hierarchy (hierarchical distance)
 
     @classmethod
     def from_dict(cls, d: dict) -> "TCloseness":
@@ -61,6 +62,7 @@ class TCloseness(SensitiveAttributeModel):
             if h is None:
                 raise JobError(f"t-closeness with hierarchical distance needs a hierarchy "
                                f"for the sensitive attribute '{self.attribute}'")
+            self.hierarchy = h
             enc = EncodedHierarchy.build(h, self.dictionary, self.attribute)
             parents = parent_maps(enc)
             self.n_nodes = np.array([len(l) for l in enc.labels], dtype=np.int64)

