@@ -27,6 +27,8 @@ METRIC_NAMES = {
     "MetricSDAECS": ("aecs", False), "MetricSDNMDiscernability": ("discernibility", False),
     "MetricSDDiscernability": ("discernibility", True), "MetricMDHeight": ("height", True),
     "MetricMDNMPrecision": ("precision", False), "MetricMDPrecision": ("precision", True),
+    "MetricSDNMEntropyBasedInformationLoss": ("entropy-based-loss", False),
+    "MetricSDNMPublisherPayout": ("publisher-payout", False),
 }
 
 
@@ -132,6 +134,15 @@ def metric_dict(metric: dict) -> dict:
     return d
 
 
+def payout_params(case: dict) -> dict:
+    """The publisher-payout metric's parameters: those of the case's profitability model."""
+    for m in case["privacy_models"]:
+        if m["type"].startswith("Profitability"):
+            return {k: v for k, v in privacy_dict(m).items()
+                    if k not in ("model", "allow_attack")}
+    return {}
+
+
 def job_for(case: dict) -> Job:
     attrs = {}
     paths = case.get("hierarchies") or {
@@ -147,7 +158,10 @@ def job_for(case: dict) -> Job:
         attrs[sens] = AttributeConfig(SENSITIVE, hierarchy(hpath, sens) if hpath else None,
                                       hpath)
     weights = case.get("attribute_weights")
-    metric = metric_from_dict(metric_dict(case["metric"]), weights)
+    md = metric_dict(case["metric"])
+    if md["name"] == "publisher-payout":
+        md.update(payout_params(case))
+    metric = metric_from_dict(md, weights)
     return Job(attributes=attrs,
                privacy=[model_from_dict(privacy_dict(m)) for m in case["privacy_models"]],
                transformation=TransformationConfig(

@@ -15,12 +15,13 @@ from engine.privacy.average_risk import AverageRisk
 from engine.privacy.population_uniqueness import PopulationUniqueness
 from engine.privacy.beta_likeness import BetaLikeness
 from engine.privacy.delta_disclosure import DeltaDisclosure
+from engine.privacy.profitability import Profitability
 
 MODELS: dict[str, type[PrivacyModel]] = {
     cls.name: cls for cls in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
                               RecursiveCLDiversity, TCloseness, DeltaPresence, KMap,
                               SampleUniqueness, AverageRisk, PopulationUniqueness,
-                              BetaLikeness, DeltaDisclosure)}
+                              BetaLikeness, DeltaDisclosure, Profitability)}
 
 
 def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
@@ -45,5 +46,5 @@ def model_from_dict(d: dict) -> PrivacyModel:
 __all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",
            "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaPresence", "KMap",
            "SampleUniqueness", "AverageRisk", "PopulationUniqueness",
-           "BetaLikeness", "DeltaDisclosure",
+           "BetaLikeness", "DeltaDisclosure", "Profitability",
            "MODELS", "model_from_dict", "register_model"]

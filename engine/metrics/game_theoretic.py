@@ -1,0 +1,113 @@
+"""Game-theoretic utility (Wan et al. 2015; Prasser et al. 2017): entropy-based
+information loss and the publisher's payout.
+
+A record's entropy-based information loss is, summed over the
+quasi-identifiers, log10 of the number of hierarchy rows its generalized
+value stands for, divided by its maximum (every value ``*``): 0 for original
+values, 1 for a suppressed record.
+
+The publisher earns ``benefit * (1 - loss)`` for a released record; an
+adversary attacks it when ``gain * p - cost > 0`` (``p`` = 1 / the size of the
+record's class: in the released data for a prosecutor, in the population for
+a journalist), and the publisher then also loses ``loss * p``. Suppressed
+records earn nothing.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.hierarchy.encoded import EncodedHierarchy
+from engine.metrics.base import Loss, Metric
+
+ATTACKERS = ("prosecutor", "journalist")
+
+
+class EntropyInformationLoss:
+    """Per-class relative entropy-based information loss for a list of QI hierarchies."""
+
+    def __init__(self, hierarchies: list[EncodedHierarchy]):
+        self.log_rows = [[np.log10(np.maximum(c, 1)).astype(float) for c in h.rows_per_label]
+                         for h in hierarchies]
+        self.maximum = float(sum(math.log10(max(h.n_rows, 1)) for h in hierarchies))
+
+    def of_classes(self, classes: Classes) -> np.ndarray:
+        total = np.zeros(classes.n_classes)
+        for j, table in enumerate(self.log_rows):
+            total += table[int(classes.levels[j])][classes.gen[:, j]]
+        return total / self.maximum if self.maximum > 0 else total
+
+
+def publisher_payout(benefit: float, loss: float, gain: float, cost: float,
+                     information_loss: np.ndarray, success: np.ndarray) -> np.ndarray:
+    """The publisher's expected payout per released record."""
+    attacked = gain * success - cost > 0
+    return benefit * (1.0 - information_loss) - np.where(attacked, loss * success, 0.0)
+
+
+class EntropyBasedLoss(Metric):
+    """Sum over records of their relative entropy-based information loss
+    (suppressed records count 1)."""
+
+    name = "entropy-based-loss"
+    has_monotonic_variant = False
+    floored = False
+
+    def prepare(self) -> None:
+        self.loss = EntropyInformationLoss(self.ctx.hierarchies)
+
+    def is_monotonic(self, suppression_limit: float) -> bool:
+        return suppression_limit == 0.0
+
+    def evaluate(self, classes: Classes, suppressed: np.ndarray,
+                 counts: np.ndarray | None = None) -> Loss:
+        counts = (classes.counts if counts is None else counts).astype(float)
+        il = self.loss.of_classes(classes)
+        return float((counts * np.where(suppressed, 1.0, il)).sum())
+
+
+class PublisherPayout(Metric):
+    """The payout the publisher forgoes: ``N * benefit`` minus the expected payout."""
+
+    name = "publisher-payout"
+    has_monotonic_variant = False
+    floored = False
+
+    def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
+                 aggregate: str | None = None, weights: dict[str, float] | None = None,
+                 attacker: str = "prosecutor", publisher_benefit: float = 0.0,
+                 publisher_loss: float = 0.0, adversary_gain: float = 0.0,
+                 adversary_cost: float = 0.0):
+        super().__init__(False, gs_factor, aggregate, weights)
+        if attacker not in ATTACKERS:
+            raise ValueError(f"attacker must be one of {', '.join(ATTACKERS)}")
+        self.attacker = attacker
+        self.benefit = float(publisher_benefit)
+        self.publisher_loss = float(publisher_loss)
+        self.gain = float(adversary_gain)
+        self.cost = float(adversary_cost)
+
+    def prepare(self) -> None:
+        self.loss = EntropyInformationLoss(self.ctx.hierarchies)
+
+    def is_monotonic(self, suppression_limit: float) -> bool:
+        return False
+
+    def to_dict(self) -> dict:
+        d = super().to_dict()
+        d.update(attacker=self.attacker, publisher_benefit=self.benefit,
+                 publisher_loss=self.publisher_loss, adversary_gain=self.gain,
+                 adversary_cost=self.cost)
+        return d
+
+    def evaluate(self, classes: Classes, suppressed: np.ndarray,
+                 counts: np.ndarray | None = None) -> Loss:
+        counts = (classes.counts if counts is None else counts).astype(float)
+        sizes = classes.counts if self.attacker == "journalist" else counts
+        success = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
+        pay = publisher_payout(self.benefit, self.publisher_loss, self.gain, self.cost,
+                               self.loss.of_classes(classes), success)
+        released = ~suppressed & (counts > 0)
+        return float(counts.sum() * self.benefit - (counts[released] * pay[released]).sum())

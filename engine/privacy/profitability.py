@@ -1,0 +1,103 @@
+"""Game-theoretic profitability (Wan et al. 2015): release only what pays off.
+
+The adversary attacks a record when the expected gain exceeds the cost,
+``adversary_gain * p - adversary_cost > 0``, ``p`` = 1 / the record's class size
+(in the released data for a prosecutor; in the population, i.e. the whole
+table around a research subset, for a journalist).
+
+- ``allow_attack = false``: no record may be worth attacking, i.e. every class
+  holds at least ``k = floor(gain / cost) + 1`` records: k-anonymity
+  (prosecutor) or k-map (journalist).
+- ``allow_attack = true``: a class is released when the publisher's expected
+  payout for its records is positive: ``publisher_benefit * (1 - loss)``
+  minus ``publisher_loss * p`` if attacked, ``loss`` the records' relative
+  entropy-based information loss (``engine.metrics.game_theoretic``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from engine.classes import Classes
+from engine.errors import JobError
+from engine.hierarchy.encoded import EncodedHierarchy
+from engine.metrics.game_theoretic import ATTACKERS, EntropyInformationLoss, publisher_payout
+from engine.privacy.base import ModelContext, PrivacyModel
+
+
+class Profitability(PrivacyModel):
+    name = "profitability"
+    monotonic_without_suppression = False
+    monotonic_with_suppression = False
+
+    def __init__(self, attacker: str = "prosecutor", allow_attack: bool = True,
+                 publisher_benefit: float = 1200.0, publisher_loss: float = 300.0,
+                 adversary_gain: float = 300.0, adversary_cost: float = 4.0):
+        attacker = str(attacker).lower()
+        if attacker not in ATTACKERS:
+            raise ValueError(f"attacker must be one of {', '.join(ATTACKERS)}, got '{attacker}'")
+        values = dict(publisher_benefit=publisher_benefit, publisher_loss=publisher_loss,
+                      adversary_gain=adversary_gain, adversary_cost=adversary_cost)
+        for key, v in values.items():
+            if float(v) < 0:
+                raise ValueError(f"{key} must not be negative, got {v}")
+        self.attacker = attacker
+        self.allow_attack = bool(allow_attack)
+        self.benefit = float(publisher_benefit)
+        self.loss = float(publisher_loss)
+        self.gain = float(adversary_gain)
+        self.cost = float(adversary_cost)
+        self.uses_subset = attacker == "journalist"
+        if not self.allow_attack:
+            if self.cost <= 0:
+                raise ValueError("adversary_cost must be positive when no attack is allowed")
+            self.k = int(math.floor(self.gain / self.cost)) + 1
+            self.monotonic_without_suppression = True
+            self.monotonic_with_suppression = True
+        else:
+            self.k = None
+        self.information_loss: EntropyInformationLoss | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Profitability":
+        return cls(d.get("attacker", "prosecutor"), d.get("allow_attack", True),
+                   d["publisher_benefit"], d["publisher_loss"], d["adversary_gain"],
+                   d["adversary_cost"])
+
+    def bind(self, ctx: ModelContext) -> None:
+        if not self.allow_attack:
+            return
+        hierarchies = []
+        for q in ctx.qis:
+            h = ctx.hierarchies.get(q)
+            if h is None:
+                raise JobError(f"profitability needs a hierarchy for '{q}'")
+            hierarchies.append(EncodedHierarchy.build(h, ctx.table.column(q).dictionary, q))
+        self.information_loss = EntropyInformationLoss(hierarchies)
+
+    def _sizes(self, classes: Classes) -> np.ndarray:
+        if self.attacker == "journalist":
+            return classes.counts
+        return classes.aggregates.get("subset", classes.counts)
+
+    def violating(self, classes: Classes) -> np.ndarray:
+        sizes = self._sizes(classes)
+        if not self.allow_attack:
+            return sizes < self.k
+        success = 1.0 / np.maximum(sizes, 1)
+        pay = publisher_payout(self.benefit, self.loss, self.gain, self.cost,
+                               self.information_loss.of_classes(classes), success)
+        return (sizes == 0) | ~(pay > 0)
+
+    def minimal_class_size(self) -> int | None:
+        return self.k if not self.allow_attack and self.attacker == "prosecutor" else None
+
+    def to_dict(self) -> dict:
+        return {"model": self.name, "attacker": self.attacker, "allow_attack": self.allow_attack,
+                "publisher_benefit": self.benefit, "publisher_loss": self.loss,
+                "adversary_gain": self.gain, "adversary_cost": self.cost}
+
+    def describe(self) -> str:
+        kind = "profitability" if self.allow_attack else "no-attack profitability"
+        return f"{kind} ({self.attacker})"
