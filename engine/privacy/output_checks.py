@@ -292,6 +292,50 @@ def check_population_uniqueness(model, frame, qis, subset_mask) -> list[str]:
     return []
 
 
+def _entropy_loss(frame: pd.DataFrame, qis: list[str], hierarchies: dict) -> pd.Series:
+    """Relative entropy-based information loss per row: log10 of the hierarchy rows
+    each generalized value stands for, summed over QIs, over the maximum."""
+    total = pd.Series(0.0, index=frame.index)
+    maximum = 0.0
+    for q in qis:
+        rows = hierarchies[q].rows
+        maximum += math.log10(len(rows))
+        under: dict[str, int] = {}
+        for r in rows:
+            for label in dict.fromkeys(r):
+                under[label] = under.get(label, 0) + 1
+        total += frame[q].astype(str).map(lambda v: math.log10(under.get(v, 1)))
+    return total / maximum if maximum > 0 else total
+
+
+def check_profitability(model, frame, qis, subset_mask) -> list[str]:
+    sample = class_sizes(frame, qis, subset_mask)
+    if model.attacker == "journalist":
+        if subset_mask is None:
+            return [f"{model.describe()} needs the research subset to be verified"]
+        sizes = _population_sizes(frame, qis)
+    else:
+        sizes = sample
+    if not model.allow_attack:
+        bad = [_label(k) for k in sample.index if sizes[k] < model.k]
+        return _report(bad, f"{model.describe()} (classes of at least {model.k})")
+    hierarchies = getattr(model, "hierarchies", None)
+    if not hierarchies:
+        return [f"{model.describe()}: the hierarchies are unknown (bind the model first)"]
+    rel = released_rows(frame, qis, subset_mask)
+    keys = class_key(rel, qis)
+    loss = _entropy_loss(rel, qis, hierarchies).groupby(keys).first()
+    bad = []
+    for key in sample.index:
+        p = 1.0 / sizes[key]
+        pay = model.benefit * (1.0 - loss[key])
+        if model.gain * p - model.cost > 0:
+            pay -= model.loss * p
+        if not pay > 0:
+            bad.append(_label(key))
+    return _report(bad, f"{model.describe()} (positive payout)")
+
+
 def check_k_anonymity(model, frame, qis, subset_mask) -> list[str]:
     sizes = class_sizes(frame, qis, subset_mask)
     small = sizes[sizes < model.k]
@@ -311,4 +355,5 @@ OUTPUT_CHECKS: dict[str, Callable[..., list[str]]] = {
     "sample-uniqueness": check_sample_uniqueness,
     "average-risk": check_average_risk,
     "population-uniqueness": check_population_uniqueness,
+    "profitability": check_profitability,
 }

@@ -58,6 +58,7 @@ class Profitability(PrivacyModel):
         else:
             self.k = None
         self.information_loss: EntropyInformationLoss | None = None
+        self.hierarchies: dict = {}  # QI -> Hierarchy, for independent re-verification
 
     @classmethod
     def from_dict(cls, d: dict) -> "Profitability":
@@ -69,10 +70,12 @@ class Profitability(PrivacyModel):
         if not self.allow_attack:
             return
         hierarchies = []
+        self.hierarchies = {}
         for q in ctx.qis:
             h = ctx.hierarchies.get(q)
             if h is None:
                 raise JobError(f"profitability needs a hierarchy for '{q}'")
+            self.hierarchies[q] = h
             hierarchies.append(EncodedHierarchy.build(h, ctx.table.column(q).dictionary, q))
         self.information_loss = EntropyInformationLoss(hierarchies)
 
