@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Callable, Sequence
+from typing import Callable
 
 import numpy as np
 
-from engine.metrics import Loss
 from engine.problem import Evaluation, Problem
 from engine.search.outcome import SearchOutcome
 from engine.search.progress import CancelCheck, ProgressCallback, Reporter
@@ -76,7 +75,8 @@ class AnytimeSearch:
             self.time_limit = DEFAULT_TIME_LIMIT_S
         self.seed = DEFAULT_SEED if tr.seed is None else int(tr.seed)
         self.rng = np.random.default_rng(self.seed)
-        self.space = SolutionSpace(self.lattice, dense=False)
+        with np.errstate(over="ignore"):  # id strides overflow on huge lattices; sparse
+            self.space = SolutionSpace(self.lattice, dense=False)  # spaces never use them
         total = self.step_limit or expected_checks or self.lattice.size
         self.reporter = Reporter(progress, total, cancel)
         self._by_levels: dict[tuple[int, ...], Evaluation] = {}
@@ -150,20 +150,26 @@ class AnytimeSearch:
         self.report()
         return ev
 
-    def check_many(self, rows) -> list[Evaluation]:
-        """Check several transformations, priming the classifier with their meet first.
+    def check_many(self, rows, prime: bool = True) -> list[Evaluation]:
+        """Check several transformations, first priming the classifier with their meet
+        (element-wise minimum) when ``prime`` is set and more than two are new.
 
-        Rolling many transformations up from one shared specialization (their
-        element-wise minimum) is cheaper than rolling each up from the
-        records when the meet is well above the bottom (e.g. below the top).
+        Rolling many transformations up from one shared specialization is
+        cheaper than rolling each up from the records when the meet lies well
+        above the bottom (e.g. the predecessors of a transformation).
         """
         rows = [self.as_levels(r) for r in rows]
         new = [r for r in rows if r not in self._by_levels]
-        if len(new) > 2:
-            meet = np.min(np.asarray(new, dtype=np.int64), axis=0)
-            if self.lattice.level(meet) > 0 and self.known(meet) is None:
-                self.problem.classifier.classify(meet)
+        if prime and len(new) > 2:
+            self.prime(np.min(np.asarray(new, dtype=np.int64), axis=0))
         return [self.check(r) for r in rows]
+
+    def prime(self, levels) -> None:
+        """Classify (and so cache a snapshot of) a transformation without checking it."""
+        levels = self.as_levels(levels)
+        if self.lattice.level(levels) > 0 and levels not in self._by_levels:
+            self.ensure_budget()
+            self.problem.classifier.classify(levels)
 
     def report(self, force: bool = False) -> None:
         best = self.best
@@ -191,15 +197,6 @@ class AnytimeSearch:
         self.report(force=True)
         return SearchOutcome(self.space, self.best, self.checked, self.elapsed,
                              self.cancelled, self.algorithm)
-
-
-def lower_bound(problem: Problem, levels: Sequence[int]) -> Loss | None:
-    """The metric's lower bound of a transformation's loss (None when it has none)."""
-    b = problem.metric.lower_bounds(np.asarray([levels], dtype=np.int64))
-    if b is None:
-        return None
-    row = b[0]
-    return tuple(float(x) for x in row) if np.ndim(row) else float(row)
 
 
 def count_limit(params: dict, key: str, default: int, search: AnytimeSearch) -> int | None:

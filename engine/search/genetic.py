@@ -18,7 +18,9 @@ the second at random. Each iteration, per subpopulation:
 
 The search stops after ``iterations`` iterations, or at the job's time or step
 limit. ``iterations`` defaults to 50 when the job sets neither limit;
-otherwise the limit decides unless ``iterations`` is given explicitly.
+otherwise the limit decides unless ``iterations`` is given explicitly. It also
+stops when 20 iterations in a row produced no transformation it had not
+checked before (the population has converged; no step limit would be reached).
 """
 from __future__ import annotations
 
@@ -31,6 +33,21 @@ from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch, count_limit, sort_key
 from engine.search.outcome import SearchOutcome
 from engine.search.progress import CancelCheck, ProgressCallback
+
+
+#: every key ``[transformation.genetic]`` may hold (the GA's and KGEN's settings)
+GENETIC_KEYS = frozenset({
+    "elite_fraction", "crossover_fraction", "production_fraction", "mutation_probability",
+    "immigration_fraction", "immigration_interval", "subpopulation_size", "iterations",
+    "population_size", "crossover_rate", "mutation_rate", "horizontal_mutation_rate",
+    "horizontal_mutation_fraction", "tournament_size", "max_evaluations"})
+
+
+def check_genetic_keys(d: dict) -> None:
+    unknown = set(d) - GENETIC_KEYS
+    if unknown:
+        raise JobError(f"[transformation.genetic] has unknown key(s): {', '.join(sorted(unknown))}"
+                       f" (known: {', '.join(sorted(GENETIC_KEYS))})")
 
 
 @dataclass(frozen=True)
@@ -47,6 +64,7 @@ class GeneticParameters:
 
     @classmethod
     def from_dict(cls, d: dict) -> "GeneticParameters":
+        check_genetic_keys(d)
         names = {f.name for f in fields(cls)}
         known = {k: v for k, v in d.items() if k in names}
         p = cls(**known)
@@ -125,7 +143,7 @@ class GeneticSearch:
         self.rng = search.rng
 
     def _sorted(self, population: np.ndarray) -> np.ndarray:
-        evs = self.search.check_many([tuple(int(x) for x in row) for row in population])
+        evs = self.search.check_many(population, prime=False)
         order = sorted(range(len(evs)), key=lambda i: (sort_key(evs[i]), i))
         return population[order]
 

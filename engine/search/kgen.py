@@ -18,7 +18,15 @@ tournament selection with an age penalty, the crossover builds the minimum
 and maximum of two parents and keeps offspring by the paper's three cases,
 and offspring undergo standard and horizontal mutation. The union of
 population and offspring is reduced to the population size by the same
-selection; survivors age by one (age 10: never selected again).
+selection; survivors age by one (age 10: never selected again). The search
+stops after ``max_evaluations`` offspring (default 5000 when the job sets no
+time or step limit), at the job's limits, or when 20 generations in a row
+brought no transformation it had not checked before.
+
+With a loss that is not monotonic (a suppression limit above 0 and a metric
+counting suppression), an anonymous minimum node is not necessarily better
+than its parents; crossover case 1 then keeps it only when it is better than
+both, and otherwise draws the two random nodes below the parents.
 """
 from __future__ import annotations
 
@@ -29,6 +37,7 @@ import numpy as np
 from engine.errors import JobError
 from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch, count_limit, sort_key
+from engine.search.genetic import check_genetic_keys
 from engine.search.outcome import SearchOutcome
 from engine.search.progress import CancelCheck, ProgressCallback
 
@@ -49,6 +58,7 @@ class KgenParameters:
 
     @classmethod
     def from_dict(cls, d: dict) -> "KgenParameters":
+        check_genetic_keys(d)
         names = {f.name for f in fields(cls)}
         p = cls(**{k: v for k, v in d.items() if k in names})
         for name in ("crossover_rate", "mutation_rate", "horizontal_mutation_rate",

@@ -77,6 +77,13 @@ def test_genetic_parameters_are_validated():
         genetic.GeneticParameters.from_dict({"elite_fraction": 1.5})
     with pytest.raises(JobError):
         genetic.GeneticParameters.from_dict({"elite_fraction": 0.7, "crossover_fraction": 0.4})
+    with pytest.raises(JobError, match="elite_fractoin"):
+        genetic.GeneticParameters.from_dict({"elite_fractoin": 0.1})
+    # the table is shared with KGEN: its keys are accepted and ignored here
+    assert genetic.GeneticParameters.from_dict({"population_size": 10}).subpopulation_size == 50
+    assert kgen.KgenParameters.from_dict({"subpopulation_size": 10}).population_size == 100
+    with pytest.raises(JobError):
+        kgen.KgenParameters.from_dict({"crossover_rate": 2.0})
 
 
 # --- KGEN ---------------------------------------------------------------------------------
