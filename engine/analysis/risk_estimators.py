@@ -132,9 +132,15 @@ def pitman(class_sizes: np.ndarray, sampling_fraction: float) -> float:
     if fit is None:
         return math.nan
     theta, alpha = fit
+    return float(min(1.0, pitman_population_uniques(theta, alpha, big_n) / big_n))
+
+
+def pitman_population_uniques(theta: float, alpha: float, population: float) -> float:
+    """Expected number of classes of size one in a Pitman partition of ``population``."""
+    big_n = population
     log_uniques = (math.log(big_n) + gammaln(theta + 1) + gammaln(theta + alpha + big_n - 1)
                    - gammaln(theta + alpha) - gammaln(theta + big_n))
-    return float(min(1.0, math.exp(log_uniques) / big_n))
+    return math.exp(log_uniques)
 
 
 def _snb_shares(k: float, p: float, fraction: float) -> tuple[float, float, float]:
