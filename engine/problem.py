@@ -62,6 +62,8 @@ class Problem:
         for m in self.models:
             m.bind(self.model_context)
             row_aggs.update(m.row_aggregates(self.model_context))
+        # a model may draw the released records itself (differential privacy's sample)
+        subset = self.model_context.subset
         self.uses_subset = any(m.uses_subset for m in self.models)
         if self.uses_subset:
             if subset is None:
@@ -74,6 +76,8 @@ class Problem:
         limit = job.transformation.suppression_limit
         if not 0.0 <= limit <= 1.0:
             raise JobError(f"suppression_limit must be a fraction between 0 and 1, got {limit}")
+        if any(getattr(m, "suppresses_freely", False) for m in self.models):
+            limit = 1.0  # SafePub suppresses every small class of its sample, as ARX does
         self.max_suppressed = int(math.floor(limit * self.n_records + 1e-9))
         value_rows = subset if self.uses_subset else None
         value_counts = [np.bincount(table.column(n).codes if value_rows is None

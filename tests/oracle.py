@@ -59,7 +59,7 @@ SENSITIVE_MODELS = ("t-closeness", "recursive-(c,l)-diversity", "distinct-l-dive
                     "delta-disclosure")
 
 
-def privacy_dict(m: dict) -> dict:
+def privacy_dict(m: dict, case_budget: float | None = None) -> dict:
     t = m["type"]
     if t == "k-anonymity":
         return {"model": "k-anonymity", "k": m["k"]}
@@ -103,7 +103,7 @@ def privacy_dict(m: dict) -> dict:
                 "generalization": ("data-dependent" if m.get("data_dependent")
                                    else m.get("generalization_degree", "LOW_MEDIUM").lower()
                                    .replace("_", "-")),
-                "seed": 0}
+                "seed": 0, "search_budget": (case_budget or 0.1), "search_steps": 100}
     raise NotImplementedError(t)
 
 
@@ -163,7 +163,9 @@ def job_for(case: dict) -> Job:
         md.update(payout_params(case))
     metric = metric_from_dict(md, weights)
     return Job(attributes=attrs,
-               privacy=[model_from_dict(privacy_dict(m)) for m in case["privacy_models"]],
+               privacy=[model_from_dict(privacy_dict(
+                   m, (case.get("algorithm_params") or {}).get("dpSearchBudget")))
+                   for m in case["privacy_models"]],
                transformation=TransformationConfig(
                    suppression_limit=case["suppression_limit"],
                    practical_monotonicity=bool(case.get("practical_monotonicity"))),

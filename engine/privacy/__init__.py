@@ -16,12 +16,14 @@ from engine.privacy.population_uniqueness import PopulationUniqueness
 from engine.privacy.beta_likeness import BetaLikeness
 from engine.privacy.delta_disclosure import DeltaDisclosure
 from engine.privacy.profitability import Profitability
+from engine.privacy.differential_privacy import DifferentialPrivacy
 
 MODELS: dict[str, type[PrivacyModel]] = {
     cls.name: cls for cls in (KAnonymity, DistinctLDiversity, EntropyLDiversity,
                               RecursiveCLDiversity, TCloseness, DeltaPresence, KMap,
                               SampleUniqueness, AverageRisk, PopulationUniqueness,
-                              BetaLikeness, DeltaDisclosure, Profitability)}
+                              BetaLikeness, DeltaDisclosure, Profitability,
+                              DifferentialPrivacy)}
 
 
 def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
@@ -47,4 +49,5 @@ __all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",
            "EntropyLDiversity", "RecursiveCLDiversity", "TCloseness", "DeltaPresence", "KMap",
            "SampleUniqueness", "AverageRisk", "PopulationUniqueness",
            "BetaLikeness", "DeltaDisclosure", "Profitability",
+           "DifferentialPrivacy",
            "MODELS", "model_from_dict", "register_model"]

@@ -336,6 +336,15 @@ def check_profitability(model, frame, qis, subset_mask) -> list[str]:
     return _report(bad, f"{model.describe()} (positive payout)")
 
 
+def check_differential_privacy(model, frame, qis, subset_mask) -> list[str]:
+    """The released records (the sample) form classes of at least k records."""
+    if subset_mask is None:
+        return [f"{model.describe()} needs its sample (the subset mask) to be verified"]
+    sizes = class_sizes(frame, qis, subset_mask)
+    small = sizes[sizes < model.k]
+    return _report([_label(k) for k in small.index], f"{model.describe()} (k = {model.k})")
+
+
 def check_k_anonymity(model, frame, qis, subset_mask) -> list[str]:
     sizes = class_sizes(frame, qis, subset_mask)
     small = sizes[sizes < model.k]
@@ -356,4 +365,5 @@ OUTPUT_CHECKS: dict[str, Callable[..., list[str]]] = {
     "average-risk": check_average_risk,
     "population-uniqueness": check_population_uniqueness,
     "profitability": check_profitability,
+    "differential-privacy": check_differential_privacy,
 }

@@ -24,6 +24,9 @@ def run_search(problem: Problem, progress: ProgressCallback | None = None,
                cancel: CancelCheck | None = None) -> SearchOutcome:
     """Run the job's algorithm; the optimal search hands over to a heuristic
     (Lightning) when the lattice is larger than the job's ``heuristic_threshold``."""
+    from engine.privacy.differential_privacy import dp_model, safepub_search
+    if dp_model(problem) is not None:  # SafePub brings its own (private) search
+        return safepub_search(problem, progress, cancel)
     tr = problem.job.transformation
     name = tr.algorithm
     found = heuristic_algorithms()
