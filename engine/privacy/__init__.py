@@ -1,4 +1,33 @@
-"""Privacy models; ``model_from_dict`` reads one ``[[privacy]]`` table of a job file."""
+"""Privacy models; ``model_from_dict`` reads one ``[[privacy]]`` table of a job file.
+
+Job-file names and parameters (``[[privacy]] model = ...``):
+
+- ``k-anonymity``: k
+- ``distinct-l-diversity``: attribute, l
+- ``entropy-l-diversity``: attribute, l, estimator = "shannon" | "grassberger"
+- ``recursive-cl-diversity``: attribute, c, l
+- ``t-closeness``: attribute, t, distance = "equal" | "hierarchical" | "ordered"
+  (hierarchical uses the sensitive attribute's hierarchy)
+- ``delta-disclosure``: attribute, delta
+- ``beta-likeness``: attribute, beta, enhanced = true | false
+- ``delta-presence``: delta_min, delta_max (needs ``[subset]``)
+- ``k-map``: k, estimator = "none" (needs ``[subset]``) | "poisson" |
+  "zero-truncated-poisson" (needs ``[population]``), significance
+- ``average-risk``: threshold
+- ``sample-uniqueness``: threshold
+- ``population-uniqueness``: threshold, estimator = "pitman" | "zayatz" | "snb" |
+  "dankar" (needs ``[population]``)
+- ``profitability``: attacker = "prosecutor" | "journalist" (journalist needs
+  ``[subset]``), allow_attack, publisher_benefit, publisher_loss, adversary_gain,
+  adversary_cost
+- ``differential-privacy``: epsilon, delta, generalization = "data-dependent" |
+  "none" | "low" | "low-medium" | "medium" | "medium-high" | "high" | "complete",
+  seed, search_budget, search_steps
+
+A research subset: ``[subset] rows = "file"`` or ``query = "age > 30 and sex =
+'Male'"`` (``engine.query``). A population: ``[population] size = 317238626`` or
+``region = "USA"`` (``engine.privacy.population``).
+"""
 from __future__ import annotations
 
 from engine.errors import JobError
