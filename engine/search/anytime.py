@@ -31,6 +31,8 @@ except ImportError:  # pragma: no cover
 
 #: seed used when the job gives none, so results are reproducible by default
 DEFAULT_SEED = 0
+#: calls of ``check_many`` without priming after a prime that did not pay off
+PRIME_PAUSE = 20
 #: time limit of open-ended searches (Lightning, top-down) when the job sets no limit
 DEFAULT_TIME_LIMIT_S = 30.0
 
@@ -85,6 +87,7 @@ class AnytimeSearch:
         self.checked = 0
         self.cancelled = False
         self.phase = "search"
+        self._prime_pause = 0
         self._stall_checked = -1
         self._stall_count = 0
         self._deadline = (time.perf_counter() + self.time_limit
@@ -155,21 +158,32 @@ class AnytimeSearch:
         (element-wise minimum) when ``prime`` is set and more than two are new.
 
         Rolling many transformations up from one shared specialization is
-        cheaper than rolling each up from the records when the meet lies well
-        above the bottom (e.g. the predecessors of a transformation).
+        cheaper than rolling each up from the records when the meet has far
+        fewer classes than the records (e.g. the predecessors of a node near
+        the top of a lattice of moderate width). When a primed meet turns out
+        to have more than a quarter as many classes as the records, priming is
+        paused for the next ``PRIME_PAUSE`` calls: on wide lattices the meet of
+        30 predecessors is often as fine as the records themselves.
         """
         rows = [self.as_levels(r) for r in rows]
         new = [r for r in rows if r not in self._by_levels]
         if prime and len(new) > 2:
-            self.prime(np.min(np.asarray(new, dtype=np.int64), axis=0))
+            if self._prime_pause > 0:
+                self._prime_pause -= 1
+            else:
+                meet = self.prime(np.min(np.asarray(new, dtype=np.int64), axis=0))
+                if meet is not None and meet > 0.25 * self.problem.classifier.base.n_classes:
+                    self._prime_pause = PRIME_PAUSE
         return [self.check(r) for r in rows]
 
-    def prime(self, levels) -> None:
-        """Classify (and so cache a snapshot of) a transformation without checking it."""
+    def prime(self, levels) -> int | None:
+        """Classify (and so cache a snapshot of) a transformation without checking it;
+        returns its number of classes (None when nothing was done)."""
         levels = self.as_levels(levels)
         if self.lattice.level(levels) > 0 and levels not in self._by_levels:
             self.ensure_budget()
-            self.problem.classifier.classify(levels)
+            return self.problem.classifier.classify(levels).n_classes
+        return None
 
     def report(self, force: bool = False) -> None:
         best = self.best
