@@ -40,6 +40,10 @@ KNOWN_DEVIATIONS = {
                                         "at 1e-10 where ARX reports 0",
 }
 
+#: known deviations too slow to run every time (population uniqueness solves the
+#: estimator's equations at every step of every check: tens of minutes)
+NOT_RUN = {"TestAnonymizationRiskBased#2", "TestAnonymizationRiskBased#3"}
+
 #: cases that take more than 20 s here (CUP data with thousands of checks)
 SLOW = {
     "TestAnonymizationTCloseness#19", "TestAnonymizationCombinations#119",
@@ -86,7 +90,8 @@ def _params(items, key):
     for c in items:
         marks = []
         if c["id"] in KNOWN_DEVIATIONS:
-            marks.append(pytest.mark.xfail(reason=KNOWN_DEVIATIONS[c["id"]], strict=False))
+            marks.append(pytest.mark.xfail(reason=KNOWN_DEVIATIONS[c["id"]], strict=False,
+                                           run=c["id"] not in NOT_RUN))
         if c["id"] in SLOW:
             marks.append(pytest.mark.slow)
         out.append(pytest.param(c, id=c[key], marks=marks))
