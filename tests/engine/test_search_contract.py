@@ -147,3 +147,21 @@ def test_optimal_hands_over_to_lightning_above_the_threshold():
                                 heuristic_threshold=100, step_limit=30)
     out = run_search(problem)
     assert out.algorithm == "lightning" and out.checked <= 30
+
+
+@pytest.mark.parametrize("name", ["genetic", "kgen", "top-down"])
+def test_job_file_runs_a_heuristic_end_to_end(adult_dir, name):
+    import engine
+
+    job = (adult_dir / "job.toml").read_text().replace(
+        'algorithm = "optimal"',
+        f'algorithm = "{name}"\nstep_limit = 40\nseed = 3\n\n'
+        f'[transformation.genetic]\nsubpopulation_size = 10\npopulation_size = 10\n')
+    (adult_dir / "job.toml").write_text(job)
+    reports = []
+    first = engine.anonymize(None, adult_dir / "job.toml", progress=reports.append)
+    again = engine.anonymize(None, adult_dir / "job.toml")
+    assert first.outcome.algorithm == name and first.transformations_checked <= 40
+    assert first.optimum is not None and first.optimum.anonymous
+    assert first.optimum.levels == again.optimum.levels
+    assert reports and reports[-1].checked == first.transformations_checked
