@@ -14,10 +14,12 @@ _EMPTY = -1
 @njit(cache=True, nogil=True)
 def _generalize(rep, maps_flat, offsets, levels, out):
     m, q = rep.shape
+    base = np.empty(q, dtype=np.int64)
     for j in range(q):
-        base = offsets[j, levels[j]]
-        for i in range(m):
-            out[i, j] = maps_flat[base + rep[i, j]]
+        base[j] = offsets[j, levels[j]]
+    for i in range(m):  # row by row: both arrays are row-major
+        for j in range(q):
+            out[i, j] = maps_flat[base[j] + rep[i, j]]
 
 
 @njit(cache=True, nogil=True)

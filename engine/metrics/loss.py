@@ -2,9 +2,27 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from engine.classes import Classes
 from engine.metrics.base import Metric
+
+
+@njit(cache=True, nogil=True)
+def _suppression_extra(gen, counts, suppressed, levels, shares_flat, offsets, g, s):
+    """Per attribute: what suppressing the flagged classes adds to the generalized sum."""
+    q = gen.shape[1]
+    out = np.zeros(q)
+    base = np.empty(q, dtype=np.int64)
+    for j in range(q):
+        base[j] = offsets[j, levels[j]]
+    for c in range(gen.shape[0]):
+        if suppressed[c]:
+            n = float(counts[c])
+            for j in range(q):
+                sh = shares_flat[base[j] + gen[c, j]]
+                out[j] += n * (sh + s * (1.0 - sh) - g * sh)
+    return out
 
 
 class LossMetric(Metric):
@@ -29,6 +47,15 @@ class LossMetric(Metric):
             self.generalized_sum.append(np.array(
                 [self.g * float(counts @ shares[l][h.maps[l]]) for l in range(h.levels)]))
             self.minimum[j] = self.g * ctx.n_records / h.n_rows
+        flat = [s for per_level in self.shares for s in per_level]
+        self.shares_flat = np.concatenate(flat) if flat else np.zeros(0)
+        max_levels = max((len(p) for p in self.shares), default=1)
+        self.share_offsets = np.zeros((ctx.dims, max_levels), dtype=np.int64)
+        pos = 0
+        for j, per_level in enumerate(self.shares):
+            for l, s in enumerate(per_level):
+                self.share_offsets[j, l] = pos
+                pos += len(s)
 
     def _normalize(self, x: np.ndarray) -> np.ndarray:
         n = self.ctx.n_records
@@ -51,8 +78,7 @@ class LossMetric(Metric):
         x = np.array([self.generalized_sum[j][classes.levels[j]]
                       for j in range(self.ctx.dims)], dtype=float)
         if suppressed.any():
-            sup_counts = counts[suppressed].astype(float)
-            for j in range(self.ctx.dims):
-                share = self.shares[j][classes.levels[j]][classes.gen[suppressed, j]]
-                x[j] += float(sup_counts @ (share + self.s * (1.0 - share) - self.g * share))
+            x += _suppression_extra(classes.gen, counts, suppressed,
+                                    np.asarray(classes.levels, dtype=np.int64), self.shares_flat,
+                                    self.share_offsets, self.g, self.s)
         return self._normalize(x)
