@@ -36,8 +36,7 @@ def factors(gs):
 
 
 def aggregate(values, weights, how):
-    v = [x * w for x, w in zip(values, weights)] if how == "rank" else \
-        [max(x, 1e-10) * w for x, w in zip(values, weights)]
+    v = [x * w for x, w in zip(values, weights)]
     if how == "sum":
         return sum(v)
     if how == "arithmetic-mean":

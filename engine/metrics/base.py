@@ -60,8 +60,9 @@ class Metric:
     name: ClassVar[str] = ""
     default_aggregate: ClassVar[str] = "sum"
     has_monotonic_variant: ClassVar[bool] = True
-    #: per-attribute values are floored to 1e-10 before aggregation (as ARX does)
-    floored: ClassVar[bool] = True
+    #: floor per-attribute values at 1e-10 before aggregation (ARX's oracle values
+    #: show no floor for any metric here, e.g. 0 at the bottom: off by default)
+    floored: ClassVar[bool] = False
 
     def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
                  aggregate: str | None = None, weights: dict[str, float] | None = None):

@@ -36,8 +36,6 @@ KNOWN_DEVIATIONS = {
     "TestAnonymizationRiskBased#3": "ARX's choice of classes to suppress is not documented",
     "TestAnonymizationProfitability#0": "ARX's publisher payout charges 2,700 more at the "
                                         "optimum (how it prices suppressed records is unknown)",
-    "TestAnonymizationProfitability#2": "the non-uniform entropy metric floors each attribute "
-                                        "at 1e-10 where ARX reports 0",
 }
 
 #: known deviations too slow to run every time (population uniqueness solves the
@@ -62,10 +60,7 @@ SLOW = {
 }
 
 #: metric values where the metric, not a model, differs from ARX
-METRIC_DEVIATIONS = {
-    "TestUtilityMetrics#152@[0,0,0,0,0,0,0,0]", "TestUtilityMetrics#153@[0,0,0,0,0,0,0,0]",
-    "TestUtilityMetrics#154@[0,0,0,0,0,0,0,0]", "TestUtilityMetrics#170@[0,0,0,0,0,0,0,0]",
-}
+METRIC_DEVIATIONS: set[str] = set()
 
 
 def _k_only(case: dict) -> bool:
