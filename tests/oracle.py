@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from pathlib import Path
 
 from engine.config import (AttributeConfig, Job, QUASI_IDENTIFYING, SENSITIVE,
@@ -182,3 +183,11 @@ def expected_loss(case: dict):
     if isinstance(v, list):
         return tuple(float(x) for x in v)
     return float(v)
+
+
+def close(got, expected) -> bool:
+    """Equal within ARX's tolerance (1e-9 relative), numbers or rank vectors."""
+    if isinstance(expected, tuple):
+        return len(got) == len(expected) and all(
+            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(got, expected))
+    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)

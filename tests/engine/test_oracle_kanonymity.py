@@ -14,17 +14,11 @@ from engine.problem import Problem
 from engine.search.optimal import optimal_search
 from engine.output import transform
 from tests import oracle
+from tests.oracle import close
 
 
 def _k_only(case: dict) -> bool:
     return all(m["type"] == "k-anonymity" for m in case["privacy_models"])
-
-
-def close(got, expected) -> bool:
-    if isinstance(expected, tuple):
-        return len(got) == len(expected) and all(
-            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(got, expected))
-    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
 CASES = [c for c in oracle.cases() if c["algorithm"] == "OPTIMAL" and _k_only(c)

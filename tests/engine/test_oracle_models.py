@@ -17,6 +17,7 @@ from engine.privacy.output_checks import OUTPUT_CHECKS
 from engine.problem import Problem
 from engine.search.optimal import optimal_search
 from tests import oracle
+from tests.oracle import close
 
 #: model types whose engine side is not (yet) able to reproduce ARX, with the reason
 NOT_REPRODUCED = {
@@ -65,13 +66,6 @@ METRIC_DEVIATIONS: set[str] = set()
 
 def _k_only(case: dict) -> bool:
     return all(m["type"] == "k-anonymity" for m in case["privacy_models"])
-
-
-def close(got, expected) -> bool:
-    if isinstance(expected, tuple):
-        return len(got) == len(expected) and all(
-            math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(got, expected))
-    return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def not_worse(got, expected) -> bool:
