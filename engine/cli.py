@@ -1,4 +1,8 @@
-"""Command line: ``anonymist anonymize | verify | evaluate``; no subcommand starts the GUI."""
+"""Command line: ``anonymist anonymize | verify | evaluate``.
+
+The installed ``anonymist`` command (``app.launcher``) sends these subcommands here
+and opens the GUI otherwise; the engine itself never imports the GUI.
+"""
 from __future__ import annotations
 
 import argparse
@@ -134,16 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+SUBCOMMANDS = ("anonymize", "verify", "evaluate")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = build_parser()
-    if not argv or (argv[0] not in ("anonymize", "verify", "evaluate", "-h", "--help")):
-        try:
-            from app.__main__ import main as gui_main
-        except ImportError:
-            parser.print_help()
-            return 2
-        return gui_main(argv)
+    if not argv:
+        parser.print_help()
+        return 2
     args = parser.parse_args(argv)
     try:
         return args.func(args)
