@@ -14,6 +14,15 @@ def segment_sum(x: np.ndarray, indptr: np.ndarray) -> np.ndarray:
     return cs[indptr[1:]] - cs[indptr[:-1]]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _segment_total(count, a, b):
+    """Records of one class: the sum of its sparse counts ``count[a:b]``."""
+    total = 0.0
+    for p in range(a, b):
+        total += count[p]
+    return total
+
+
 @njit(cache=True, nogil=True)
 def recursive_cl_violating(indptr, count, c, l):
     n = len(indptr) - 1
@@ -39,9 +48,7 @@ def shannon_entropy(indptr, count):
     out = np.zeros(n)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        total = 0.0
-        for p in range(a, b):
-            total += count[p]
+        total = _segment_total(count, a, b)
         h = 0.0
         for p in range(a, b):
             q = count[p] / total
@@ -57,9 +64,7 @@ def equal_emd(indptr, value, count, overall):
     out = np.zeros(n)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        total = 0.0
-        for p in range(a, b):
-            total += count[p]
+        total = _segment_total(count, a, b)
         s = 1.0
         for p in range(a, b):
             v = value[p]
@@ -77,9 +82,7 @@ def ordered_emd(indptr, value, count, overall_ranked, rank):
     q = np.zeros(m)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        total = 0.0
-        for p in range(a, b):
-            total += count[p]
+        total = _segment_total(count, a, b)
         for p in range(a, b):
             q[rank[value[p]]] = count[p] / total
         cum = 0.0
@@ -122,9 +125,7 @@ def hierarchical_emd(indptr, value, count, overall, parent_flat, parent_off, n_n
     next_nodes = np.empty(width, dtype=np.int64)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        total = 0.0
-        for p in range(a, b):
-            total += count[p]
+        total = _segment_total(count, a, b)
         n_cur = 0
         for p in range(a, b):
             v = value[p]
@@ -179,9 +180,7 @@ def beta_likeness_violating(indptr, value, count, overall, beta, enhanced):
     out = np.zeros(n, dtype=np.bool_)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        total = 0.0
-        for p in range(a, b):
-            total += count[p]
+        total = _segment_total(count, a, b)
         for p in range(a, b):
             pv = overall[value[p]]
             q = count[p] / total
@@ -202,9 +201,7 @@ def delta_disclosure_violating(indptr, value, count, overall, delta):
     out = np.zeros(n, dtype=np.bool_)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        total = 0.0
-        for p in range(a, b):
-            total += count[p]
+        total = _segment_total(count, a, b)
         for p in range(a, b):
             q = count[p] / total
             if abs(np.log(q / overall[value[p]])) >= delta:
