@@ -8,15 +8,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout
 
 from app.document import Document
 from engine.config import ALGORITHMS
-from engine.search import EXACT
-
-
-def heuristics() -> dict:
-    try:
-        from engine.search.heuristics import HEURISTICS
-    except ImportError:
-        return {}
-    return dict(HEURISTICS)
+from engine.search import EXACT, heuristic_algorithms
 
 LABELS = {"optimal": "Optimal (Flash)", "exhaustive": "Exhaustive", "lightning": "Lightning",
           "top-down": "Top-down", "genetic": "Genetic", "kgen": "kGen", "datafly": "DataFly",
@@ -33,7 +25,7 @@ class SearchPanel(QWidget):
         form = QFormLayout()
         self.algorithm = QComboBox()
         self.algorithm.setObjectName("algorithm")
-        available = set(EXACT) | set(heuristics())
+        available = set(EXACT) | set(heuristic_algorithms())
         for name in ALGORITHMS:
             label = LABELS.get(name, name) + ("" if name in available else " (not available)")
             self.algorithm.addItem(label, name)
