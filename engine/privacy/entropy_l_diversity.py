@@ -4,6 +4,10 @@ The entropy is estimated either as the plug-in Shannon entropy or with
 Grassberger's bias-corrected estimator (Grassberger 2003, "Entropy estimates
 from insufficient samplings"): H = ln N - 1/N * sum_i n_i G(n_i), with
 G(n) = psi(n) + 1/2 (-1)^n (psi((n+1)/2) - psi(n/2)).
+
+Whatever the estimator, a class must hold at least ceil(l) distinct sensitive
+values (as in ARX: its ``minSize``). The plug-in Shannon estimate implies this,
+but Grassberger's bias correction can lift a class of fewer values above log l.
 """
 from __future__ import annotations
 
@@ -62,7 +66,8 @@ class EntropyLDiversity(SensitiveAttributeModel):
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         # a tiny tolerance keeps classes of exactly l equally frequent values diverse
-        return (dist.distinct() == 0) | (self.entropy(dist) < math.log(self.l) - 1e-12)
+        return ((dist.distinct() < math.ceil(self.l))
+                | (self.entropy(dist) < math.log(self.l) - 1e-12))
 
     def minimal_class_size(self) -> int:
         return int(math.ceil(self.l))

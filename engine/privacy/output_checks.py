@@ -118,8 +118,10 @@ def check_entropy_l_diversity(model, frame, qis, subset_mask) -> list[str]:
     estimate = _shannon if model.estimator == "shannon" else _grassberger
     dists = class_distributions(frame, qis, model.attribute, subset_mask)
     bound = math.log(model.l) - 1e-9
+    # a class needs at least l distinct values whatever the estimate (Grassberger's
+    # bias correction can lift a class of fewer values above log l)
     bad = [_label(k) for k, c in dists.items()
-           if estimate(c.to_numpy(dtype=float)) < bound]
+           if len(c) < math.ceil(model.l) or estimate(c.to_numpy(dtype=float)) < bound]
     return _report(bad, model.describe())
 
 

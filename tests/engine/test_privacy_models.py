@@ -400,3 +400,16 @@ def test_hierarchical_emd_matches_reference():
         q = dense / dense.sum(axis=1, keepdims=True)
         ref = [_dense_hierarchical(row, p, rows) for row in q]
         assert np.allclose(got, ref)
+
+
+def test_grassberger_needs_l_distinct_values():
+    """Two singletons estimate above ln 3 with Grassberger's correction, yet a class
+    of two values is not 3-diverse (ARX's minSize)."""
+    from engine.privacy.entropy_l_diversity import EntropyLDiversity, grassberger_entropy
+    # class 0: values 0 and 1 once each; class 1: values 0, 1, 2 once each
+    codes = np.array([0, 1, 0, 1, 2])
+    groups = np.array([0, 0, 1, 1, 1])
+    dist = SparseCounts.from_codes(codes, 3).rollup(groups, 2)
+    assert grassberger_entropy(dist)[0] > math.log(3)
+    model = EntropyLDiversity("disease", 3, "grassberger")
+    assert model.violating_distributions(dist).tolist() == [True, False]
