@@ -3,7 +3,7 @@
 Only checked transformations carry exact losses; others may carry a state
 inferred by monotonicity (predictive tagging) and a lower bound. Dense state
 arrays are kept for lattices small enough to enumerate; huge lattices keep
-only visited transformations, keyed by id.
+only visited transformations, keyed by id (a Python int, of any size).
 """
 from __future__ import annotations
 
@@ -44,8 +44,10 @@ class SolutionSpace:
         self.losses: dict[int, Loss] = {}
         self.suppressed: dict[int, int] = {}
         self.optimum_id: int | None = None
-        self._radix = np.asarray(lattice.radix, dtype=np.int64)
-        self._strides = strides_of(lattice.radix)
+        # int64 id arithmetic serves the dense arrays' tagging only; a sparse space keys
+        # its transformations by Python int ids, which fit lattices beyond 2**63
+        self._radix = np.asarray(lattice.radix, dtype=np.int64) if dense else None
+        self._strides = strides_of(lattice.radix) if dense else None
 
     # --- recording ---------------------------------------------------------------
     def record(self, node_id: int, anonymous: bool, loss: Loss, suppressed: int) -> None:

@@ -17,6 +17,7 @@ from engine.hierarchy.csv_io import read_hierarchy
 from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
 from engine.privacy import model_from_dict
+from engine.search.genetic_settings import check_genetic_table
 
 JOB_VERSION = 1
 _TOP_KEYS = {"format_version", "data", "attributes", "privacy", "transformation", "metric",
@@ -41,7 +42,9 @@ def load_job(path: str | Path) -> Job:
         raise type(e)(f"{path}: {e}") from None
 
 
-def _number(d: dict, key: str, where: str, kind=float, default=None):
+def _number(d: dict, key: str, where: str, kind=float, default=None, low=None,
+            above=None):
+    """``d[key]`` as ``kind`` (``default`` when absent), at least ``low`` / above ``above``."""
     if key not in d:
         return default
     v = d[key]
@@ -49,6 +52,9 @@ def _number(d: dict, key: str, where: str, kind=float, default=None):
         raise JobError(f"{where} {key} must be a number, got {v!r}")
     if kind is int and v != int(v):
         raise JobError(f"{where} {key} must be a whole number, got {v!r}")
+    if (low is not None and not v >= low) or (above is not None and not v > above):
+        bound = f"at least {low}" if low is not None else f"greater than {above}"
+        raise JobError(f"{where} {key} = {v!r} must be {bound}")
     return kind(v)
 
 
@@ -103,12 +109,12 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
     job.transformation = TransformationConfig(
         suppression_limit=limit, algorithm=algorithm,
         practical_monotonicity=bool(t.get("practical_monotonicity", False)),
-        time_limit_s=_number(t, "time_limit_s", "[transformation]"),
-        step_limit=_number(t, "step_limit", "[transformation]", int),
-        seed=_number(t, "seed", "[transformation]", int),
+        time_limit_s=_number(t, "time_limit_s", "[transformation]", above=0),
+        step_limit=_number(t, "step_limit", "[transformation]", int, low=1),
+        seed=_number(t, "seed", "[transformation]", int, low=0),
         heuristic_threshold=_number(t, "heuristic_threshold", "[transformation]", int,
-                                    default=100_000),
-        genetic=dict(t.get("genetic", {})))
+                                    default=100_000, low=0),
+        genetic=dict(check_genetic_table(t.get("genetic", {}))))
     weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
     job.metric = metric_from_dict(d.get("metric", {"name": "loss"}), weights or None)
     job.subset = d.get("subset")

@@ -46,6 +46,11 @@ def sort_key(ev: Evaluation) -> tuple:
     return (not ev.anonymous, ev.loss)
 
 
+def best_first(keys: list) -> list[int]:
+    """Indices of ``keys`` (``sort_key`` values) best first; equal keys keep their order."""
+    return sorted(range(len(keys)), key=lambda i: (keys[i], i))
+
+
 class AnytimeSearch:
     """Limits, a check cache by lattice id, the best anonymous transformation so far.
 
@@ -77,8 +82,7 @@ class AnytimeSearch:
             self.time_limit = DEFAULT_TIME_LIMIT_S
         self.seed = DEFAULT_SEED if tr.seed is None else int(tr.seed)
         self.rng = np.random.default_rng(self.seed)
-        with np.errstate(over="ignore"):  # id strides overflow on huge lattices; sparse
-            self.space = SolutionSpace(self.lattice, dense=False)  # spaces never use them
+        self.space = SolutionSpace(self.lattice, dense=False)
         total = self.step_limit or expected_checks or self.lattice.size
         self.reporter = Reporter(progress, total, cancel)
         self._by_levels: dict[tuple[int, ...], Evaluation] = {}
@@ -213,14 +217,14 @@ class AnytimeSearch:
                              self.cancelled, self.algorithm)
 
 
-def count_limit(params: dict, key: str, default: int, search: AnytimeSearch) -> int | None:
-    """A count limit (iterations, evaluations) from ``params``.
+def count_limit(value: int | None, default: int, search: AnytimeSearch) -> int | None:
+    """A count limit (iterations, evaluations) set to ``value`` in the job, or None.
 
-    When the job sets a time or step limit and does not set ``key``, the
-    limit decides (None: unbounded); otherwise ``default`` applies.
+    When the job sets a time or step limit and not ``value``, the limit
+    decides (None: unbounded); otherwise ``default`` applies.
     """
-    if key in params and params[key] is not None:
-        return int(params[key])
+    if value is not None:
+        return int(value)
     if search.step_limit is not None or search.time_limit is not None:
         return None
     return default

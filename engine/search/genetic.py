@@ -24,62 +24,13 @@ checked before (the population has converged; no step limit would be reached).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-
 import numpy as np
 
-from engine.errors import JobError
 from engine.problem import Problem
-from engine.search.anytime import AnytimeSearch, count_limit, sort_key
+from engine.search.anytime import AnytimeSearch, best_first, count_limit, sort_key
+from engine.search.genetic_settings import GeneticParameters
 from engine.search.outcome import SearchOutcome
 from engine.search.progress import CancelCheck, ProgressCallback
-
-
-#: every key ``[transformation.genetic]`` may hold (the GA's and KGEN's settings)
-GENETIC_KEYS = frozenset({
-    "elite_fraction", "crossover_fraction", "production_fraction", "mutation_probability",
-    "immigration_fraction", "immigration_interval", "subpopulation_size", "iterations",
-    "population_size", "crossover_rate", "mutation_rate", "horizontal_mutation_rate",
-    "horizontal_mutation_fraction", "tournament_size", "max_evaluations"})
-
-
-def check_genetic_keys(d: dict) -> None:
-    unknown = set(d) - GENETIC_KEYS
-    if unknown:
-        raise JobError(f"[transformation.genetic] has unknown key(s): {', '.join(sorted(unknown))}"
-                       f" (known: {', '.join(sorted(GENETIC_KEYS))})")
-
-
-@dataclass(frozen=True)
-class GeneticParameters:
-    """The GA's settings (``[transformation.genetic]`` in the job file)."""
-
-    elite_fraction: float = 0.2
-    crossover_fraction: float = 0.4
-    production_fraction: float = 0.2
-    mutation_probability: float = 0.05
-    immigration_fraction: float = 0.2
-    immigration_interval: int = 10
-    subpopulation_size: int = 50
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "GeneticParameters":
-        check_genetic_keys(d)
-        names = {f.name for f in fields(cls)}
-        known = {k: v for k, v in d.items() if k in names}
-        p = cls(**known)
-        for name in ("elite_fraction", "crossover_fraction", "production_fraction",
-                     "mutation_probability", "immigration_fraction"):
-            v = getattr(p, name)
-            if not 0.0 <= v <= 1.0:
-                raise JobError(f"[transformation.genetic] {name} = {v} must be between 0 and 1")
-        if p.elite_fraction + p.crossover_fraction > 1.0:
-            raise JobError("[transformation.genetic] elite_fraction + crossover_fraction "
-                           "must not exceed 1")
-        if p.subpopulation_size < 2 or p.immigration_interval < 1:
-            raise JobError("[transformation.genetic] subpopulation_size must be at least 2 "
-                           "and immigration_interval at least 1")
-        return p
 
 
 # --- operators (pure functions on level arrays, tested on their own) -------------------
@@ -144,8 +95,7 @@ class GeneticSearch:
 
     def _sorted(self, population: np.ndarray) -> np.ndarray:
         evs = self.search.check_many(population, prime=False)
-        order = sorted(range(len(evs)), key=lambda i: (sort_key(evs[i]), i))
-        return population[order]
+        return population[best_first([sort_key(ev) for ev in evs])]
 
     def _next_generation(self, population: np.ndarray) -> np.ndarray:
         """One iteration on a subpopulation sorted best first."""
@@ -194,11 +144,10 @@ def genetic_search(problem: Problem, progress: ProgressCallback | None = None,
                    cancel: CancelCheck | None = None) -> SearchOutcome:
     """The genetic algorithm with the parameters of ``[transformation.genetic]``
     (see ``GeneticParameters``; ``iterations`` default 50), seedable by ``seed``."""
-    settings = dict(problem.job.transformation.genetic)
-    params = GeneticParameters.from_dict(settings)
+    params = GeneticParameters.from_dict(dict(problem.job.transformation.genetic))
     size = params.subpopulation_size
     search = AnytimeSearch(problem, "genetic", progress, cancel)
-    iterations = count_limit(settings, "iterations", 50, search)
+    iterations = count_limit(params.iterations, 50, search)
     if iterations is not None:
         search.reporter.total = search.step_limit or 2 * size * (iterations + 1)
     return search.run(GeneticSearch(search, params, iterations).run)

@@ -30,45 +30,15 @@ both, and otherwise draws the two random nodes below the parents.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-
 import numpy as np
 
-from engine.errors import JobError
 from engine.problem import Problem
-from engine.search.anytime import AnytimeSearch, count_limit, sort_key
-from engine.search.genetic import check_genetic_keys
+from engine.search.anytime import AnytimeSearch, best_first, count_limit, sort_key
+from engine.search.genetic_settings import KgenParameters
 from engine.search.outcome import SearchOutcome
 from engine.search.progress import CancelCheck, ProgressCallback
 
 MAX_AGE = 10
-
-
-@dataclass(frozen=True)
-class KgenParameters:
-    """KGEN's settings (Table 6 of the paper); read from ``[transformation.genetic]``."""
-
-    population_size: int = 100
-    crossover_rate: float = 0.9
-    mutation_rate: float = 0.2
-    horizontal_mutation_rate: float = 0.4
-    #: share of genes changed by a horizontal mutation (the paper's example: 50%)
-    horizontal_mutation_fraction: float = 0.5
-    tournament_size: int = 2
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "KgenParameters":
-        check_genetic_keys(d)
-        names = {f.name for f in fields(cls)}
-        p = cls(**{k: v for k, v in d.items() if k in names})
-        for name in ("crossover_rate", "mutation_rate", "horizontal_mutation_rate",
-                     "horizontal_mutation_fraction"):
-            if not 0.0 <= getattr(p, name) <= 1.0:
-                raise JobError(f"[transformation.genetic] {name} must be between 0 and 1")
-        if p.population_size < 2 or p.tournament_size < 1:
-            raise JobError("[transformation.genetic] population_size must be at least 2 "
-                           "and tournament_size at least 1")
-        return p
 
 
 # --- preprocessing ----------------------------------------------------------------------
@@ -101,9 +71,8 @@ def selection_probabilities(keys: list, ages: np.ndarray) -> np.ndarray:
     """Selection probability per individual: fitness (rank, best = n) times the age
     weight ``1 - age / 10`` (age 10: 0), normalized."""
     n = len(keys)
-    order = sorted(range(n), key=lambda i: (keys[i], i))
     fitness = np.empty(n)
-    fitness[order] = np.arange(n, 0, -1, dtype=float)
+    fitness[best_first(keys)] = np.arange(n, 0, -1, dtype=float)
     w = fitness * np.clip(1.0 - ages / MAX_AGE, 0.0, 1.0)
     total = w.sum()
     if total <= 0:
@@ -205,7 +174,7 @@ class KgenSearch:
         evs = self.search.check_many(population)
         keys = [sort_key(ev) for ev in evs]
         rank = np.empty(len(keys), dtype=np.int64)
-        rank[sorted(range(len(keys)), key=lambda i: (keys[i], i))] = np.arange(len(keys))
+        rank[best_first(keys)] = np.arange(len(keys))
         return keys, rank
 
     def _tournaments(self, rank: np.ndarray, weights: np.ndarray, count: int) -> np.ndarray:
@@ -277,10 +246,9 @@ def kgen_search(problem: Problem, progress: ProgressCallback | None = None,
     """KGEN with the parameters of ``[transformation.genetic]`` (``population_size``,
     ``crossover_rate``, ``mutation_rate``, ``horizontal_mutation_rate``,
     ``max_evaluations`` default 5000), seedable by ``seed``."""
-    settings = dict(problem.job.transformation.genetic)
-    params = KgenParameters.from_dict(settings)
+    params = KgenParameters.from_dict(dict(problem.job.transformation.genetic))
     search = AnytimeSearch(problem, "kgen", progress, cancel)
-    max_evaluations = count_limit(settings, "max_evaluations", 5000, search)
+    max_evaluations = count_limit(params.max_evaluations, 5000, search)
     if max_evaluations is not None and search.step_limit is None:
         search.reporter.total = max_evaluations
     search.phase = "preprocessing"

@@ -170,6 +170,26 @@ def test_visited_part_grows_when_checks_are_recorded():
         assert nodes.levels_of(b) in res.lattice.successors(nodes.levels_of(a))
 
 
+@pytest.mark.filterwarnings("error")
+def test_visited_part_of_a_lattice_beyond_int64():
+    lat = Lattice(tuple(f"q{i}" for i in range(33)), (0,) * 33, (3,) * 33)
+    assert lat.size > 2 ** 63
+    space = SolutionSpace(lat, dense=False)
+    near_top = (2,) + (3,) * 32
+    for levels, anonymous, loss in ((lat.bottom, False, 1.0), (near_top, True, 0.4),
+                                    (lat.top, True, 0.5)):
+        space.record(lat.id_of(levels), anonymous, loss, 0)
+    space.optimum_id = lat.id_of(near_top)
+    nodes = ExploreNodes(SimpleNamespace(space=space, lattice=lat, loss_bounds=(0.0, 1.0)))
+    assert len(nodes) == 3 and nodes.levels_of(nodes.optimum) == near_top
+    assert nodes.checked.all() and nodes.percent.tolist() == [100.0, 40.0, 50.0]
+    lo, up = nodes.edges()
+    assert [(nodes.levels_of(a), nodes.levels_of(b)) for a, b in zip(lo, up)] == [
+        (near_top, lat.top)]
+    row = nodes.record((1,) * 33, True, 0.2, 3)
+    assert nodes.row_of((1,) * 33) == row == 1 and nodes.levels_of(nodes.optimum) == near_top
+
+
 def test_filters_select_what_they_say():
     res = small_result()
     nodes = ExploreNodes(res)

@@ -37,3 +37,20 @@ def test_ids_round_trip_and_match_enumeration(ranges):
 def test_invalid_range_named():
     with pytest.raises(ValueError, match="attribute 'age'"):
         Lattice(("age",), (3,), (1,))
+
+
+@pytest.mark.filterwarnings("error")  # no overflow, hidden or shown
+def test_sparse_solution_space_beyond_int64():
+    from engine.solution_space import ANONYMOUS, SolutionSpace
+
+    lat = Lattice(tuple(f"q{i}" for i in range(33)), (0,) * 33, (3,) * 33)
+    assert lat.size == 4 ** 33 > 2 ** 63
+    space = SolutionSpace(lat, dense=False)
+    top = lat.id_of(lat.top)
+    assert top == lat.size - 1 > 2 ** 63
+    space.record(top, True, 0.5, 0)
+    info = space.info(top)
+    assert info.levels == lat.top and info.checked and info.loss == 0.5
+    assert space.state(top) == ANONYMOUS and space.state(0) == 0
+    assert space.counts() == {"anonymous": 1, "not-anonymous": 0,
+                              "unknown": lat.size - 1, "checked": 1}

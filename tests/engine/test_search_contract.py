@@ -75,6 +75,22 @@ def test_cancel_returns_best_so_far(name, huge):
                                    if out.space.state(i) == 1)
 
 
+@pytest.mark.filterwarnings("error")  # ids beyond int64 must not overflow anywhere
+@pytest.mark.parametrize("name", ANYTIME)
+def test_lattice_beyond_int64(name):
+    problem = synthetic_problem(n_qis=33, rows=300, levels=4, k=3, suppression_limit=1.0,
+                                step_limit=40, seed=2)
+    assert problem.lattice.size == 4 ** 33 > 2 ** 63
+    out = run(name, problem)
+    assert 0 < out.checked <= 40 and out.optimum is not None
+    ids = list(out.space.losses)
+    assert max(ids) < problem.lattice.size
+    for i in ids:
+        assert out.space.info(i).levels == problem.lattice.levels_of(i)
+    optimum = out.space.optimum_id
+    assert problem.lattice.levels_of(optimum) == out.optimum.levels
+
+
 @pytest.mark.parametrize("name", ANYTIME)
 def test_progress_reports_checked_elapsed_and_best(name, huge):
     huge.job.transformation.step_limit = None

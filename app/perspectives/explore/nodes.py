@@ -67,12 +67,25 @@ class NodeCounts:
                    int(checked.sum()))
 
 
+def id_dtype(size: int):
+    """int64 for lattice ids below 2**63; Python ints (object) for larger lattices."""
+    return np.int64 if size <= np.iinfo(np.int64).max else object
+
+
+def place_values(radix: Sequence[int], dtype) -> np.ndarray:
+    """Mixed-radix place values of lattice ids (last attribute fastest), in ``dtype``."""
+    strides = [1] * len(radix)
+    for j in range(len(radix) - 2, -1, -1):
+        strides[j] = strides[j + 1] * int(radix[j + 1])
+    return np.asarray(strides, dtype=dtype)
+
+
 class ExploreNodes:
     """Column arrays of the shown transformations of one result.
 
     Attributes
     ----------
-    ids : (n,) int64 lattice ids, ascending
+    ids : (n,) lattice ids, ascending (int64; Python ints beyond 2**63, see ``id_dtype``)
     levels : (n, d) int16 level vectors
     states : (n,) int8 ``UNKNOWN``/``ANONYMOUS``/``NOT_ANONYMOUS``
     checked : (n,) bool, exact loss known
@@ -90,13 +103,14 @@ class ExploreNodes:
         self.low, self.high = result.loss_bounds
         self._width = len(self.high) if isinstance(self.high, tuple) else 0
         self.whole = bool(self.space.dense and self.lattice.size <= max_shown)
+        self._ids = id_dtype(self.lattice.size)
         if self.whole:
             self.ids = np.arange(self.lattice.size, dtype=np.int64)
             self.levels = np.asarray(self.space.levels, dtype=np.int16)
             self.states = np.asarray(self.space.states, dtype=np.int8).copy()
         else:
             ids = self._visited_ids()
-            self.ids = np.asarray(ids, dtype=np.int64)
+            self.ids = np.asarray(ids, dtype=self._ids)
             self.levels = (np.array([self.lattice.levels_of(int(i)) for i in ids], dtype=np.int16)
                            .reshape(len(ids), self.lattice.dimensions))
             self.states = np.array([self.space.state(int(i)) for i in ids], dtype=np.int8)
@@ -125,7 +139,7 @@ class ExploreNodes:
             raw[:] = b.reshape(raw.shape)
         elif bounds is not None:
             raw[:] = np.asarray(bounds, dtype=float)[self.ids].reshape(raw.shape)
-        rows = self.rows_of_ids(np.fromiter(space.losses.keys(), dtype=np.int64,
+        rows = self.rows_of_ids(np.fromiter(space.losses.keys(), dtype=self._ids,
                                             count=len(space.losses)))
         keep = rows >= 0
         if keep.any():
@@ -143,7 +157,7 @@ class ExploreNodes:
 
     def rows_of_ids(self, ids: np.ndarray) -> np.ndarray:
         """Rows of lattice ids (-1 where not shown)."""
-        ids = np.asarray(ids, dtype=np.int64)
+        ids = np.asarray(ids, dtype=self._ids)
         if self.whole:
             return np.where((ids >= 0) & (ids < len(self.ids)), ids, -1)
         pos = np.searchsorted(self.ids, ids)
@@ -153,7 +167,7 @@ class ExploreNodes:
     def row_of_id(self, node_id: int | None) -> int:
         if node_id is None:
             return -1
-        return int(self.rows_of_ids(np.array([node_id]))[0])
+        return int(self.rows_of_ids(np.array([node_id], dtype=self._ids))[0])
 
     def row_of(self, levels: Sequence[int]) -> int:
         """Row of a level vector, or -1 when it is not shown (or not in the lattice)."""
@@ -181,10 +195,7 @@ class ExploreNodes:
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """(lower, upper) rows of every direct generalization between shown rows."""
         lat = self.lattice
-        radix = np.asarray(lat.radix, dtype=np.int64)
-        strides = np.ones(len(radix), dtype=np.int64)
-        for j in range(len(radix) - 2, -1, -1):
-            strides[j] = strides[j + 1] * radix[j + 1]
+        strides = place_values(lat.radix, self._ids)
         highs = np.asarray(lat.max_levels, dtype=np.int16)
         lows, ups = [], []
         for j in range(lat.dimensions):
