@@ -69,6 +69,7 @@ class Problem:
             if subset is None:
                 raise JobError("a model needs a research subset: add a [subset] table")
             row_aggs["subset"] = subset.astype(np.int64)
+        row_aggs.update(job.metric.attach(table, self.qis, subset if self.uses_subset else None))
         codes = (np.stack([table.column(n).codes for n in self.qis], axis=1)
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
         self.classifier = Classifier(self.hierarchies, codes, row_aggs)

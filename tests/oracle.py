@@ -30,6 +30,7 @@ METRIC_NAMES = {
     "MetricMDNMPrecision": ("precision", False), "MetricMDPrecision": ("precision", True),
     "MetricSDNMEntropyBasedInformationLoss": ("entropy-based-loss", False),
     "MetricSDNMPublisherPayout": ("publisher-payout", False),
+    "MetricSDClassification": ("classification", False),
 }
 
 
@@ -60,7 +61,8 @@ SENSITIVE_MODELS = ("t-closeness", "recursive-(c,l)-diversity", "distinct-l-dive
                     "delta-disclosure")
 
 
-def privacy_dict(m: dict, case_budget: float | None = None) -> dict:
+def privacy_dict(m: dict, case_budget: float | None = None,
+                 case_steps: int | None = None) -> dict:
     t = m["type"]
     if t == "k-anonymity":
         return {"model": "k-anonymity", "k": m["k"]}
@@ -104,7 +106,8 @@ def privacy_dict(m: dict, case_budget: float | None = None) -> dict:
                 "generalization": ("data-dependent" if m.get("data_dependent")
                                    else m.get("generalization_degree", "LOW_MEDIUM").lower()
                                    .replace("_", "-")),
-                "seed": 0, "search_budget": (case_budget or 0.1), "search_steps": 100}
+                "seed": 0, "search_budget": (case_budget or 0.1),
+                "search_steps": case_steps if case_steps and case_steps < 2**31 - 1 else 100}
     raise NotImplementedError(t)
 
 
@@ -162,10 +165,13 @@ def job_for(case: dict) -> Job:
     md = metric_dict(case["metric"])
     if md["name"] == "publisher-payout":
         md.update(payout_params(case))
+    if md["name"] == "classification":
+        md["response"] = list(case["response_variables"])
     metric = metric_from_dict(md, weights)
+    params = case.get("algorithm_params") or {}
     return Job(attributes=attrs,
                privacy=[model_from_dict(privacy_dict(
-                   m, (case.get("algorithm_params") or {}).get("dpSearchBudget")))
+                   m, params.get("dpSearchBudget"), params.get("heuristicSearchStepLimit")))
                    for m in case["privacy_models"]],
                transformation=TransformationConfig(
                    suppression_limit=case["suppression_limit"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 from engine.errors import JobError
 from engine.metrics.base import AGGREGATES, Loss, Metric, MetricContext, as_float
 from engine.metrics.class_based import AverageClassSize, Ambiguity, Discernibility, KLDivergence
+from engine.metrics.classification import ClassificationMetric
 from engine.metrics.entropy import NonUniformEntropy, NormalizedEntropy
 from engine.metrics.game_theoretic import EntropyBasedLoss, PublisherPayout
 from engine.metrics.loss import LossMetric
@@ -12,7 +13,7 @@ from engine.metrics.precision import HeightMetric, PrecisionMetric
 METRICS: dict[str, type[Metric]] = {m.name: m for m in (
     LossMetric, HeightMetric, PrecisionMetric, NonUniformEntropy, NormalizedEntropy,
     Discernibility, AverageClassSize, Ambiguity, KLDivergence, EntropyBasedLoss,
-    PublisherPayout)}
+    PublisherPayout, ClassificationMetric)}
 
 
 def register_metric(cls: type[Metric]) -> type[Metric]:

@@ -60,6 +60,8 @@ class Metric:
     name: ClassVar[str] = ""
     default_aggregate: ClassVar[str] = "sum"
     has_monotonic_variant: ClassVar[bool] = True
+    #: whether ``safepub_score`` is defined (data-dependent differential privacy)
+    has_safepub_score: ClassVar[bool] = False
     #: floor per-attribute values at 1e-10 before aggregation (ARX's oracle values
     #: show no floor for any metric here, e.g. 0 at the bottom: off by default)
     floored: ClassVar[bool] = False
@@ -87,6 +89,13 @@ class Metric:
     def prepare(self) -> None:
         """Precompute tables from ``self.ctx``."""
 
+    def attach(self, table, qis: list[str], rows: np.ndarray | None) -> dict:
+        """Check the metric's own parameters against the data and return the
+        per-record vectors it needs summed per class (like a privacy model's
+        ``row_aggregates``). ``rows`` masks the released records (research subset
+        or differential privacy's sample), None for all."""
+        return {}
+
     def is_monotonic(self, suppression_limit: float) -> bool:
         """Whether loss never decreases under generalization (for anonymous transformations)."""
         return self.monotonic or suppression_limit == 0.0
@@ -105,6 +114,18 @@ class Metric:
         """Loss of a transformation whose classes flagged in ``suppressed`` are suppressed."""
         counts = classes.counts if counts is None else counts
         return self.aggregate_values(self.per_attribute(classes, suppressed, counts))
+
+    def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
+                      k: int) -> float:
+        """SafePub's score of a transformation (Bild, Kuhn & Prasser 2018, section 5; ARX's
+        ``getScore``) divided by its sensitivity, so that the exponential mechanism
+        weighs a candidate by ``exp(epsilon * score / 2)``. Higher is better.
+
+        ``classes.counts`` counts every input record, ``released`` the records of
+        the sample, ``suppressed`` flags the classes smaller than ``k``; records
+        left out of the sample count as suppressed.
+        """
+        raise NotImplementedError(f"metric '{self.name}' has no SafePub score function")
 
     def upper_bound(self) -> Loss | None:
         """The largest loss the metric can give on this data (ARX's "highest score"),
@@ -154,6 +175,12 @@ class Metric:
         if self.aggregate == "max":
             return v.max(axis=1) if n else np.zeros(len(v))
         return -np.sort(-v, axis=1)  # rank: descending vector
+
+
+def class_size_sensitivity(k: int) -> float:
+    """Sensitivity factor of SafePub's class-size scores (discernibility, entropy):
+    ``k^2 / (k - 1) + 1``, 5 when ``k = 1``."""
+    return 5.0 if k <= 1 else k * k / (k - 1.0) + 1.0
 
 
 def loss_sort_keys(bounds: np.ndarray) -> np.ndarray:

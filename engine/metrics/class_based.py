@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.classes import Classes
-from engine.metrics.base import Loss, Metric
+from engine.metrics.base import Loss, Metric, class_size_sensitivity
 
 
 class Discernibility(Metric):
@@ -12,6 +12,7 @@ class Discernibility(Metric):
     count ``|E|^2`` (times g), suppressed classes ``N * |E|`` (times s)."""
 
     name = "discernibility"
+    has_safepub_score = True
 
     def upper_bound(self):
         n = float(self.ctx.n_records)
@@ -29,12 +30,24 @@ class Discernibility(Metric):
         kept = counts[~suppressed]
         return float(self.g * (kept ** 2).sum() + self.s * n * counts[suppressed].sum())
 
+    def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
+                      k: int) -> float:
+        """DM with every suppressed or unsampled record costing N (SafePub,
+        both variants): minus ``sum kept |E|^2 + N * suppressed``, over
+        ``N * (k^2 / (k - 1) + 1)``."""
+        released = released.astype(float)
+        n = float(classes.counts.sum())
+        kept = released[~suppressed]
+        penalty = float((kept ** 2).sum()) + n * (n - float(kept.sum()))
+        return -penalty / (n * class_size_sensitivity(k))
+
 
 class AverageClassSize(Metric):
     """AECS: ``N / (s * kept classes + g * [any record suppressed])``."""
 
     name = "aecs"
     has_monotonic_variant = False
+    has_safepub_score = True
 
     def upper_bound(self):
         return float(self.ctx.n_records)
@@ -47,6 +60,14 @@ class AverageClassSize(Metric):
         any_sup = bool((counts[suppressed] > 0).any())
         denom = self.s * kept + self.g * (1.0 if any_sup else 0.0)
         return float(counts.sum() / denom) if denom else float(counts.sum())
+
+    def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
+                      k: int) -> float:
+        """The number of released classes, the suppressed and unsampled records
+        forming one more (SafePub; sensitivity 1)."""
+        kept = int(((released > 0) & ~suppressed).sum())
+        any_out = bool(released[suppressed].sum() > 0 or released.sum() < classes.counts.sum())
+        return float(kept + (1 if any_out else 0))
 
 
 class Ambiguity(Metric):

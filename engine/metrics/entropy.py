@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.classes import Classes
-from engine.metrics.base import Metric
+from engine.metrics.base import Metric, class_size_sensitivity
 
 
 def _xlogx_ratio(c: np.ndarray, total: np.ndarray) -> float:
@@ -20,6 +20,7 @@ class NonUniformEntropy(Metric):
 
     name = "entropy"
     default_aggregate = "sum"
+    has_safepub_score = True
 
     def prepare(self) -> None:
         self.generalized = []
@@ -30,6 +31,16 @@ class NonUniformEntropy(Metric):
                 group_total = np.bincount(h.maps[l], weights=c, minlength=h.level_size(l))
                 per_level.append(self.g * _xlogx_ratio(c, group_total[h.maps[l]]))
             self.generalized.append(np.array(per_level))
+        # the code of the single root value at each level, if the hierarchy has one
+        # (a value generalized to the root counts as suppressed in SafePub's score)
+        self.root_code = []
+        for h in self.ctx.hierarchies:
+            top = h.labels[h.height]
+            codes = []
+            for l in range(h.levels):
+                hit = np.flatnonzero(h.labels[l] == top[0]) if len(top) == 1 else []
+                codes.append(int(hit[0]) if len(hit) else -1)
+            self.root_code.append(codes)
 
     def lower_bound_table(self):
         return self.generalized
@@ -63,6 +74,27 @@ class NonUniformEntropy(Metric):
         return x
 
 
+    def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
+                      k: int) -> float:
+        """Per attribute, the discernibility of the released values (SafePub; ARX's
+        score for both variants): every record whose value is kept and is
+        not the hierarchy's root adds the number of records sharing its value, every
+        other record (suppressed, generalized to the root, or left out of the sample)
+        adds N. Minus the sum, over ``N * attributes`` and ``k^2 / (k - 1) + 1``."""
+        released = released.astype(float)
+        n = float(classes.counts.sum())
+        outside = n - float(released.sum())
+        total = 0.0
+        for j, h in enumerate(self.ctx.hierarchies):
+            level = int(classes.levels[j])
+            keep = ~suppressed & (classes.gen[:, j] != self.root_code[j][level])
+            per_value = np.bincount(classes.gen[keep, j], weights=released[keep],
+                                    minlength=h.level_size(level))
+            total += float((per_value ** 2).sum()) + n * (float(released[~keep].sum()) + outside)
+        total /= n * max(self.ctx.dims, 1)
+        return -total / class_size_sensitivity(k)
+
+
 class NormalizedEntropy(NonUniformEntropy):
     """Non-monotonic non-uniform entropy divided per attribute by its upper bound
     ``-sum_v c(v) log2(c(v) / N)`` (everything generalized to one value)."""
@@ -70,6 +102,10 @@ class NormalizedEntropy(NonUniformEntropy):
     name = "normalized-entropy"
     default_aggregate = "arithmetic-mean"
     has_monotonic_variant = False
+    has_safepub_score = False
+
+    def safepub_score(self, classes, suppressed, released, k):
+        return Metric.safepub_score(self, classes, suppressed, released, k)
 
     def prepare(self) -> None:
         super().prepare()

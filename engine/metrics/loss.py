@@ -34,6 +34,7 @@ class LossMetric(Metric):
 
     name = "loss"
     default_aggregate = "geometric-mean"
+    has_safepub_score = True
 
     def prepare(self) -> None:
         ctx = self.ctx
@@ -82,3 +83,17 @@ class LossMetric(Metric):
                                     np.asarray(classes.levels, dtype=np.int64), self.shares_flat,
                                     self.share_offsets, self.g, self.s)
         return self._normalize(x)
+
+    def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
+                      k: int) -> float:
+        """Minus the summed per-record loss (domain share of the generalized value per
+        attribute, 1 for a suppressed or unsampled record) over the number of
+        attributes and ``k - 1`` (SafePub)."""
+        released = released.astype(float)
+        outside = float(classes.counts.sum() - released.sum())
+        total = 0.0
+        for j in range(self.ctx.dims):
+            share = self.shares[j][int(classes.levels[j])][classes.gen[:, j]]
+            total += float(np.where(suppressed, released, released * share).sum()) + outside
+        total /= max(self.ctx.dims, 1)
+        return -total / (k - 1.0) if k > 1 else -total

@@ -13,6 +13,7 @@ class PrecisionMetric(Metric):
 
     name = "precision"
     default_aggregate = "arithmetic-mean"
+    has_safepub_score = True
 
     def prepare(self) -> None:
         self.ratio = [np.array([l / h.height if h.height else 0.0 for l in range(h.levels)])
@@ -37,6 +38,17 @@ class PrecisionMetric(Metric):
         n = float(counts.sum())
         n_sup = float(counts[suppressed].sum())
         return ((n - n_sup) * gen + n_sup * self.s) / n if n else gen
+
+    def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
+                      k: int) -> float:
+        """Minus, averaged over attributes, ``N_kept * level / height + N_suppressed``
+        (unsampled records count as suppressed), over ``k - 1`` (SafePub)."""
+        kept = float(released[~suppressed].sum())
+        sup = float(classes.counts.sum()) - kept
+        per = [kept * float(self.ratio[j][int(classes.levels[j])]) + sup
+               for j in range(self.ctx.dims)]
+        total = sum(per) / max(self.ctx.dims, 1)
+        return -total / (k - 1.0) if k > 1 else -total
 
 
 class HeightMetric(Metric):

@@ -14,8 +14,8 @@ Bild, Kuhn & Prasser, PETS 2018; Li, Qardaji & Su 2012).
    (epsilon_anon, delta)-differentially private (Li et al.'s bound d(k)).
 
 The sample becomes the research subset (N = its size); the search is
-``safepub_search`` (one transformation when fixed; the exponential mechanism
-otherwise).
+``safepub_search`` (one transformation when fixed; otherwise the exponential
+mechanism on the job metric's SafePub score, ``Metric.safepub_score``).
 """
 from __future__ import annotations
 
@@ -87,6 +87,8 @@ class DifferentialPrivacy(PrivacyModel):
             raise ValueError(f"generalization must be '{DATA_DEPENDENT}' or one of "
                              f"{', '.join(DEGREES)}, got '{generalization}'")
         search_budget = float(search_budget)
+        if int(search_steps) < 0:
+            raise ValueError(f"search_steps must not be negative, got {search_steps}")
         if generalization == DATA_DEPENDENT and not 0 < search_budget < epsilon:
             raise ValueError(f"search_budget must lie in (0, epsilon), got {search_budget}")
         self.epsilon = epsilon
@@ -151,35 +153,33 @@ def dp_model(problem) -> DifferentialPrivacy | None:
     return next((m for m in problem.models if isinstance(m, DifferentialPrivacy)), None)
 
 
-def utility_score(problem, levels) -> float:
-    """The data-dependent search's score: minus the summed per-record loss, a record
-    counting the mean domain share of its generalized values (1 when suppressed).
-    A record changes it by at most 1 directly, and by at most k through the
-    suppression of its class, so k bounds its sensitivity."""
+def safepub_score(problem, levels) -> float:
+    """The job metric's SafePub score of a transformation on the sample, already divided
+    by its sensitivity (``Metric.safepub_score``; higher is better)."""
+    model = dp_model(problem)
     classes = problem.classifier.classify(levels)
-    counts = problem.record_counts(classes)
-    suppressed = problem.violating(classes)
-    share = np.zeros(classes.n_classes)
-    for j, h in enumerate(problem.hierarchies):
-        lvl = int(levels[j])
-        share += h.rows_per_label[lvl][classes.gen[:, j]] / h.n_rows
-    share /= max(len(problem.hierarchies), 1)
-    per_record = np.where(suppressed, 1.0, share)
-    return -float((counts * per_record).sum())
+    return problem.metric.safepub_score(classes, problem.violating(classes),
+                                        problem.record_counts(classes), model.k)
 
 
-def _exponential_mechanism(rng, scores: np.ndarray, epsilon: float, sensitivity: float) -> int:
-    logits = epsilon * (scores - scores.max()) / (2.0 * sensitivity)
-    weights = np.exp(logits)
+def _exponential_mechanism(rng, scores: np.ndarray, epsilon: float) -> int:
+    """McSherry and Talwar: index ``i`` with probability proportional to
+    ``exp(epsilon * scores[i] / 2)`` (scores are divided by their sensitivity)."""
+    weights = np.exp(0.5 * epsilon * (scores - scores.max()))
     return int(rng.choice(len(scores), p=weights / weights.sum()))
 
 
 def safepub_search(problem, progress=None, cancel=None):
-    """SafePub's search: the fixed transformation, or an exponential-mechanism walk up
-    the lattice (``search_steps`` selections of a pivot among the successors seen so
-    far, then one selection among the pivots; each uses an equal share of the
-    search budget)."""
+    """SafePub's search: the fixed transformation, or a private walk down the lattice.
+
+    The walk starts at the top transformation. Each of ``search_steps`` steps adds
+    the predecessors of the current pivot to the candidates, removes the pivot,
+    and draws the next pivot from the candidates by the exponential mechanism on
+    the job metric's SafePub score, each draw spending ``search_budget /
+    search_steps``. The result is the best-scoring pivot (as in SafePub and ARX).
+    """
     from engine.search.outcome import SearchOutcome
+    from engine.search.progress import Reporter
     from engine.solution_space import SolutionSpace
 
     model = dp_model(problem)
@@ -194,33 +194,36 @@ def safepub_search(problem, progress=None, cancel=None):
         ev = problem.evaluate(levels)
         return SearchOutcome(space, ev if ev.anonymous else None, 1,
                              time.perf_counter() - start, algorithm="safepub")
+    metric = problem.metric
+    if not metric.has_safepub_score:
+        from engine.metrics import METRICS
+        able = ", ".join(n for n, c in METRICS.items() if c.has_safepub_score)
+        raise JobError(f"data-dependent differential privacy needs a metric with a SafePub "
+                       f"score ({able}); '{metric.name}' has none")
     rng = np.random.default_rng(None if model.seed is None else model.seed + 1)
-    eps_each = model.search_budget / (model.search_steps + 1)
-    sensitivity = float(model.k)
-    scores: dict[tuple, float] = {}
-
-    def score(levels):
-        if levels not in scores:
-            scores[levels] = utility_score(problem, levels)
-        return scores[levels]
-
-    pivot = tuple(lattice.min_levels)
-    pivots = [pivot]
-    candidates: set[tuple] = set()
-    for _ in range(model.search_steps):
+    steps = model.search_steps
+    eps_each = model.search_budget / steps if steps else 0.0
+    reporter = Reporter(progress, max(steps, 1), cancel)
+    pivot = tuple(lattice.top)
+    best, best_score = pivot, safepub_score(problem, pivot)
+    candidates: dict[tuple, float] = {pivot: best_score}
+    scored = 1
+    for step in range(steps):
         if cancel is not None and cancel():
             break
-        candidates |= {tuple(s) for s in lattice.successors(pivot)}
-        candidates -= set(pivots)
+        for t in lattice.predecessors(pivot):
+            if t not in candidates:
+                candidates[t] = safepub_score(problem, t)
+                scored += 1
+        del candidates[pivot]
         if not candidates:
             break
         pool = sorted(candidates)
-        pick = _exponential_mechanism(rng, np.array([score(t) for t in pool]), eps_each,
-                                      sensitivity)
-        pivot = pool[pick]
-        pivots.append(pivot)
-    pick = _exponential_mechanism(rng, np.array([score(t) for t in pivots]), eps_each,
-                                  sensitivity)
-    ev = problem.evaluate(pivots[pick])
-    return SearchOutcome(space, ev if ev.anonymous else None, len(scores),
+        pivot = pool[_exponential_mechanism(rng, np.array([candidates[t] for t in pool]),
+                                            eps_each)]
+        if candidates[pivot] > best_score:
+            best, best_score = pivot, candidates[pivot]
+        reporter.report(step + 1, best, None)
+    ev = problem.evaluate(best)
+    return SearchOutcome(space, ev if ev.anonymous else None, scored,
                          time.perf_counter() - start, algorithm="safepub")

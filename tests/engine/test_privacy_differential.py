@@ -1,5 +1,7 @@
 """(epsilon, delta)-differential privacy (SafePub): derived k, sample, fixed
-generalization, and ARX's data-independent oracle cases (loss within 10%)."""
+generalization, ARX's data-independent oracle cases (loss within 10%), the
+SafePub score of every metric on ARX's own samples, and the data-dependent
+oracle cases (score within 10%)."""
 from __future__ import annotations
 
 import math
@@ -7,9 +9,12 @@ import math
 import numpy as np
 import pytest
 
+from engine.errors import JobError
+from engine.metrics import metric_from_dict
 from engine.output import transform
 from engine.privacy import model_from_dict
-from engine.privacy.differential_privacy import DifferentialPrivacy, derive_k, java_round
+from engine.privacy.differential_privacy import (DifferentialPrivacy, _exponential_mechanism,
+                                                 derive_k, java_round, safepub_score)
 from engine.privacy.output_checks import OUTPUT_CHECKS
 from engine.problem import Problem
 from engine.search import run_search
@@ -63,16 +68,78 @@ def test_generalization_degrees_round_half_up():
     assert [java_round(0.4 * h) for h in (1, 4, 3)] == [0, 2, 1]
 
 
-def test_data_dependent_search_meets_the_model():
-    case = next(c for c in DP_CASES if c["privacy_models"][0]["data_dependent"]
-                and c["dataset"].endswith("adult.csv"))
+DATA_DEPENDENT = [c for c in DP_CASES if c["privacy_models"][0]["data_dependent"]]
+
+
+class _RecordedSample(DifferentialPrivacy):
+    """The model with the sample ARX drew instead of a fresh one."""
+
+    mask: np.ndarray
+
+    def bind(self, ctx):
+        super().bind(ctx)
+        self.sample = self.mask
+        ctx.subset = self.mask
+
+
+def _problem_on_arx_sample(case) -> Problem:
+    table = oracle.table(case["dataset"])
+    job = oracle.job_for(case)
+    model = _RecordedSample.__new__(_RecordedSample)
+    model.__dict__.update(job.privacy[0].__dict__)
+    rows = np.loadtxt(oracle.SHARED / case["privacy_models"][0]["arx_random_sample"]["file"],
+                      dtype=np.int64)
+    model.mask = np.zeros(table.n_rows, dtype=bool)
+    model.mask[rows] = True
+    job.privacy[0] = model
+    return Problem(table, job)
+
+
+@pytest.mark.parametrize("case", DATA_DEPENDENT, ids=[c["id"] for c in DATA_DEPENDENT])
+def test_safepub_score_reproduces_arx_on_its_sample(case):
+    """ARX's expected value is the SafePub score of its result: computed on the sample
+    ARX drew, ours must give the same number."""
+    problem = _problem_on_arx_sample(case)
+    levels = tuple(case["expected_levels"][q] for q in problem.qis)
+    assert oracle.close(safepub_score(problem, levels), oracle.expected_loss(case))
+
+
+@pytest.mark.parametrize("case", DATA_DEPENDENT, ids=[c["id"] for c in DATA_DEPENDENT])
+def test_data_dependent_case(case):
+    """Our seeded run (its own sample and its own draws, seed 0) meets the model and
+    scores no worse than ARX by more than 10% of ARX's score's magnitude: scores are
+    higher-is-better, so ``ours >= arx - 0.1 * |arx|`` whether they are positive
+    (AECS, classification) or negative (loss, precision, entropy, discernibility).
+    The run is random by design: over seeds 0-7, 118 of 120 runs of these cases
+    pass (the precision cases, whose sensitivity is the largest, vary most); seed 0
+    is fixed so the test is deterministic, not chosen to pass."""
     problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))
     outcome = run_search(problem)
     assert outcome.optimum is not None
+    arx = oracle.expected_loss(case)
+    ours = safepub_score(problem, outcome.optimum.levels)
+    assert ours >= arx - 0.1 * abs(arx), (ours, arx)
     model = problem.models[0]
     frame = transform(problem, outcome.optimum.levels).frame
     assert OUTPUT_CHECKS[model.name](model, frame, problem.qis,
                                      problem.model_context.subset) == []
+
+
+def test_metric_without_score_is_a_job_error():
+    case = DATA_DEPENDENT[0]
+    job = oracle.job_for(case)
+    job.metric = metric_from_dict({"name": "height"})
+    problem = Problem(oracle.table(case["dataset"]), job)
+    with pytest.raises(JobError, match="SafePub score"):
+        run_search(problem)
+
+
+def test_exponential_mechanism_weights():
+    """exp(epsilon * score / 2): a score 2 higher is e times as likely at epsilon 1."""
+    rng = np.random.default_rng(7)
+    picks = np.bincount([_exponential_mechanism(rng, np.array([0.0, 2.0]), 1.0)
+                         for _ in range(20_000)], minlength=2)
+    assert picks[1] / picks[0] == pytest.approx(math.e, rel=0.05)
 
 
 def test_round_trip_and_errors():
@@ -82,6 +149,7 @@ def test_round_trip_and_errors():
     assert model_from_dict(m.to_dict()).to_dict() == m.to_dict()
     for bad in ({"epsilon": 0, "delta": 1e-5}, {"epsilon": 1, "delta": 2},
                 {"epsilon": 1, "delta": 1e-5, "generalization": "huge"},
-                {"epsilon": 1, "delta": 1e-5, "search_budget": 1.5}):
+                {"epsilon": 1, "delta": 1e-5, "search_budget": 1.5},
+                {"epsilon": 1, "delta": 1e-5, "search_steps": -1}):
         with pytest.raises(Exception):
             model_from_dict({"model": "differential-privacy", **bad})
