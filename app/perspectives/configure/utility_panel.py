@@ -1,4 +1,5 @@
-"""Utility metric: measure, aggregate function, monotonic variant, gs-factor."""
+"""Utility metric: measure, aggregate function, monotonic variant, gs-factor, and the
+response attribute of the classification metric."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -11,7 +12,10 @@ from engine.metrics import AGGREGATES, METRICS
 LABELS = {"loss": "Loss", "height": "Height", "precision": "Precision",
           "entropy": "Non-uniform entropy", "normalized-entropy": "Normalized entropy",
           "discernibility": "Discernibility", "aecs": "Average class size",
-          "ambiguity": "Ambiguity", "kl-divergence": "KL-divergence"}
+          "ambiguity": "Ambiguity", "kl-divergence": "KL-divergence",
+          "classification": "Classification accuracy"}
+#: metrics that need a response attribute (job file: ``response = "<attribute>"``)
+NEEDS_RESPONSE = ("classification",)
 
 
 class UtilityPanel(QWidget):
@@ -27,6 +31,11 @@ class UtilityPanel(QWidget):
         for name in METRICS:
             self.metric.addItem(LABELS.get(name, name), name)
         form.addRow("Measure", self.metric)
+        self.response = QComboBox()
+        self.response.setObjectName("response")
+        self.response.setToolTip("The attribute a classifier trained on the output would "
+                                 "predict (classification accuracy only)")
+        form.addRow("Response attribute", self.response)
         self.aggregate = QComboBox()
         self.aggregate.addItems(AGGREGATES)
         form.addRow("Aggregate function", self.aggregate)
@@ -48,6 +57,8 @@ class UtilityPanel(QWidget):
         lay.addLayout(form)
         lay.addStretch()
         self.metric.activated.connect(self._edited)
+        self.response.activated.connect(self._edited)
+        document.data_changed.connect(self._refresh)
         self.aggregate.activated.connect(self._edited)
         self.monotonic.toggled.connect(self._edited)
         self.gs.valueChanged.connect(self._edited)
@@ -66,6 +77,15 @@ class UtilityPanel(QWidget):
             self.monotonic.setChecked(bool(m.get("monotonic", False)))
             self.monotonic.setEnabled(bool(getattr(cls, "has_monotonic_variant", True)))
             self.gs.setValue(round(float(m.get("gs_factor", 0.5)) * 100))
+            columns = list(self.doc.table.names) if self.doc.table is not None else []
+            if [self.response.itemText(i) for i in range(self.response.count())] != columns:
+                self.response.clear()
+                self.response.addItems(columns)
+            response = m.get("response")
+            if isinstance(response, list):
+                response = response[0] if response else None
+            self.response.setCurrentIndex(self.response.findText(response) if response else -1)
+            self.response.setEnabled(name in NEEDS_RESPONSE)
             self.gs_value.setText(f"{self.gs.value() / 100:.2f}")
         finally:
             self._updating = False
@@ -77,5 +97,21 @@ class UtilityPanel(QWidget):
         d = dict(self.doc.settings.metric)
         d.update(name=self.metric.currentData(), aggregate=self.aggregate.currentText(),
                  monotonic=self.monotonic.isChecked(), gs_factor=self.gs.value() / 100)
+        if d["name"] in NEEDS_RESPONSE:
+            response = self.response.currentText() or self._default_response()
+            if response:
+                d["response"] = response
+        else:
+            d.pop("response", None)
         if d != self.doc.settings.metric:
             self.doc.update_settings(metric=d)
+
+    def _default_response(self) -> str | None:
+        """A first guess: the last column that is not a quasi-identifier (ARX's data
+        sets keep the class label last), else the last column."""
+        if self.doc.table is None:
+            return None
+        names = list(self.doc.table.names)
+        others = [n for n in names if self.doc.attributes.get(n) is None
+                  or self.doc.attributes[n].type not in ("quasi-identifying", "identifying")]
+        return (others or names or [None])[-1]
