@@ -4,11 +4,11 @@ Wide sources (1,000+ columns) are shown one page at a time.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import (QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt,
-                            Signal)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from app.models.paged_model import PagedModel
 
 _Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Column", "Data type", "Detected")
@@ -26,15 +26,12 @@ class ColumnChoice:
     candidates: list[tuple[str, str | None, float]] = field(default_factory=list)
 
 
-class ColumnSelectionModel(QAbstractTableModel):
+class ColumnSelectionModel(PagedModel):
     selection_changed = Signal()
-    page_changed = Signal(int, int)
 
     def __init__(self, page_size: int = 100, parent=None):
-        super().__init__(parent)
+        super().__init__(page_size, parent)
         self._items: list[ColumnChoice] = []
-        self._page_size = max(1, page_size)
-        self._page = 0
 
     # --- content and pages ---------------------------------------------------------------
     def set_columns(self, items: list[ColumnChoice]) -> None:
@@ -48,21 +45,8 @@ class ColumnSelectionModel(QAbstractTableModel):
     def items(self) -> list[ColumnChoice]:
         return list(self._items)
 
-    @property
-    def page(self) -> int:
-        return self._page
-
-    @property
-    def page_count(self) -> int:
-        return max(1, math.ceil(len(self._items) / self._page_size))
-
-    def set_page(self, page: int) -> None:
-        page = max(0, min(page, self.page_count - 1))
-        if page != self._page:
-            self.beginResetModel()
-            self._page = page
-            self.endResetModel()
-            self.page_changed.emit(self._page, self.page_count)
+    def paged_count(self) -> int:
+        return len(self._items)
 
     def _item(self, row: int) -> ColumnChoice:
         return self._items[self._page * self._page_size + row]

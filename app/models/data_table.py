@@ -7,12 +7,11 @@ column's dictionary.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from app.document import Document
+from app.models.paged_model import PagedModel
 from app.theme import TYPE_LABELS, type_icon
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -22,16 +21,12 @@ _CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _CHECK_FLAGS = _CELL_FLAGS | Qt.ItemFlag.ItemIsUserCheckable
 
 
-class DataTableModel(QAbstractTableModel):
+class DataTableModel(PagedModel):
     """Rows of the document's table; columns of the current page plus the subset box."""
 
-    page_changed = Signal(int, int)  # page, page count
-
     def __init__(self, document: Document, page_size: int = 100, parent=None):
-        super().__init__(parent)
+        super().__init__(page_size, parent)
         self.doc = document
-        self._page_size = max(1, page_size)
-        self._page = 0
         self._columns: list = []
         self._load_page()
         document.data_changed.connect(self._reset)
@@ -39,39 +34,11 @@ class DataTableModel(QAbstractTableModel):
         document.subset_changed.connect(self._subset_changed)
 
     # --- paging -----------------------------------------------------------------------
-    @property
-    def page(self) -> int:
-        return self._page
-
-    @property
-    def page_count(self) -> int:
-        n = len(self.doc.table.names) if self.doc.table is not None else 0
-        return max(1, math.ceil(n / self._page_size))
-
-    @property
-    def page_size(self) -> int:
-        return self._page_size
-
-    def set_page_size(self, size: int) -> None:
-        self.beginResetModel()
-        self._page_size = max(1, int(size))
-        self._page = min(self._page, self.page_count - 1)
-        self._load_page()
-        self.endResetModel()
-        self.page_changed.emit(self._page, self.page_count)
-
-    def set_page(self, page: int) -> None:
-        page = max(0, min(int(page), self.page_count - 1))
-        if page == self._page:
-            return
-        self.beginResetModel()
-        self._page = page
-        self._load_page()
-        self.endResetModel()
-        self.page_changed.emit(self._page, self.page_count)
+    def paged_count(self) -> int:
+        return len(self.doc.table.names) if self.doc.table is not None else 0
 
     def page_of(self, name: str) -> int:
-        return self.doc.table.names.index(name) // self._page_size
+        return self.page_at(self.doc.table.names.index(name))
 
     def column_of(self, name: str) -> int | None:
         """The model column showing attribute ``name`` on the current page, if any."""

@@ -13,6 +13,17 @@ def format_loss(loss) -> str:
     return f"{loss:.6g}"
 
 
+def show_fraction(bar: QProgressBar, payload) -> bool:
+    """Set ``bar`` from an engine ``Progress`` (or anything with ``fraction`` and
+    ``total``); False, and the bar unchanged, when it carries no fraction."""
+    fraction = getattr(payload, "fraction", None)
+    if fraction is None or not getattr(payload, "total", 0):
+        return False
+    bar.setRange(0, 1000)
+    bar.setValue(int(fraction * 1000))
+    return True
+
+
 class ProgressStatus(QWidget):
     cancel_requested = Signal()
 
@@ -43,11 +54,8 @@ class ProgressStatus(QWidget):
 
     def report(self, payload) -> None:
         """Show an engine ``Progress`` (or anything with ``fraction``)."""
-        fraction = getattr(payload, "fraction", None)
-        if fraction is None or not getattr(payload, "total", 0):
+        if not show_fraction(self.bar, payload):
             return
-        self.bar.setRange(0, 1000)
-        self.bar.setValue(int(fraction * 1000))
         checked, total = payload.checked, payload.total
         text = f"{checked:,} of {total:,} checked · {payload.elapsed_s:.1f} s"
         if payload.best_loss is not None:

@@ -8,13 +8,12 @@ from dataclasses import dataclass
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView,
                                QLabel, QTableView, QVBoxLayout, QWidget)
 
 from app.perspectives.risk.analysis import Thresholds, percent
-from app.perspectives.risk.common import (BAR_OK, MUTED, Card, muted_label, set_state, state,
-                                          title_label)
+from app.perspectives.risk.common import (BAR_OK, MUTED, BarPlot, Card, muted_label, set_state,
+                                          state, title_label)
 from app.perspectives.risk.models import OverviewModel
 from engine.analysis.risk import RiskSummary
 
@@ -31,24 +30,24 @@ RECORDS = "Share of records whose risk is above the highest-risk threshold."
 HIGHEST = "Risk of the records in the smallest equivalence class."
 SUCCESS = "Expected share of records the attacker re-identifies."
 
+def linking_figures(attacker: Callable[[RiskSummary], object]) -> tuple[Figure, ...]:
+    """The figures of an attacker who targets records (``attacker(summary)``: its risks)."""
+    return (Figure("Records at risk", lambda s: attacker(s).records_at_risk,
+                   lambda t: t.records_at_risk, RECORDS),
+            Figure("Highest risk", lambda s: attacker(s).highest_risk,
+                   lambda t: t.highest_risk, HIGHEST),
+            Figure("Success rate", lambda s: attacker(s).success_rate,
+                   lambda t: t.success_rate, SUCCESS))
+
+
 ATTACKERS: dict[str, tuple[str, tuple[Figure, ...]]] = {
     "Prosecutor": (
         "Knows that the target is in the data and links on the quasi-identifiers.",
-        (Figure("Records at risk", lambda s: s.prosecutor.records_at_risk,
-                lambda t: t.records_at_risk, RECORDS),
-         Figure("Highest risk", lambda s: s.prosecutor.highest_risk,
-                lambda t: t.highest_risk, HIGHEST),
-         Figure("Success rate", lambda s: s.prosecutor.success_rate,
-                lambda t: t.success_rate, SUCCESS))),
+        linking_figures(lambda s: s.prosecutor)),
     "Journalist": (
         "Links against a population register: the full table around a released "
         "research subset; without a subset, as the prosecutor.",
-        (Figure("Records at risk", lambda s: s.journalist.records_at_risk,
-                lambda t: t.records_at_risk, RECORDS),
-         Figure("Highest risk", lambda s: s.journalist.highest_risk,
-                lambda t: t.highest_risk, HIGHEST),
-         Figure("Success rate", lambda s: s.journalist.success_rate,
-                lambda t: t.success_rate, SUCCESS))),
+        linking_figures(lambda s: s.journalist)),
     "Marketer": (
         "Re-identifies as many records as possible, without a particular target.",
         (Figure("Success rate", lambda s: s.marketer, lambda t: t.success_rate, SUCCESS),)),
@@ -105,19 +104,11 @@ COMPARED = (("At risk", lambda s: s.prosecutor.records_at_risk),
 INPUT_BAR = "#b8c2cf"
 
 
-class ComparisonPlot(pg.PlotWidget):
+class ComparisonPlot(BarPlot):
     """Input and output side by side for the main figures (in %)."""
 
     def __init__(self, parent=None):
-        super().__init__(parent, background="#ffffff")
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
-        self.showGrid(y=True, alpha=0.2)
-        self.setLabel("left", "%")
-        font = QFont()
-        font.setPointSizeF(8)
-        self.getAxis("left").setTickFont(font)
+        super().__init__("%", parent=parent)
         self.getAxis("bottom").setTicks([[(i, t) for i, (t, _f) in enumerate(COMPARED)]])
         self.setXRange(-0.6, len(COMPARED) - 0.4, padding=0)
         self.setYRange(0, 100, padding=0.02)

@@ -1,11 +1,16 @@
 """Colours, the perspective's local stylesheet and small shared widgets."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QProgressBar, QPushButton,
-                               QVBoxLayout, QWidget)
+                               QSplitter, QVBoxLayout, QWidget)
 
 from app.theme import ACCENT
+from app.widgets.progress_status import show_fraction
 
 OK, BAD = "ok", "bad"
 OK_COLOR, BAD_COLOR = "#1e7b3c", "#b42318"
@@ -78,6 +83,23 @@ class Card(QFrame):
             self.body.addWidget(self.caption)
 
 
+class BarPlot(pg.PlotWidget):
+    """A white bar chart the user cannot pan or zoom: light y grid, small tick labels
+    on ``small_axes``."""
+
+    def __init__(self, left_label: str, small_axes: tuple[str, ...] = ("left",), parent=None):
+        super().__init__(parent, background="#ffffff")
+        self.setMenuEnabled(False)
+        self.setMouseEnabled(x=False, y=False)
+        self.hideButtons()
+        self.showGrid(y=True, alpha=0.2)
+        self.setLabel("left", left_label)
+        font = QFont()
+        font.setPointSizeF(8)
+        for axis in small_axes:
+            self.getAxis(axis).setTickFont(font)
+
+
 class RunBar(QWidget):
     """Run / progress / cancel of one heavy analysis.
 
@@ -120,11 +142,8 @@ class RunBar(QWidget):
         self.run.setEnabled(False)
 
     def report(self, payload) -> None:
-        fraction = getattr(payload, "fraction", None)
-        if fraction is None or not getattr(payload, "total", 0):
+        if not show_fraction(self.bar, payload):
             return
-        self.bar.setRange(0, 1000)
-        self.bar.setValue(int(fraction * 1000))
         self.status.setText(f"{payload.checked:,} of {payload.total:,} · "
                             f"{payload.elapsed_s:.1f} s")
 
@@ -150,3 +169,22 @@ def side_header(title: str, caption: str = "") -> tuple[QWidget, QLabel]:
     cap.setObjectName("sideCaption")
     lay.addWidget(cap, 1)
     return box, cap
+
+
+def input_and_output(split: QSplitter, make: Callable[[], QWidget]
+                     ) -> tuple[list[QWidget], list[QLabel]]:
+    """An ``Input`` and an ``Output`` side in ``split``: each a widget made by ``make``
+    under its ``side_header``. Returns the two widgets and the two header captions."""
+    widgets, captions = [], []
+    for title in ("Input", "Output"):
+        box = QWidget()
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(0, 0, 0, 0)
+        header, caption = side_header(title)
+        lay.addWidget(header)
+        widget = make()
+        lay.addWidget(widget, 1)
+        split.addWidget(box)
+        widgets.append(widget)
+        captions.append(caption)
+    return widgets, captions

@@ -6,7 +6,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QSplitter, QTable
                                QVBoxLayout, QWidget)
 
 from app.perspectives.risk.analysis import RiskSide
-from app.perspectives.risk.common import RunBar, muted_label, side_header
+from app.perspectives.risk.common import RunBar, input_and_output, muted_label
 from app.perspectives.risk.jobs import AnalysisJob
 from app.perspectives.risk.models import Column, FrameModel
 from engine.analysis.hipaa import detect_identifiers, identifiers_frame
@@ -48,19 +48,8 @@ class IdentifierView(QWidget):
         self.bar = RunBar("Detect")
         lay.addWidget(self.bar)
         split = QSplitter(Qt.Orientation.Vertical)  # full width for the reasons
-        self.tables, self.models, self.captions = [], [], []
-        for title in ("Input", "Output"):
-            box = QWidget()
-            box_lay = QVBoxLayout(box)
-            box_lay.setContentsMargins(0, 0, 0, 0)
-            header, caption = side_header(title)
-            box_lay.addWidget(header)
-            view, model = identifier_table()
-            box_lay.addWidget(view, 1)
-            split.addWidget(box)
-            self.tables.append(view)
-            self.models.append(model)
-            self.captions.append(caption)
+        self.tables, self.captions = input_and_output(split, lambda: identifier_table()[0])
+        self.models = [view.model() for view in self.tables]
         lay.addWidget(split, 1)
         self.job = AnalysisJob(self.bar, self)
         self.job.succeeded.connect(self._detected)

@@ -11,33 +11,23 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from app.perspectives.risk.analysis import RiskSide, upper_label
-from app.perspectives.risk.common import BAR_BAD, BAR_OK, muted_label, side_header
+from app.perspectives.risk.common import BAR_BAD, BAR_OK, BarPlot, muted_label, side_header
 from app.perspectives.risk.models import RiskProfileModel
 
 #: labelled intervals when space is short (upper bounds, as fractions)
 MAJOR = (1e-4, 0.001, 0.01, 0.05, 0.1, 0.2, 1 / 3, 0.5, 1.0)
 
 
-class ProfilePlot(pg.PlotWidget):
+class ProfilePlot(BarPlot):
     """Bars of the share of records per interval; red above the threshold."""
 
     def __init__(self, parent=None):
-        super().__init__(parent, background="#ffffff")
-        self.setMenuEnabled(False)
-        self.setMouseEnabled(x=False, y=False)
-        self.hideButtons()
-        self.showGrid(y=True, alpha=0.2)
-        self.setLabel("left", "records (%)")
+        super().__init__("records (%)", ("left", "bottom"), parent)
         self.setLabel("bottom", "re-identification risk (%), upper bound of the interval")
-        font = QFont()
-        font.setPointSizeF(8)
-        for axis in ("left", "bottom"):
-            self.getAxis(axis).setTickFont(font)
         self.setMinimumHeight(180)
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.8)
         self.addItem(self.bars)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
 from app.perspectives.risk.analysis import RiskSide, percent
-from app.perspectives.risk.common import Card, RunBar, muted_label, side_header
+from app.perspectives.risk.common import Card, RunBar, input_and_output, muted_label
 from app.perspectives.risk.jobs import AnalysisJob
 from app.perspectives.risk.models import USER, Column, FrameModel
 from app.theme import ACCENT
@@ -104,19 +104,9 @@ class QIAnalysisView(QWidget):
         right.addWidget(self.bar)
         split = QSplitter(Qt.Orientation.Horizontal)
         self.delegate = ShareBarDelegate(self)
-        self.tables, self.models, self.captions = [], [], []
-        for title in ("Input", "Output"):
-            box = QWidget()
-            box_lay = QVBoxLayout(box)
-            box_lay.setContentsMargins(0, 0, 0, 0)
-            header, caption = side_header(title)
-            box_lay.addWidget(header)
-            view, model = result_table(self.delegate)
-            box_lay.addWidget(view, 1)
-            split.addWidget(box)
-            self.tables.append(view)
-            self.models.append(model)
-            self.captions.append(caption)
+        self.tables, self.captions = input_and_output(
+            split, lambda: result_table(self.delegate)[0])
+        self.models = [view.model() for view in self.tables]
         right.addWidget(split, 1)
         lay.addLayout(right, 1)
         for a, b in ((0, 1), (1, 0)):

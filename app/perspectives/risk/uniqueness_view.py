@@ -21,7 +21,8 @@ from app.perspectives.risk.analysis import (DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, 
                                             RiskSide, estimators, percent,
                                             population_uniques, sampling_fractions,
                                             uniqueness_curves)
-from app.perspectives.risk.common import CURVE_COLORS, MUTED, RunBar, muted_label, side_header
+from app.perspectives.risk.common import (CURVE_COLORS, MUTED, RunBar, input_and_output,
+                                          muted_label)
 from app.perspectives.risk.controls import PopulationEditor
 from app.perspectives.risk.jobs import AnalysisJob
 
@@ -99,18 +100,7 @@ class UniquenessView(QWidget):
         legend.addStretch(1)
         lay.addLayout(legend)
         split = QSplitter(Qt.Orientation.Horizontal)
-        self.plots, self.captions = [], []
-        for title in ("Input", "Output"):
-            box = QWidget()
-            box_lay = QVBoxLayout(box)
-            box_lay.setContentsMargins(0, 0, 0, 0)
-            header, caption = side_header(title)
-            box_lay.addWidget(header)
-            plot = UniquenessPlot()
-            box_lay.addWidget(plot, 1)
-            split.addWidget(box)
-            self.plots.append(plot)
-            self.captions.append(caption)
+        self.plots, self.captions = input_and_output(split, UniquenessPlot)
         self.plots[1].setYLink(self.plots[0])
         lay.addWidget(split, 1)
         self.job = AnalysisJob(self.bar, self)

@@ -7,11 +7,10 @@ equivalence class or mark suppressed records, all from the engine's arrays.
 """
 from __future__ import annotations
 
-import math
-
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from app.models.paged_model import PagedModel
 from app.perspectives.utility.output_view import SUPPRESSED, OutputView
 from app.perspectives.utility.row_order import RowOrder
 from app.theme import TYPE_LABELS, type_icon
@@ -27,26 +26,17 @@ SUPPRESSED_FOREGROUND = QBrush(QColor("#b42318"))
 GENERALIZED_FOREGROUND = QBrush(QColor("#1d4fa3"))
 
 
-class ComparisonTableModel(QAbstractTableModel):
-    """The input (``output=False``) or the output side of the comparison.
-
-    Signals
-    -------
-    page_changed(int, int)
-        Current column page and page count.
-    """
-
-    page_changed = Signal(int, int)
+class ComparisonTableModel(PagedModel):
+    """The input (``output=False``) or the output side of the comparison, one page of
+    columns at a time (``page_changed`` tells the column page and page count)."""
 
     def __init__(self, order: RowOrder, output: bool, page_size: int = 100, parent=None):
-        super().__init__(parent)
+        super().__init__(page_size, parent)
         self.order = order
         self.output = output
         self._table: EncodedTable | None = None
         self._view: OutputView | None = None
         self._types: dict[str, str] = {}
-        self._page_size = max(1, int(page_size))
-        self._page = 0
         self._names: list[str] = []
         self._columns: list = []
         self._show_classes = False
@@ -79,37 +69,11 @@ class ComparisonTableModel(QAbstractTableModel):
         return self._table is not None and (self._view is not None or not self.output)
 
     # --- paging ---------------------------------------------------------------------------
-    @property
-    def page(self) -> int:
-        return self._page
-
-    @property
-    def page_size(self) -> int:
-        return self._page_size
-
-    @property
-    def page_count(self) -> int:
-        return max(1, math.ceil(len(self.names) / self._page_size))
-
-    def set_page(self, page: int) -> None:
-        page = max(0, min(int(page), self.page_count - 1))
-        if page != self._page:
-            self.beginResetModel()
-            self._page = page
-            self._load_page()
-            self.endResetModel()
-            self.page_changed.emit(self._page, self.page_count)
-
-    def set_page_size(self, size: int) -> None:
-        self.beginResetModel()
-        self._page_size = max(1, int(size))
-        self._page = min(self._page, self.page_count - 1)
-        self._load_page()
-        self.endResetModel()
-        self.page_changed.emit(self._page, self.page_count)
+    def paged_count(self) -> int:
+        return len(self.names)
 
     def page_of(self, name: str) -> int:
-        return self.names.index(name) // self._page_size
+        return self.page_at(self.names.index(name))
 
     def column_of(self, name: str) -> int | None:
         try:

@@ -1,11 +1,11 @@
 """Dates: one calendar granularity per level, each with its display format."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QHBoxLayout, QLabel,
-                               QLineEdit, QPushButton, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QToolButton, QVBoxLayout, QWidget)
 
 from app.wizards.hierarchy.base_page import BuilderPage
-from app.wizards.hierarchy.widgets import CodingEditor
+from app.wizards.hierarchy.widgets import CodingEditor, add_top_label
 from engine.hierarchy.builders import GRANULARITIES, DateLevel, DateSpec
 from engine.hierarchy.builders.dates import CHAIN, DEFAULT_FORMATS, follows
 
@@ -43,12 +43,8 @@ class DatesPage(BuilderPage):
         self.coding = CodingEditor()
         self.coding.changed.connect(self.changed)
         lay.addWidget(self.coding)
-        form = QFormLayout()
-        self.top_label = QLineEdit("*")
-        self.top_label.setObjectName("topLabel")
+        self.top_label = add_top_label(lay)
         self.top_label.textChanged.connect(self.changed)
-        form.addRow("Top label", self.top_label)
-        lay.addLayout(form)
         return box
 
     def _add_row(self, level: DateLevel) -> None:

@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout,
-                               QHeaderView, QLabel, QPushButton, QSizePolicy, QSpinBox,
-                               QSplitter, QTableView, QToolButton, QTreeView, QVBoxLayout,
-                               QWidget, QWizardPage)
+                               QLabel, QPushButton, QSizePolicy, QSpinBox, QSplitter,
+                               QToolButton, QTreeView, QVBoxLayout, QWidget, QWizardPage)
 
 from app.wizards.hierarchy.models import GroupsModel, HierarchyTableModel
+from app.wizards.hierarchy.widgets import error_label, hierarchy_table
 from engine.errors import AnonymistError, HierarchyError
 from engine.hierarchy import editing
 from engine.hierarchy.builders import column_values
@@ -80,21 +80,11 @@ class EditorPage(QWizardPage):
         self.status.setObjectName("hierarchyStatus")
         self.status.setWordWrap(True)
         lay.addWidget(self.status)
-        self.error = QLabel()
-        self.error.setObjectName("errorLabel")
-        self.error.setWordWrap(True)
-        self.error.hide()
+        self.error = error_label()
         lay.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
-        self.table = QTableView()
-        self.table.setObjectName("editorTable")
-        self.table.setModel(self.table_model)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.horizontalHeader().setDefaultSectionSize(120)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table = hierarchy_table(self.table_model, "editorTable")
         self.table.selectionModel().currentChanged.connect(
             lambda cur, _prev: cur.column() > 0 and self.level.setValue(cur.column()))
         split.addWidget(self.table)

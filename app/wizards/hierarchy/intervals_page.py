@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (QFormLayout, QGroupBox, QHBoxLayout, QLabel,
 from app.wizards.hierarchy.base_page import BuilderPage
 from app.wizards.hierarchy.interval_draft import IntervalDraft
 from app.wizards.hierarchy.interval_view import IntervalStructureView
-from app.wizards.hierarchy.widgets import CodingEditor, LabelPicker, options_scroll
+from app.wizards.hierarchy.widgets import (CodingEditor, LabelPicker, add_top_label,
+                                           options_scroll)
 from engine.data.datatypes import Kind
 from engine.hierarchy.builders import LABEL_FUNCTIONS, BuilderError, IntervalSpec
 
@@ -77,11 +78,7 @@ class IntervalsPage(BuilderPage):
         self.coding = CodingEditor()
         QVBoxLayout(coding_box).addWidget(self.coding)
         lay.addWidget(coding_box)
-        top = QFormLayout()
-        self.top_label = QLineEdit("*")
-        self.top_label.setObjectName("topLabel")
-        top.addRow("Top label", self.top_label)
-        lay.addLayout(top)
+        self.top_label = add_top_label(lay)
         self.lower.textEdited.connect(lambda t: self._edit(self.draft.set_lower, t))
         self.upper.textEdited.connect(lambda t: self._edit(self.draft.set_upper, t))
         self.interval_label.changed.connect(self._interval_label_changed)

@@ -1,11 +1,10 @@
 """Ordering: values in natural or user-defined order, grouped level by level."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QFormLayout, QLabel, QLineEdit, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QCheckBox, QLabel, QVBoxLayout, QWidget
 
 from app.wizards.hierarchy.base_page import BuilderPage
-from app.wizards.hierarchy.widgets import LevelsEditor, ValueOrder
+from app.wizards.hierarchy.widgets import LevelsEditor, ValueOrder, add_top_label
 from engine.data.datatypes import Kind
 from engine.hierarchy.builders import OrderingSpec
 
@@ -37,12 +36,8 @@ class OrderingPage(BuilderPage):
         self.levels.setObjectName("levels")
         self.levels.changed.connect(self.changed)
         lay.addWidget(self.levels)
-        form = QFormLayout()
-        self.top_label = QLineEdit("*")
-        self.top_label.setObjectName("topLabel")
+        self.top_label = add_top_label(lay)
         self.top_label.textChanged.connect(self.changed)
-        form.addRow("Top label", self.top_label)
-        lay.addLayout(form)
         self.custom = QCheckBox("Use my own order of the values")
         self.custom.setObjectName("customOrder")
         self.custom.toggled.connect(self._custom_toggled)

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSizePolicy,
-                               QSplitter, QTableView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter,
+                               QVBoxLayout, QWidget)
 
 from app.workers import TaskController
 from app.wizards.hierarchy.models import HierarchyTableModel, level_title
+from app.wizards.hierarchy.widgets import error_label, hierarchy_table
 from engine.data.table import EncodedColumn
 from engine.hierarchy.builders import BuilderSpec, spec_to_text
 from engine.hierarchy.editing import groups_per_level
@@ -235,23 +236,13 @@ class PreviewPanel(QWidget):
         self.status.setObjectName("mutedLabel")
         self.status.setWordWrap(True)
         lay.addWidget(self.status)
-        self.error = QLabel()
-        self.error.setObjectName("errorLabel")
-        self.error.setWordWrap(True)
-        self.error.hide()
+        self.error = error_label()
         lay.addWidget(self.error)
         split = QSplitter(Qt.Orientation.Vertical)
         self.bars = LevelBars()
         split.addWidget(self.bars)
         self.model = HierarchyTableModel(parent=self)
-        self.table = QTableView()
-        self.table.setObjectName("previewTable")
-        self.table.setModel(self.model)
-        self.table.setAlternatingRowColors(True)
-        self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        self.table.horizontalHeader().setDefaultSectionSize(120)
+        self.table = hierarchy_table(self.model, "previewTable")
         split.addWidget(self.table)
         split.setStretchFactor(1, 1)
         lay.addWidget(split, 1)

@@ -1,13 +1,15 @@
-"""Option widgets shared by the builder pages: label functions, grouping levels,
-a value order and top/bottom coding. Each emits ``changed`` on every edit."""
+"""Widgets shared by the wizard's pages: the options of the builder pages (label
+functions, grouping levels, a value order and top/bottom coding; each emits
+``changed`` on every edit), the error label and the hierarchy table."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFrame, QGridLayout,
-                               QHBoxLayout, QLabel, QLineEdit, QListWidget, QPushButton,
-                               QScrollArea, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import QAbstractItemModel, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QFormLayout, QFrame,
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit, QListWidget,
+                               QPushButton, QScrollArea, QTableView, QToolButton, QVBoxLayout,
+                               QWidget)
 
 from engine.hierarchy.builders import BuilderError, Group, Label
 
@@ -16,6 +18,29 @@ LABEL_TITLES = {
     "prefix": "Common prefix", "constant": "Constant text", "mean": "Arithmetic mean",
     "geometric_mean": "Geometric mean",
 }
+
+
+def error_label() -> QLabel:
+    """A hidden, word-wrapped label for why a specification or an edit was refused."""
+    label = QLabel()
+    label.setObjectName("errorLabel")
+    label.setWordWrap(True)
+    label.hide()
+    return label
+
+
+def hierarchy_table(model: QAbstractItemModel, name: str) -> QTableView:
+    """A hierarchy as a table, one column a level (the editor's and the preview's)."""
+    table = QTableView()
+    table.setObjectName(name)
+    table.setModel(model)
+    table.setAlternatingRowColors(True)
+    table.verticalHeader().setDefaultSectionSize(22)
+    header = table.horizontalHeader()
+    header.setDefaultSectionSize(120)
+    header.setStretchLastSection(True)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    return table
 
 
 def options_scroll(options: QWidget) -> QScrollArea:
@@ -35,6 +60,16 @@ def options_scroll(options: QWidget) -> QScrollArea:
     scroll.setWidget(holder)
     scroll.viewport().setAutoFillBackground(False)
     return scroll
+
+
+def add_top_label(lay: QVBoxLayout) -> QLineEdit:
+    """A "Top label" row at the end of ``lay``: the label of the last level ('*' at first)."""
+    form = QFormLayout()
+    edit = QLineEdit("*")
+    edit.setObjectName("topLabel")
+    form.addRow("Top label", edit)
+    lay.addLayout(form)
+    return edit
 
 
 class LabelPicker(QWidget):
