@@ -9,6 +9,13 @@ tagging). When the metric is monotonic, a transformation tagged anonymous
 cannot beat the specialization it was tagged from, so it is skipped too. The
 search stops as soon as the next lower bound is no better than the best loss
 found, which proves optimality.
+
+When the job as a whole is not monotonic but some of its models are
+(``Problem.pruning_models``: k-anonymity beside t-closeness with suppression,
+say), the search classifies the lattice by those models instead: where their
+violating records alone exceed the limit, every specialization fails them too
+and is not anonymous, so it is tagged without a check; transformations they
+pass are still checked in full.
 """
 from __future__ import annotations
 
@@ -18,7 +25,7 @@ from engine.metrics.base import loss_sort_keys
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome, better
 from engine.search.progress import CancelCheck, ProgressCallback, Reporter
-from engine.kernel.tagging import strides_of
+from engine.kernel.tagging import flood, strides_of
 from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN, SolutionSpace
 
 #: the largest lattice the optimal search will enumerate
@@ -57,6 +64,9 @@ class _OptimalSearch:
         self.strides = strides_of(lattice.radix)
         self.tag = problem.models_monotonic
         self.skip_tagged = problem.models_monotonic and problem.metric_monotonic
+        # the monotonic models' verdict (UNKNOWN / ANONYMOUS: they pass / NOT_ANONYMOUS)
+        self.prune = not self.tag and bool(problem.pruning_models)
+        self.part = np.zeros(lattice.size, dtype=np.int8) if self.prune else None
         self.reporter = Reporter(progress, lattice.size, cancel)
         self.best = None
         self.best_id = None
@@ -73,17 +83,22 @@ class _OptimalSearch:
                 self.space.tag_generalizations(idx)
         elif self.tag:
             self.space.tag_specializations(idx)
+        if self.prune:
+            part = ANONYMOUS if ev.monotonic_part_ok else NOT_ANONYMOUS
+            if self.part[idx] == UNKNOWN:
+                self.part[idx] = part
+                flood(self.part, idx, part, self.radix, self.strides, part == ANONYMOUS)
         self.reporter.report(self.checked, self.levels[self.best_id]
                              if self.best_id is not None else None, self.best)
         return ev.anonymous
 
-    def climb(self, start: int) -> None:
+    def climb(self, start: int, states: np.ndarray) -> None:
         """Classify ``start`` by a binary search on a path of unknown nodes up the lattice.
 
-        Anonymity is monotonic along the path, so O(log height) checks find the
-        boundary; the highest non-anonymous node checked tags everything below it.
+        ``states`` is monotonic along the path (anonymity when every model is
+        monotonic, else the monotonic models' verdict), so O(log height) checks
+        find the boundary; the highest failing node checked tags everything below it.
         """
-        states = self.space.states
         path = [start]
         node = start
         while True:
@@ -101,9 +116,9 @@ class _OptimalSearch:
         lo, hi = 0, len(path)
         while lo < hi:
             mid = (lo + hi) // 2
-            state = states[path[mid]]
-            anonymous = self.check(path[mid]) if state == UNKNOWN else state == ANONYMOUS
-            if anonymous:
+            if states[path[mid]] == UNKNOWN:
+                self.check(path[mid])
+            if states[path[mid]] == ANONYMOUS:
                 hi = mid
             else:
                 lo = mid + 1
@@ -120,7 +135,12 @@ class _OptimalSearch:
                     and not better(_bound_value(self.bounds, idx), self.best)):
                 break
             if states[idx] == UNKNOWN and self.tag:
-                self.climb(idx)
+                self.climb(idx, states)
+            if self.prune:
+                if self.part[idx] == UNKNOWN:
+                    self.climb(idx, self.part)
+                if self.part[idx] == NOT_ANONYMOUS:
+                    continue
             state = states[idx]
             if state == NOT_ANONYMOUS or idx in self.space.losses:
                 continue
@@ -128,6 +148,8 @@ class _OptimalSearch:
                 continue
             self.check(idx)
         space, levels = self.space, self.levels
+        if self.prune:  # what the monotonic models rule out is not anonymous
+            states[(self.part == NOT_ANONYMOUS) & (states == UNKNOWN)] = NOT_ANONYMOUS
         space.optimum_id = self.best_id
         optimum = (self.problem.evaluate(levels[self.best_id])
                    if self.best_id is not None else None)
