@@ -19,7 +19,7 @@ from engine.hierarchy.encoded import EncodedHierarchy
 from engine.lattice import Lattice
 from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
-from engine.privacy.base import ModelContext
+from engine.privacy.base import ModelContext, PrivacyModel
 from engine.subset import resolve_subset
 
 
@@ -32,6 +32,9 @@ class Evaluation:
     loss: Loss
     suppressed_records: int
     n_classes: int
+    #: whether the job's monotonic class-based models alone (``Problem.pruning_models``)
+    #: keep their violating records within the suppression limit; None without such models
+    monotonic_part_ok: bool | None = None
 
 
 class Problem:
@@ -96,6 +99,12 @@ class Problem:
             (m.monotonic_with_suppression if limit > 0 else m.monotonic_without_suppression)
             for m in self.models)
         self.metric_monotonic = self.metric.is_monotonic(limit)
+        # When the job as a whole is not monotonic, its monotonic class-based models
+        # still are: where their violating records alone exceed the limit, so do the
+        # job's (its suppressed classes include theirs) at this transformation and at
+        # every specialization, which a search may tag not anonymous unchecked.
+        self.pruning_models = [] if self.models_monotonic else [
+            m for m in self.models if _prunes_alone(m, limit)]
 
     # --- set-up helpers ---------------------------------------------------------
     def _encode_hierarchy(self, name: str) -> EncodedHierarchy:
@@ -131,26 +140,47 @@ class Problem:
         return classes.aggregates["subset"] if self.uses_subset else classes.counts
 
     def violating(self, classes: Classes) -> np.ndarray:
+        return self._violating(classes)[0]
+
+    def _violating(self, classes: Classes) -> tuple[np.ndarray, np.ndarray | None]:
+        """Classes to suppress, and those the pruning models alone flag (or None)."""
         mask = np.zeros(classes.n_classes, dtype=bool)
+        part = np.zeros(classes.n_classes, dtype=bool) if self.pruning_models else None
         for m in self.models:
             v = m.violating(classes)
             if v is not None:
                 mask |= v
+                if part is not None and any(m is p for p in self.pruning_models):
+                    part |= v
         counts = self.record_counts(classes)
         for m in self.models:  # table-level (risk-based) models may suppress more classes
             mask = m.enforce(classes, counts, mask)
-        return mask
+        return mask, part
 
     def evaluate(self, levels, cache: bool = True) -> Evaluation:
         classes = self.classifier.classify(levels, cache=cache)
         return self.evaluate_classes(classes)
 
     def evaluate_classes(self, classes: Classes) -> Evaluation:
-        violating = self.violating(classes)
+        violating, part = self._violating(classes)
         counts = self.record_counts(classes)
         suppressed = int(counts[violating].sum())
         anonymous = suppressed <= self.max_suppressed and all(
             m.table_ok(classes, violating) for m in self.models)
+        part_ok = None
+        if part is not None:
+            # ``part`` is a subset of ``violating``: an anonymous transformation passes
+            part_ok = anonymous or int(counts[part].sum()) <= self.max_suppressed
         loss = self.metric.evaluate(classes, violating, counts)
         return Evaluation(tuple(int(x) for x in classes.levels), anonymous, loss, suppressed,
-                          int((counts[~violating] > 0).sum()))
+                          int((counts[~violating] > 0).sum()), part_ok)
+
+
+def _prunes_alone(model: PrivacyModel, limit: float) -> bool:
+    """Whether a model is monotonic under the job's limit and judged class by class only:
+    its violating records exceeding the limit then fail every specialization too."""
+    monotonic = (model.monotonic_with_suppression if limit > 0
+                 else model.monotonic_without_suppression)
+    cls = type(model)
+    return (monotonic and cls.violating is not PrivacyModel.violating
+            and cls.enforce is PrivacyModel.enforce and cls.table_ok is PrivacyModel.table_ok)
