@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 from engine.hierarchy.encoded import EncodedHierarchy
-from engine.kernel.grouping import generalize, group_rows, sum_by_group
+from engine.kernel.grouping import generalize, group_rows, rollup_groups, sum_by_group
 
 
 @dataclass
@@ -53,7 +54,7 @@ class Classifier:
 
     def __init__(self, hierarchies: list[EncodedHierarchy], qi_codes: np.ndarray,
                  row_aggregates: dict[str, np.ndarray] | None = None,
-                 cache_budget_bytes: int = 64 * 2**20):
+                 cache_budget_bytes: int = 128 * 2**20):
         self.hierarchies = hierarchies
         self.n_rows = qi_codes.shape[0]
         maps, offs = [], []
@@ -69,6 +70,10 @@ class Classifier:
                           else np.zeros(0, np.int32))
         self.level_sizes = [np.array([h.level_size(l) for l in range(h.levels)])
                             for h in hierarchies]
+        # codes per attribute (row) and level (column), for the roll-up kernel
+        self.sizes = np.ones((len(hierarchies), max_levels), dtype=np.int64)
+        for j, s in enumerate(self.level_sizes):
+            self.sizes[j, :len(s)] = s
         qi_codes = np.ascontiguousarray(qi_codes, dtype=np.int32)
         radix = np.array([len(h.maps[0]) for h in hierarchies], dtype=np.int64)
         group_of, first = group_rows(qi_codes, radix)
@@ -89,12 +94,13 @@ class Classifier:
 
     def rollup(self, source: Classes, levels: np.ndarray) -> tuple[Classes, np.ndarray]:
         """Classes at ``levels`` from a specialization's classes, and the item->class map."""
-        gen = generalize(source.rep, self.maps_flat, self.offsets, levels)
-        group_of, first = group_rows(gen, self.radix(levels))
+        group_of, first, counts = rollup_groups(source.rep, source.counts, self.maps_flat,
+                                                self.offsets, levels, self.sizes)
         n = len(first)
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in source.aggregates.items()}
-        classes = Classes(levels.copy(), source.rep[first], gen[first],
-                          sum_by_group(source.counts, group_of, n), aggs)
+        rep = source.rep[first]
+        classes = Classes(levels.copy(), rep,
+                          generalize(rep, self.maps_flat, self.offsets, levels), counts, aggs)
         return classes, group_of
 
     def classify(self, levels, cache: bool = True) -> Classes:
@@ -115,8 +121,27 @@ class Classifier:
         return classes, base_to_class[self.row_to_base]
 
 
+@njit(cache=True, nogil=True)
+def _fewest_classes_below(slot_levels, used, n_classes, levels, end):
+    """The used slot among the first ``end`` whose levels are all <= ``levels`` with
+    the fewest classes (the lowest slot on ties), or -1."""
+    best = -1
+    q = slot_levels.shape[1]
+    for s in range(end):
+        if not used[s] or (best >= 0 and n_classes[s] >= n_classes[best]):
+            continue
+        ok = True
+        for j in range(q):
+            if slot_levels[s, j] > levels[j]:
+                ok = False
+                break
+        if ok:
+            best = s
+    return best
+
+
 class _SnapshotCache:
-    """Least-recently-used snapshots, searchable for a specialization in one numpy pass."""
+    """Least-recently-used snapshots, searchable for a specialization in one pass."""
 
     def __init__(self, dims: int, budget_bytes: int, capacity: int = 4096):
         self.budget = budget_bytes
@@ -130,6 +155,7 @@ class _SnapshotCache:
         self.used = np.zeros(capacity, dtype=bool)
         self.bytes = 0
         self.clock = 0
+        self.end = 0  # slots at or past this one were never used
 
     def get(self, key: bytes) -> Classes | None:
         slot = self.slot_of.get(key)
@@ -142,10 +168,9 @@ class _SnapshotCache:
     def best_specialization(self, levels: np.ndarray) -> Classes | None:
         if not self.slot_of:
             return None
-        ok = self.used & np.all(self.levels <= levels, axis=1)
-        if not ok.any():
+        slot = _fewest_classes_below(self.levels, self.used, self.n_classes, levels, self.end)
+        if slot < 0:
             return None
-        slot = int(np.argmin(np.where(ok, self.n_classes, np.iinfo(np.int64).max)))
         self.clock += 1
         self.stamp[slot] = self.clock
         return self.entries[slot]
@@ -159,6 +184,7 @@ class _SnapshotCache:
                 return
             self._evict()
         slot = self.free.pop()
+        self.end = max(self.end, slot + 1)
         self.clock += 1
         self.levels[slot] = classes.levels
         self.n_classes[slot] = classes.n_classes
@@ -170,7 +196,9 @@ class _SnapshotCache:
         self.bytes += size
 
     def _evict(self) -> None:
-        slot = int(np.argmin(np.where(self.used, self.stamp, np.iinfo(np.int64).max)))
+        end = self.end
+        slot = int(np.argmin(np.where(self.used[:end], self.stamp[:end],
+                                      np.iinfo(np.int64).max)))
         old = self.entries[slot]
         self.bytes -= old.nbytes()
         self.entries[slot] = None

@@ -32,8 +32,9 @@ class Evaluation:
     loss: Loss
     suppressed_records: int
     n_classes: int
-    #: whether the job's monotonic class-based models alone (``Problem.pruning_models``)
-    #: keep their violating records within the suppression limit; None without such models
+    #: whether the job's monotonic class-based models alone (``Problem.pruning_models``,
+    #: and classes smaller than ``Problem.pruning_k``) keep their violating records
+    #: within the suppression limit; None without such models
     monotonic_part_ok: bool | None = None
 
 
@@ -103,8 +104,13 @@ class Problem:
         # still are: where their violating records alone exceed the limit, so do the
         # job's (its suppressed classes include theirs) at this transformation and at
         # every specialization, which a search may tag not anonymous unchecked.
+        # Likewise classes smaller than a model's implied class size always violate it
+        # (t-closeness 0.2 implies 5-anonymity on Adult's occupation, say).
         self.pruning_models = [] if self.models_monotonic else [
             m for m in self.models if _prunes_alone(m, limit)]
+        self.pruning_k = 1 if self.models_monotonic else max(
+            (m.implied_class_size() for m in self.models
+             if type(m).violating is not PrivacyModel.violating), default=1)
 
     # --- set-up helpers ---------------------------------------------------------
     def _encode_hierarchy(self, name: str) -> EncodedHierarchy:
@@ -145,7 +151,11 @@ class Problem:
     def _violating(self, classes: Classes) -> tuple[np.ndarray, np.ndarray | None]:
         """Classes to suppress, and those the pruning models alone flag (or None)."""
         mask = np.zeros(classes.n_classes, dtype=bool)
-        part = np.zeros(classes.n_classes, dtype=bool) if self.pruning_models else None
+        part = None
+        if self.pruning_k > 1:
+            part = self.record_counts(classes) < self.pruning_k
+        elif self.pruning_models:
+            part = np.zeros(classes.n_classes, dtype=bool)
         for m in self.models:
             v = m.violating(classes)
             if v is not None:

@@ -135,3 +135,79 @@ def sum_by_group(values: np.ndarray, group_of: np.ndarray, n: int) -> np.ndarray
     if values.ndim == 1:
         return _sum_by_group(values, group_of, n)
     return _sum_rows_by_group(values, group_of, n)
+
+
+@njit(cache=True, nogil=True)
+def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
+    """Roll items (representative original codes ``rep`` with ``counts``) up to the
+    classes of ``levels`` in one pass, when the generalized codes fit a 62-bit
+    mixed-radix key (``sizes[j, l]``: codes of attribute ``j`` at level ``l``).
+
+    Each item's key is computed from its codes through the level maps (no
+    generalized copy of ``rep``) and grouped by open addressing on the key.
+    Returns ``(fits, group_of, first, class_counts)``, classes in order of first
+    appearance; when the keys do not fit, ``fits`` is False and nothing else is set.
+    """
+    m, q = rep.shape
+    base = np.empty(q, dtype=np.int64)
+    strides = np.empty(q, dtype=np.int64)
+    total = np.int64(1)
+    fits = True
+    for j in range(q - 1, -1, -1):
+        base[j] = offsets[j, levels[j]]
+        strides[j] = total
+        r = max(np.int64(sizes[j, levels[j]]), np.int64(1))
+        if total > (np.int64(1) << 62) // r:
+            fits = False
+            break
+        total *= r
+    group_of = np.empty(m if fits else 0, dtype=np.int64)
+    if not fits:
+        return False, group_of, group_of, group_of
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    mask = size - 1
+    table = np.full(size, -1, dtype=np.int64)
+    class_key = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    class_counts = np.zeros(m, dtype=counts.dtype)
+    n = 0
+    for i in range(m):
+        key = np.int64(0)
+        for j in range(q):
+            key += np.int64(maps_flat[base[j] + rep[i, j]]) * strides[j]
+        h = (key * np.int64(-7046029254386353131)) ^ (key >> np.int64(29))
+        slot = (h ^ (h >> np.int64(32))) & mask
+        while True:
+            g = table[slot]
+            if g == -1:
+                table[slot] = n
+                class_key[n] = key
+                first[n] = i
+                g = n
+                n += 1
+                break
+            if class_key[g] == key:
+                break
+            slot = (slot + 1) & mask
+        group_of[i] = g
+        class_counts[g] += counts[i]
+    return True, group_of, first[:n].copy(), class_counts[:n].copy()
+
+
+def rollup_groups(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
+                  offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray):
+    """Classes of items ``rep`` (original codes) at ``levels``: ``(group_of, first,
+    class_counts)``, as ``group_rows`` on the generalized codes and ``sum_by_group``
+    of ``counts`` would give, without materializing the generalized codes."""
+    levels = np.asarray(levels, dtype=np.int64)
+    if rep.shape[1] > 0:
+        fits, group_of, first, class_counts = _rollup_keyed(rep, counts, maps_flat, offsets,
+                                                            levels, sizes)
+        if fits:
+            return group_of, first, class_counts
+    gen = generalize(rep, maps_flat, offsets, levels)
+    radix = sizes[np.arange(len(levels)), levels] if len(levels) else None
+    group_of, first = group_rows(gen, radix)
+    return group_of, first, sum_by_group(counts, group_of, len(first))

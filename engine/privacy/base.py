@@ -76,6 +76,12 @@ class PrivacyModel:
         """A class smaller than this always violates (for preprocessing), if known."""
         return None
 
+    def implied_class_size(self) -> int:
+        """Every class with fewer records than this violates the model, whatever it holds
+        (1: no such size known). The optimal search prunes with it as with k-anonymity,
+        which stays monotonic with suppression, even when this model does not."""
+        return self.minimal_class_size() or 1
+
     def to_dict(self) -> dict:
         raise NotImplementedError
 

@@ -25,19 +25,34 @@ def _segment_total(count, a, b):
 
 @njit(cache=True, nogil=True)
 def recursive_cl_violating(indptr, count, c, l):
+    """With frequencies sorted descending r1 >= r2 >= ..., a class violates unless it
+    has l values and r1 < c * (r_l + ... + r_m). The tail is the class total minus
+    its l - 1 largest frequencies, kept by insertion in one pass (no sort)."""
     n = len(indptr) - 1
     out = np.zeros(n, dtype=np.bool_)
+    kk = max(l - 1, 1)
+    top = np.empty(kk, dtype=np.int64)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
-        d = b - a
-        if d < l:
+        if b - a < l:
             out[g] = True
             continue
-        r = np.sort(count[a:b])[::-1]
-        tail = 0
-        for i in range(l - 1, d):
-            tail += r[i]
-        out[g] = not (r[0] < c * tail)
+        for i in range(kk):
+            top[i] = -1
+        total = 0
+        for p in range(a, b):
+            x = count[p]
+            total += x
+            if x > top[kk - 1]:
+                i = kk - 1
+                while i > 0 and top[i - 1] < x:
+                    top[i] = top[i - 1]
+                    i -= 1
+                top[i] = x
+        head = 0
+        for i in range(l - 1):
+            head += top[i]
+        out[g] = not (top[0] < c * (total - head))
     return out
 
 

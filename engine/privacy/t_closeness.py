@@ -89,6 +89,35 @@ class TCloseness(SensitiveAttributeModel):
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         return (dist.distinct() == 0) | (self.emd(dist) > self.t)
 
+    def distance_floor(self, size: int) -> float:
+        """A lower bound of the distance of any class of ``size`` records: it holds at
+        most ``size`` values (or, in the hierarchy, nodes of each level), so at least the
+        overall mass outside the ``size`` heaviest ones must move, by at least the
+        smallest ground distance. The hierarchical EMD is (1/height) times the sum over
+        levels below the root of the total variation at that level. 0 if unknown."""
+        def outside(mass: np.ndarray) -> float:
+            return max(0.0, 1.0 - float(np.sort(mass)[::-1][:size].sum()))
+        m = len(self.overall)
+        if self.distance == "equal":
+            return outside(self.overall)
+        if self.distance == "ordered":
+            return outside(self.overall) / (m - 1) if m > 1 else 0.0
+        height = len(self.parent_off)
+        if height == 0 or self.n_nodes[height] != 1:  # no single root: no bound used
+            return 0.0
+        return sum(outside(self.mass_flat[self.node_off[k]:self.node_off[k] + self.n_nodes[k]])
+                   for k in range(height)) / height
+
+    def implied_class_size(self) -> int:
+        """Classes smaller than the first size whose distance floor is within t violate
+        (with a margin far above the kernels' rounding)."""
+        if self.overall is None or not self.overall.sum() > 0:
+            return 1
+        for size in range(1, len(self.overall) + 1):
+            if self.distance_floor(size) <= self.t + 1e-9:
+                return size
+        return len(self.overall) + 1
+
     def to_dict(self) -> dict:
         return {"model": self.name, "attribute": self.attribute, "t": self.t,
                 "distance": self.distance}

@@ -12,10 +12,11 @@ found, which proves optimality.
 
 When the job as a whole is not monotonic but some of its models are
 (``Problem.pruning_models``: k-anonymity beside t-closeness with suppression,
-say), the search classifies the lattice by those models instead: where their
-violating records alone exceed the limit, every specialization fails them too
-and is not anonymous, so it is tagged without a check; transformations they
-pass are still checked in full.
+say), or a model implies a minimal class size (``Problem.pruning_k``), the
+search classifies the lattice by those instead: where their violating records
+alone exceed the limit, every specialization fails them too and is not
+anonymous, so it is tagged without a check; transformations they pass are
+still checked in full.
 """
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ class _OptimalSearch:
         self.tag = problem.models_monotonic
         self.skip_tagged = problem.models_monotonic and problem.metric_monotonic
         # the monotonic models' verdict (UNKNOWN / ANONYMOUS: they pass / NOT_ANONYMOUS)
-        self.prune = not self.tag and bool(problem.pruning_models)
+        self.prune = not self.tag and (bool(problem.pruning_models) or problem.pruning_k > 1)
         self.part = np.zeros(lattice.size, dtype=np.int8) if self.prune else None
         self.reporter = Reporter(progress, lattice.size, cancel)
         self.best = None

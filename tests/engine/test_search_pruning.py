@@ -1,7 +1,8 @@
 """The optimal search prunes with a job's monotonic models when the job as a whole is
-not monotonic (k-anonymity beside l-diversity or t-closeness with suppression): on
-random small tables it must still find the exhaustive search's optimum, and every
-state it reports must be true."""
+not monotonic (k-anonymity beside l-diversity or t-closeness with suppression), and
+with the class size a model implies (t-closeness's distance floor): on random small
+tables it must still find the exhaustive search's optimum, and every state it
+reports must be true."""
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,8 @@ SENSITIVE_HIERARCHY = [("s0", "a", "*"), ("s1", "a", "*"), ("s2", "b", "*"),
 
 @st.composite
 def mixed_models(draw):
-    """One or two monotonic models and one or two that are not (with suppression)."""
-    monotonic = draw(st.lists(st.sampled_from(["k", "distinct"]), min_size=1,
+    """Up to two monotonic models and one or two that are not (with suppression)."""
+    monotonic = draw(st.lists(st.sampled_from(["k", "distinct"]), min_size=0,
                               max_size=2, unique=True))
     other = draw(st.lists(st.sampled_from(["recursive", "t-equal", "t-hier", "t-ordered",
                                            "entropy", "beta", "delta"]),
@@ -80,7 +81,7 @@ def test_pruned_search_matches_exhaustive(prob, models, limit, metric, gs, data)
         return Problem(EncodedTable.from_dataframe(df), job)
 
     pruned = problem()
-    assert not pruned.models_monotonic and pruned.pruning_models
+    assert not pruned.models_monotonic
     optimal = optimal_search(pruned)
     exhaustive = exhaustive_search(problem())
     assert (exhaustive.optimum is None) == (optimal.optimum is None)
@@ -119,3 +120,50 @@ def test_monotonic_part_tags_specializations():
     out = optimal_search(problem)
     assert out.space.states[0] == NOT_ANONYMOUS
     assert out.checked < problem.lattice.size
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=7),
+       st.sampled_from(["equal", "ordered", "hierarchical"]), st.data())
+def test_distance_floor_bounds_every_class(weights, distance, data):
+    """No class of s records is closer to the overall distribution than the floor."""
+    from engine.privacy.sparse_counts import SparseCounts
+    weights = np.asarray(weights) + 1e-3
+    values = [f"s{i}" for i in range(len(weights))]
+    # overall table: value i about weights[i] / sum of 200 records
+    reps = np.maximum(1, np.round(200 * weights / weights.sum())).astype(int)
+    column = [v for v, r in zip(values, reps) for _ in range(r)]
+    df = pd.DataFrame({"q": ["x"] * len(column), "s": column})
+    rows = [(v, f"g{i % 3}", "*") for i, v in enumerate(values)]
+    attrs = {"q": AttributeConfig("quasi-identifying", Hierarchy.from_rows([("x", "*")], "q")),
+             "s": AttributeConfig("sensitive", Hierarchy.from_rows(rows, "s"))}
+    model = TCloseness("s", 0.2, distance)
+    job = Job(attributes=attrs, privacy=[model],
+              transformation=TransformationConfig(suppression_limit=0.1),
+              metric=metric_from_dict({"name": "entropy", "monotonic": True}, None))
+    problem = Problem(EncodedTable.from_dataframe(df), job)
+    codes = problem.table.column("s").codes
+    size = data.draw(st.integers(1, 6))
+    picks = data.draw(st.lists(st.integers(0, len(codes) - 1), min_size=size,
+                               max_size=size))
+    dist = SparseCounts.from_codes(codes[picks], len(model.overall)).rollup(
+        np.zeros(size, np.int64), 1)
+    assert model.emd(dist)[0] >= model.distance_floor(size) - 1e-12
+    if size < model.implied_class_size():
+        assert model.violating_distributions(dist)[0]
+
+
+def test_t_closeness_implies_k_on_adult_like_data():
+    """With few values of similar frequency, small classes cannot be 0.2-close."""
+    df, hier = _adult_like()
+    attrs = {n: AttributeConfig("quasi-identifying", Hierarchy.from_rows(hier[n], n))
+             for n in ("a", "b")}
+    attrs["s"] = AttributeConfig("sensitive", Hierarchy.from_rows(SENSITIVE_HIERARCHY, "s"))
+    job = Job(attributes=attrs, privacy=[TCloseness("s", 0.2, "hierarchical")],
+              transformation=TransformationConfig(suppression_limit=0.05),
+              metric=metric_from_dict({"name": "entropy", "monotonic": True}, None))
+    problem = Problem(EncodedTable.from_dataframe(df), job)
+    assert problem.pruning_models == [] and problem.pruning_k > 1
+    optimal = optimal_search(problem)
+    exhaustive = exhaustive_search(Problem(EncodedTable.from_dataframe(df), job))
+    assert same(optimal.optimum.loss, exhaustive.optimum.loss)
