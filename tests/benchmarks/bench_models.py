@@ -101,7 +101,8 @@ def child(name: str) -> None:
     t0 = time.perf_counter()
     problem = prepare(df, oracle.job_for(case))
     pruning = [m.describe() for m in problem.pruning_models]
-    if problem.pruning_k > 1:
+    if problem.pruning_k > max((m.implied_class_size() for m in problem.pruning_models),
+                               default=1):
         pruning.append(f"the implied {problem.pruning_k}-anonymity")
     problem.pruning_models, problem.pruning_k = [], 1
     unpruned = optimal_search(problem)
