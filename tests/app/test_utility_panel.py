@@ -9,12 +9,12 @@ def test_classification_needs_and_gets_a_response(qtbot, window, adult_dir):
     configure_adult(window, adult_dir)
     panel = window.configure.utility
     doc = window.document
-    assert not panel.response.isEnabled()
+    assert not panel.response.isEnabled() and panel.response.isHidden()
     assert [panel.response.itemText(i) for i in range(panel.response.count())] == \
         list(doc.table.names)
     panel.metric.setCurrentIndex(panel.metric.findData("classification"))
     panel.metric.activated.emit(panel.metric.currentIndex())
-    assert panel.response.isEnabled()
+    assert panel.response.isEnabled() and not panel.response.isHidden()
     assert doc.settings.metric["name"] == "classification"
     assert doc.settings.metric["response"] in doc.table.names
     panel.response.setCurrentIndex(panel.response.findText("salary-class"))
@@ -26,5 +26,5 @@ def test_classification_needs_and_gets_a_response(qtbot, window, adult_dir):
     panel.metric.setCurrentIndex(panel.metric.findData("loss"))
     panel.metric.activated.emit(panel.metric.currentIndex())
     assert "response" not in doc.settings.metric
-    assert not panel.response.isEnabled()
+    assert not panel.response.isEnabled() and panel.response.isHidden()
     assert doc.check_job() is None

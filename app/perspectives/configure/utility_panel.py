@@ -36,24 +36,30 @@ class UtilityPanel(QWidget):
         self.response.setToolTip("The attribute a classifier trained on the output would "
                                  "predict (classification accuracy only)")
         form.addRow("Response attribute", self.response)
+        self.form = form
         self.aggregate = QComboBox()
         self.aggregate.addItems(AGGREGATES)
         form.addRow("Aggregate function", self.aggregate)
-        self.monotonic = QCheckBox("Monotonic variant (ignores suppression)")
+        self.monotonic = QCheckBox("Monotonic variant")
+        self.monotonic.setToolTip("The variant that ignores suppression, so that the "
+                                  "optimal search may prune with it")
         form.addRow("", self.monotonic)
-        slider_row = QHBoxLayout()
         self.gs = QSlider(Qt.Orientation.Horizontal)
         self.gs.setObjectName("gsFactor")
         self.gs.setRange(0, 100)
+        self.gs.setMinimumWidth(120)
         self.gs.setTickPosition(QSlider.TickPosition.TicksBelow)
         self.gs.setTickInterval(25)
+        self.gs.setToolTip("0: prefer suppressing records; 1: prefer generalizing values "
+                           "(ARX's gs-factor)")
         self.gs_value = QLabel()
         self.gs_value.setMinimumWidth(36)
+        form.addRow("gs-factor", self.gs_value)
+        slider_row = QHBoxLayout()
         slider_row.addWidget(QLabel("Suppress"))
-        slider_row.addWidget(self.gs, 1)
-        slider_row.addWidget(QLabel("Generalize"))
-        slider_row.addWidget(self.gs_value)
-        form.addRow("Prefer", slider_row)
+        slider_row.addWidget(QLabel("Generalize"), 0, Qt.AlignmentFlag.AlignRight)
+        form.addRow(self.gs)
+        form.addRow(slider_row)
         lay.addLayout(form)
         lay.addStretch()
         self.metric.activated.connect(self._edited)
@@ -86,6 +92,7 @@ class UtilityPanel(QWidget):
                 response = response[0] if response else None
             self.response.setCurrentIndex(self.response.findText(response) if response else -1)
             self.response.setEnabled(name in NEEDS_RESPONSE)
+            self.form.setRowVisible(self.response, name in NEEDS_RESPONSE)
             self.gs_value.setText(f"{self.gs.value() / 100:.2f}")
         finally:
             self._updating = False
