@@ -164,7 +164,7 @@ class Problem:
                     part |= v
         counts = self.record_counts(classes)
         for m in self.models:  # table-level (risk-based) models may suppress more classes
-            mask = m.enforce(classes, counts, mask)
+            mask = m.enforce(classes, counts, mask, self.metric)
         return mask, part
 
     def evaluate(self, levels, cache: bool = True) -> Evaluation:

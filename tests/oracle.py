@@ -139,11 +139,19 @@ def metric_dict(metric: dict) -> dict:
 
 
 def payout_params(case: dict) -> dict:
-    """The publisher-payout metric's parameters: those of the case's profitability model."""
+    """The publisher-payout metric's parameters: the costs and benefits of the case's
+    profitability model, and the metric's own attacker model (ARX's
+    ``MetricSDNMPublisherPayout`` is set up separately from the privacy model:
+    "PublisherBenefit (Prosecutor, ...)" even with a journalist privacy model)."""
     for m in case["privacy_models"]:
         if m["type"].startswith("Profitability"):
-            return {k: v for k, v in privacy_dict(m).items()
-                    if k not in ("model", "allow_attack")}
+            params = {k: v for k, v in privacy_dict(m).items()
+                      if k not in ("model", "allow_attack")}
+            shown = case["metric"].get("arx_toString") or ""
+            for attacker in ("prosecutor", "journalist"):
+                if f"({attacker.capitalize()}" in shown:
+                    params["attacker"] = attacker
+            return params
     return {}
 
 

@@ -58,12 +58,13 @@ class PrivacyModel:
         return None
 
     def enforce(self, classes: Classes, counts: np.ndarray,
-                suppressed: np.ndarray) -> np.ndarray:
+                suppressed: np.ndarray, metric=None) -> np.ndarray:
         """Classes to suppress so that the rest of the table fulfils a table-level model.
 
         ``suppressed`` flags the classes other models already suppress and
         ``counts`` holds each class's released records. Risk-based models
-        suppress further classes here (the smallest first, as ARX does); the
+        suppress further classes here (the smallest first, as ARX does, classes
+        of one size by their loss under ``metric``, the job's metric); the
         result must include ``suppressed``. Class-based models return it as is.
         """
         return suppressed

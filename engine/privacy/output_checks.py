@@ -282,15 +282,21 @@ def check_average_risk(model, frame, qis, subset_mask) -> list[str]:
 
 
 def check_population_uniqueness(model, frame, qis, subset_mask) -> list[str]:
-    from engine.analysis.risk_estimators import population_uniqueness
+    """The released records are the sample (the sampling fraction is their number over
+    the population); Dankar's rule does not fall back to Zayatz, as in ARX's model."""
+    from engine.analysis import risk_estimators as re
     if getattr(model, "population", None) is None:
         return [f"{model.describe()}: the population is unknown (bind the model first)"]
     sizes = class_sizes(frame, qis, subset_mask).to_numpy()
     if not (sizes == 1).any():
         return []
-    share = population_uniqueness(sizes, model._n / model.population, model.estimator)
-    if math.isnan(share) or share > model.threshold:
-        return [f"estimated population uniqueness {share:.6f} exceeds {model.threshold:g}"]
+    fraction = int(sizes.sum()) / model.population
+    if model.estimator == "dankar":
+        share = re.dankar(sizes, fraction, zayatz_fallback=False)
+    else:
+        share = re.population_uniqueness(sizes, fraction, model.estimator)
+    if math.isnan(share) or not 0.0 < share <= model.threshold:
+        return [f"estimated population uniqueness {share:.6g} is not in (0, {model.threshold:g}]"]
     return []
 
 

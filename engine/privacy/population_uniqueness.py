@@ -3,8 +3,17 @@ the population is at most ``threshold``.
 
 The estimators (Pitman, Zayatz, SNB, Dankar's rule) live in
 ``engine.analysis.risk_estimators``; the population is the job's
-``[population]`` (a size or a region preset), the sampling fraction the
-released records over the population size.
+``[population]`` (a size or a region preset). As in ARX 3.9:
+
+- the estimate is made on the released records: the sampling fraction is the
+  number of released records over the population size, so it shrinks as
+  classes are suppressed;
+- the table fulfils the model when the estimate is positive and at most the
+  threshold, or when it has no sample uniques at all; an estimator that fails
+  (NaN, or 0 with sample uniques left) does not fulfil it, and Dankar's rule
+  does not fall back to Zayatz when Pitman's fit fails;
+- only Zayatz's estimate is taken to be monotonic under generalization (ARX
+  declares the others non-monotonic); none is monotonic with suppression.
 """
 from __future__ import annotations
 
@@ -38,9 +47,8 @@ class PopulationUniqueness(RiskBasedModel):
         self.threshold = threshold
         self.estimator = estimator
         self.population: int | None = None
-        if estimator == "dankar":
-            # the rule switches estimators, which breaks monotonicity
-            self.monotonic_without_suppression = False
+        # as ARX: only Zayatz's estimate is monotonic under generalization
+        self.monotonic_without_suppression = estimator == "zayatz"
 
     @classmethod
     def from_dict(cls, d: dict) -> "PopulationUniqueness":
@@ -58,15 +66,19 @@ class PopulationUniqueness(RiskBasedModel):
         self._n = n
 
     def uniqueness(self, sizes: np.ndarray) -> float:
-        from engine.analysis.risk_estimators import population_uniqueness
-        # the sampling fraction is fixed by the data set, whatever is suppressed
-        return population_uniqueness(sizes, self._n / self.population, self.estimator)
+        """The estimated share of population uniques among released classes of these
+        sizes (their records are the sample)."""
+        from engine.analysis import risk_estimators as re
+        fraction = float(np.sum(sizes)) / self.population
+        if self.estimator == "dankar":
+            return re.dankar(sizes, fraction, zayatz_fallback=False)
+        return re.population_uniqueness(sizes, fraction, self.estimator)
 
     def fulfilled(self, sizes: np.ndarray) -> bool:
-        if len(sizes) == 0 or sizes[0] > 1 and np.min(sizes) > 1:
-            return True  # no sample uniques, no population uniques
+        if len(sizes) == 0 or not np.any(sizes == 1):
+            return True  # nothing released, or no sample uniques
         value = self.uniqueness(sizes)
-        return not math.isnan(value) and value <= self.threshold
+        return 0.0 < value <= self.threshold  # False for NaN
 
     def to_dict(self) -> dict:
         return {"model": self.name, "threshold": self.threshold, "estimator": self.estimator}

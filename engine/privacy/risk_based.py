@@ -1,19 +1,115 @@
 """Shared machinery of the risk-based models (average risk, sample and population
 uniqueness): they judge the released table as a whole.
 
-When the table does not fulfil the model, classes are suppressed smallest
-first (their records carry the highest re-identification risk) until it does:
-the fewest such classes are found by binary search, which is exact because
-every risk measure here only improves as more of the smallest classes go.
-Ties between classes of the same size keep the classes' order (first
-appearance in the data).
+When the table does not fulfil the model, classes are suppressed as ARX 3.9
+does (``HashGroupifyDistribution``):
+
+- the released classes are ordered by size, classes of the same size by their
+  own information loss under the job's metric when the metric has one per class
+  (``Metric.class_losses``: the least lossy first), then by their first record;
+- the risk is measured on the released records only: suppressed records leave
+  the denominator and the class-size histogram (and, for population uniqueness,
+  the sample the sampling fraction is computed from);
+- the number of classes to suppress (a prefix of that order) is found by ARX's
+  binary search, probe for probe, so that models whose risk is not monotonic in
+  the prefix (population uniqueness: the estimators are refitted at each probe)
+  end where ARX ends.
 """
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
 from engine.classes import Classes
 from engine.privacy.base import PrivacyModel
+
+
+def class_losses(metric, classes: Classes, counts: np.ndarray) -> np.ndarray | None:
+    """Each class's own information loss under ``metric``, ARX's tie-break between
+    classes of one size (``Metric.getInformationLoss(transformation, entry)``), or
+    None for metrics that have no loss per class in ARX (entropy, discernibility,
+    precision...: classes of one size then keep their order).
+
+    - Loss: per attribute the class's records times its value's domain share (not
+      normalized), aggregated as the metric aggregates;
+    - entropy-based information loss: the class's relative entropy-based loss;
+    - publisher payout: what the class's records forgo, ``benefit - payout``.
+    """
+    name = getattr(metric, "name", None)
+    if name == "loss":
+        q = len(classes.levels)
+        per = np.zeros((classes.n_classes, q))
+        for j in range(q):
+            shares = np.asarray(metric.shares[j][int(classes.levels[j])], dtype=float)
+            per[:, j] = counts * shares[classes.gen[:, j]]
+        return metric.aggregate_many(per)
+    if name == "entropy-based-loss":
+        return counts * metric.loss.of_classes(classes)
+    if name == "publisher-payout":
+        from engine.metrics.game_theoretic import publisher_payout
+        sizes = classes.counts if metric.attacker == "journalist" else counts
+        success = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
+        pay = publisher_payout(metric.benefit, metric.publisher_loss, metric.gain, metric.cost,
+                               metric.loss.of_classes(classes), success)
+        return counts * (metric.benefit - pay)
+    return None
+
+
+def suppression_order(counts: np.ndarray, candidates: np.ndarray,
+                      tiebreak: np.ndarray | None = None) -> np.ndarray:
+    """``candidates`` (class indices) in ARX's suppression order: size, then the class's
+    information loss (numbers, or rows compared lexicographically), then index (= first
+    record)."""
+    keys: list[np.ndarray] = [candidates]
+    if tiebreak is not None:
+        t = np.asarray(tiebreak)[candidates]
+        if t.ndim == 1:
+            keys.append(t)
+        else:  # lexsort takes its primary key last
+            keys.extend(t[:, c] for c in range(t.shape[1] - 1, -1, -1))
+    keys.append(counts[candidates])
+    return candidates[np.lexsort(keys)]
+
+
+def _half(a: int, b: int) -> int:
+    """Java's ``(a + b) / 2`` (rounds towards zero)."""
+    s = a + b
+    return s // 2 if s >= 0 else -((-s) // 2)
+
+
+def arx_binary_search(n_entries: int, fulfilled: Callable[[np.ndarray], bool]) -> np.ndarray:
+    """ARX's search for the entries (in suppression order) to suppress, probe for probe.
+
+    ``fulfilled(mask)`` says whether the model holds with the entries flagged in
+    ``mask`` suppressed. For a predicate that is monotonic in the number of
+    suppressed entries this finds the fewest; for others it ends where ARX does.
+    Returns the mask of suppressed entries.
+    """
+    sup = np.zeros(n_entries, dtype=bool)
+    if n_entries == 0:
+        return sup
+    low, high = 0, n_entries - 1
+    mid = _half(low, high)
+    sup[low:mid + 1] = True
+    while low <= high:
+        if fulfilled(sup):
+            high = mid - 1
+            mid = _half(low, high)
+            start = mid + 1
+            if start < n_entries:  # clear the run of suppressed entries from mid + 1
+                run = sup[start:]
+                stop = start + (int(np.argmin(run)) if not run.all() else len(run))
+                sup[start:stop] = False
+        else:
+            low = mid + 1
+            mid = _half(low, high)
+            if low <= mid:
+                sup[low:mid + 1] = True
+    # finally ARX checks mid + 1
+    if not fulfilled(sup) and 0 <= mid + 1 < n_entries and not sup[mid + 1]:
+        sup[mid + 1] = True
+    return sup
 
 
 class RiskBasedModel(PrivacyModel):
@@ -26,22 +122,17 @@ class RiskBasedModel(PrivacyModel):
         """Whether released classes of these sizes (records per class) fulfil the model."""
         raise NotImplementedError
 
-    def enforce(self, classes: Classes, counts: np.ndarray,
-                suppressed: np.ndarray) -> np.ndarray:
+    def enforce(self, classes: Classes, counts: np.ndarray, suppressed: np.ndarray,
+                metric=None) -> np.ndarray:
         released = np.flatnonzero(~suppressed & (counts > 0))
-        order = released[np.argsort(counts[released], kind="stable")]
-        sizes = counts[order]
-        if self.fulfilled(sizes):
+        if self.fulfilled(counts[released]):
             return suppressed
-        lo, hi = 1, len(order)  # suppressing everything always fulfils the model
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.fulfilled(sizes[mid:]):
-                hi = mid
-            else:
-                lo = mid + 1
+        tiebreak = None if metric is None else class_losses(metric, classes, counts)
+        order = suppression_order(counts, released, tiebreak)
+        sizes = counts[order]
+        gone = arx_binary_search(len(order), lambda mask: self.fulfilled(sizes[~mask]))
         out = suppressed.copy()
-        out[order[:lo]] = True
+        out[order[gone]] = True
         return out
 
     def table_ok(self, classes: Classes, suppressed: np.ndarray) -> bool:

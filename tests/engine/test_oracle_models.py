@@ -31,17 +31,10 @@ KNOWN_DEVIATIONS = {
                                              "than Grassberger (2003) with at least l "
                                              "distinct values condemns (no threshold on "
                                              "the Shannon, Gr88 or Gr03 estimate matches)",
-    "TestAnonymizationRiskBased#1": "ARX suppresses ~1% more sample uniques than the "
-                                    "fewest needed (its choice of classes is not documented)",
-    "TestAnonymizationRiskBased#2": "ARX's Pitman solver ends elsewhere than this MLE",
-    "TestAnonymizationRiskBased#3": "ARX's choice of classes to suppress is not documented",
-    "TestAnonymizationProfitability#0": "ARX's publisher payout charges 2,700 more at the "
-                                        "optimum (how it prices suppressed records is unknown)",
 }
 
-#: known deviations too slow to run every time (population uniqueness solves the
-#: estimator's equations at every step of every check: tens of minutes)
-NOT_RUN = {"TestAnonymizationRiskBased#2", "TestAnonymizationRiskBased#3"}
+#: known deviations too slow to run every time
+NOT_RUN: set[str] = set()
 
 #: cases that take more than 20 s here (CUP data with thousands of checks)
 SLOW = {
