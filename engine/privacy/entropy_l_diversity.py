@@ -2,8 +2,13 @@
 
 The entropy is estimated either as the plug-in Shannon entropy or with
 Grassberger's bias-corrected estimator (Grassberger 2003, "Entropy estimates
-from insufficient samplings"): H = ln N - 1/N * sum_i n_i G(n_i), with
-G(n) = psi(n) + 1/2 (-1)^n (psi((n+1)/2) - psi(n/2)).
+from insufficient samplings"). As in ARX, both have the form
+H = f(N) - 1/N * sum_i n_i f(n_i), N the class size and n_i the counts of its
+values: f = ln for Shannon, f = G for Grassberger, with
+G(n) = psi(n) + 1/2 (-1)^n (psi((n+1)/2) - psi(n/2)). G also replaces the
+leading ln N (ARX's "logarithm substitute"). G is constant on {2m, 2m+1}:
+G(2m) = G(2m+1) = psi(m + 1/2) + ln 2 (G(1) = -gamma - ln 2 < 0), so an odd
+class size counts as the even size below it.
 
 Whatever the estimator, a class must hold at least ceil(l) distinct sensitive
 values (as in ARX: its ``minSize``). The plug-in Shannon estimate implies this,
@@ -24,9 +29,11 @@ ESTIMATORS = ("shannon", "grassberger")
 
 
 def grassberger_g(n: np.ndarray) -> np.ndarray:
+    """Grassberger's G(n) for counts n >= 1: psi(floor(n/2) + 1/2) + ln 2 for n >= 2,
+    -gamma - ln 2 for n = 1 (equal to psi(n) + 1/2 (-1)^n (psi((n+1)/2) - psi(n/2)))."""
     n = np.asarray(n, dtype=np.float64)
-    sign = np.where(np.mod(n, 2) == 0, 1.0, -1.0)
-    return digamma(n) + 0.5 * sign * (digamma((n + 1) / 2) - digamma(n / 2))
+    half = np.floor(n / 2)
+    return np.where(n < 2, digamma(0.5), digamma(half + 0.5)) + math.log(2)
 
 
 def grassberger_entropy(dist: SparseCounts) -> np.ndarray:
@@ -35,7 +42,7 @@ def grassberger_entropy(dist: SparseCounts) -> np.ndarray:
     n = segment_sum(counts, dist.indptr)
     terms = segment_sum(counts * grassberger_g(counts), dist.indptr)
     safe = np.where(n > 0, n, 1.0)
-    return np.where(n > 0, np.log(safe) - terms / safe, 0.0)
+    return np.where(n > 0, grassberger_g(safe) - terms / safe, 0.0)
 
 
 class EntropyLDiversity(SensitiveAttributeModel):

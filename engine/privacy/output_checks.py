@@ -103,13 +103,15 @@ def _shannon(counts: np.ndarray) -> float:
 
 
 def _grassberger(counts: np.ndarray) -> float:
+    # G(N) - 1/N sum n G(n): ARX puts Grassberger's G in place of every logarithm,
+    # the leading ln N included
     from scipy.special import digamma
-    n = counts.sum()
-    total = 0.0
-    for c in counts:
-        g = digamma(c) + 0.5 * (-1) ** int(c) * (digamma((c + 1) / 2) - digamma(c / 2))
-        total += c * g
-    return float(math.log(n) - total / n)
+
+    def g(c: float) -> float:
+        return float(digamma(c) + 0.5 * (-1) ** int(c) * (digamma((c + 1) / 2) - digamma(c / 2)))
+
+    n = float(counts.sum())
+    return g(n) - sum(c * g(c) for c in counts) / n
 
 
 def check_entropy_l_diversity(model, frame, qis, subset_mask) -> list[str]:

@@ -413,3 +413,22 @@ def test_grassberger_needs_l_distinct_values():
     assert grassberger_entropy(dist)[0] > math.log(3)
     model = EntropyLDiversity("disease", 3, "grassberger")
     assert model.violating_distributions(dist).tolist() == [True, False]
+
+
+def test_grassberger_uses_g_of_the_class_size():
+    """ARX's Grassberger estimate is G(N) - 1/N sum n G(n), G also replacing ln N.
+    G(1) = c, G(2) = G(3) = c + 2, G(4) = G(5) = c + 2 + 2/3, G(6) = c + 2 + 2/3 + 2/5
+    (c = -gamma - ln 2), and c cancels since sum n = N. Counts (1, 2, 2): G(5) - (G(1)
+    + 4 G(2))/5 = 8/3 - 8/5 = 16/15 < ln 3 (ln 5 as leading term would give 1.2798,
+    above ln 3). Counts (2, 2, 2): G(6) - G(2) = 16/15 too. Counts (1, 1, 1): G(3) - G(1)
+    = 2."""
+    from engine.privacy.entropy_l_diversity import EntropyLDiversity, grassberger_entropy
+    from engine.privacy.output_checks import _grassberger
+    codes = np.array([0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 1, 2])
+    groups = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2])
+    dist = SparseCounts.from_codes(codes, 3).rollup(groups, 3)
+    assert np.allclose(grassberger_entropy(dist), [16 / 15, 16 / 15, 2.0], rtol=0, atol=1e-12)
+    for counts, expected in (([1, 2, 2], 16 / 15), ([2, 2, 2], 16 / 15), ([1, 1, 1], 2.0)):
+        assert abs(_grassberger(np.array(counts, dtype=float)) - expected) < 1e-12
+    model = EntropyLDiversity("disease", 3, "grassberger")
+    assert model.violating_distributions(dist).tolist() == [True, True, False]
