@@ -17,16 +17,18 @@ size ``j`` (the frequencies of frequencies); the population has
   maximum likelihood; the expected number of population uniques is
   ``N Gamma(theta+1) Gamma(theta+alpha+N-1) / (Gamma(theta+alpha) Gamma(theta+N))``,
   and the estimate is that number divided by ``N``.
-- **SNB**, slide negative binomial (Chen & Keller-McNulty 1998): population class
-  sizes are ``1 + NegBin(k, p)``, sample sizes binomial thinnings of them.
-  ``(k, p)`` are fitted so that the model reproduces the observed shares of
-  sample classes of size one and two among the sample's classes; a sample
-  unique is then a population unique with probability
-  ``(1-q)^(k+1) / (1 - q + k q)``, ``q = (1-p)(1-fraction)``, and the estimate
-  is ``f_1`` times that, over ``n``.
-- **Dankar** et al. (2012): a decision rule over the others: Pitman for
-  sampling fractions up to 10 % (Zayatz when Pitman's fit does not converge),
-  Zayatz above.
+- **SNB**, slide negative binomial (Chen & Keller-McNulty 1998), as ARX 3.9 has
+  it: population class sizes are ``1 + NegBin(alpha, beta)``, sample sizes
+  binomial thinnings of them. ``K``, the number of population classes, is
+  estimated from the sample (`snb_population_classes`); (alpha, beta) solve
+  "expected number of sample classes of size one = f_1, of size two = f_2" by
+  Newton-Raphson from ARX's starting points (`_snb_system`, `_snb_newton`:
+  ARX's second equation and its restarts are reproduced, see there); the
+  estimate is ``K beta^alpha`` population uniques over ``N``. ARX's solver
+  finds no root for most data below large sampling fractions: NaN then.
+- **Dankar** et al. (2012): a decision rule over the others (`dankar_rule`):
+  Pitman for sampling fractions up to 10 % (Zayatz when Pitman's fit fails),
+  above that the smaller of Zayatz and SNB (Zayatz when SNB fails).
 
 Each estimator is ``f(class_sizes, sampling_fraction) -> share`` (NaN when it
 has no answer, for instance when the fit fails) and is registered in
@@ -39,7 +41,6 @@ import functools
 import math
 
 import numpy as np
-from scipy import optimize
 from numba import njit
 from scipy.special import gammaln
 
@@ -366,66 +367,179 @@ def pitman_population_uniques(theta: float, alpha: float, population: float) -> 
     return math.exp(log_uniques)
 
 
-def _snb_shares(k: float, p: float, fraction: float) -> tuple[float, float, float]:
-    """P(f=0), P(f=1), P(f=2) of a sample class under the slide negative binomial."""
-    q = (1 - p) * (1 - fraction)
-    a0 = p / (1 - q)
-    c = (1 - p) * fraction / p
-    p0 = (1 - fraction) * a0 ** k
-    p1 = fraction * a0 ** k + (1 - fraction) * k * c * a0 ** (k + 1)
-    p2 = fraction * k * c * a0 ** (k + 1) + 0.5 * (1 - fraction) * k * (k + 1) * c * c * a0 ** (k + 2)
-    return p0, p1, p2
+def snb_population_classes(j: np.ndarray, f: np.ndarray, fraction: float) -> float:
+    """ARX's estimate of the number ``K`` of non-empty classes in the population, from
+    the frequencies of frequencies ``f_j`` at sampling fraction ``q``: with
+    ``S(x) = sum_j (1-x)^j f_j`` and ``D(x) = sum_j j x (1-x)^(j-1) f_j`` (Shlosser's
+    ratio is ``S(q) / D(q)``),
+
+        K = u + f_1 * A / B * (S(q) / D(q))^2,
+        A = D(q^2) q,   B = sum_j ((1-q^2)^j f_j - 1)
+
+    (``u`` classes in the sample). ``B`` takes one from each distinct class size's
+    term rather than weighting it by ``f_j``: that is how ARX 3.9 computes it."""
+    jj = np.asarray(j, dtype=np.float64)
+    ff = np.asarray(f, dtype=np.float64)
+    q = float(fraction)
+    q2 = q * q
+    with np.errstate(all="ignore"):
+        a = float((jj * q2 * (1.0 - q2) ** (jj - 1.0) * ff).sum())
+        b = float((((1.0 - q) ** jj) * ff * (1.0 + q) ** jj - 1.0).sum())
+        s = float((((1.0 - q) ** jj) * ff).sum())
+        d = float((jj * q * (1.0 - q) ** (jj - 1.0) * ff).sum())
+        f1 = float(ff[jj == 1].sum())
+        return float(ff.sum()) + f1 * (a / b) * (s / d) * (s / d)
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _snb_system(a, b, q, k, c1, c2):
+    """ARX's SNB equations in (alpha, beta) and the Jacobian it steps with.
+
+    With ``d = (1-q)(1-beta)`` and ``u = 1 - d``, Chen & Keller-McNulty's expected
+    numbers of sample classes of size one and two among ``k`` population classes are
+
+        E1 = k q (beta/u)^alpha (1 + alpha d / u)
+        E2 = k q^2/2 alpha beta^alpha (1-beta) u^-(alpha+2) (2 - (1-alpha) d).
+
+    ARX solves E1 = c1 and E2' = c2 where E2' *multiplies* by u^(alpha+2) instead of
+    dividing, but steps with the Jacobian of the paper's (E1, E2). Returns the two
+    residuals of ARX's system and that Jacobian."""
+    s = 1.0 - q
+    d = s * (1.0 - b)
+    u = 1.0 - d
+    t = 2.0 - (1.0 - a) * d
+    r = b / u
+    ra = r ** a
+    ba = b ** a
+    e1 = k * q * ra * (1.0 + a * d / u) - c1
+    e2 = k * a * ba * q * q * (1.0 - b) / 2.0 * u ** (a + 2.0) * t - c2
+    j11 = k * q * ra * (math.log(r) * (1.0 + a * d / u) + d / u)
+    j12 = k * q * a * ra / (u * u) * (q * (u + a * d) / b - s)
+    h = k * q * q / 2.0
+    w = u ** (-(a + 2.0))
+    g = ba * (1.0 - b) * w * t                     # E2 = h alpha g
+    j21 = h * (g + a * g * (math.log(b) - math.log(u)) + a * ba * (1.0 - b) * w * d)
+    j22 = h * a * (a * b ** (a - 1.0) * (1.0 - b) * w * t - ba * w * t
+                   - (a + 2.0) * s * g / u + ba * (1.0 - b) * w * (1.0 - a) * s)
+    return e1, e2, j11, j12, j21, j22
+
+
+@njit(cache=True, nogil=True, error_model="numpy")
+def _snb_newton(q, k, c1, c2, starts, per_try, budget, accuracy):
+    """Newton-Raphson on `_snb_system` from each start in turn, as ARX's solver: a try
+    ends when an iterate is NaN or after ``per_try`` steps; the first point where both
+    residuals are at most ``accuracy`` wins; ``budget`` bounds the steps of all tries.
+    Returns (alpha, beta), NaN when no try converged."""
+    used = 0
+    for i in range(starts.shape[0]):
+        a = starts[i, 0]
+        b = starts[i, 1]
+        steps = 0
+        while True:
+            used += 1
+            e1, e2, j11, j12, j21, j22 = _snb_system(a, b, q, k, c1, c2)
+            if abs(e1) <= accuracy and abs(e2) <= accuracy:
+                return a, b
+            inv = 1.0 / (j11 * j22 - j12 * j21)
+            a, b = a - (j22 * e1 - j12 * e2) * inv, b - (j11 * e2 - j21 * e1) * inv
+            if math.isnan(a) or math.isnan(b) or steps > per_try:
+                break
+            steps += 1
+        if used > budget:
+            break
+    return np.nan, np.nan
+
+
+#: ARX's solver settings (ARXSolverConfiguration): residuals within 1e-6, 1,000 steps a
+#: try, 10,000 in all
+SNB_ACCURACY, SNB_STEPS_PER_TRY, SNB_STEPS = 1e-6, 1000, 10_000
+#: ARX's first try starts at (1, 1), where the Jacobian is singular; the others start
+#: at uniform random points of (0, 1)^2 (Java's Math.random; here a fixed sequence)
+_SNB_STARTS = np.vstack([[1.0, 1.0],
+                         np.random.default_rng(20120823).random((SNB_STEPS + 1, 2))])
+
+
+@functools.lru_cache(maxsize=4096)
+def _snb_fit_cached(key: bytes, m: int, fraction: float) -> tuple[float, float, float]:
+    hist = np.frombuffer(key, dtype=np.int64).reshape(2, m)
+    j, f = hist[0], hist[1].astype(np.float64)
+    k = snb_population_classes(j, f, fraction)
+    c1 = float(f[j == 1].sum())
+    c2 = float(f[j == 2].sum())
+    if not math.isfinite(k):
+        return k, math.nan, math.nan
+    alpha, beta = _snb_newton(float(fraction), k, c1, c2, _SNB_STARTS,
+                              SNB_STEPS_PER_TRY, SNB_STEPS, SNB_ACCURACY)
+    return k, float(alpha), float(beta)
+
+
+def snb_fit(class_sizes: np.ndarray, sampling_fraction: float) -> tuple[float, float, float]:
+    """ARX's SNB fit: (K, alpha, beta), alpha and beta NaN when the solver finds no
+    root. Cached by frequencies of frequencies and fraction."""
+    j, f = frequencies_of_frequencies(class_sizes)
+    key = np.stack([j.astype(np.int64), f.astype(np.int64)]).tobytes()
+    return _snb_fit_cached(key, len(j), float(sampling_fraction))
 
 
 def snb(class_sizes: np.ndarray, sampling_fraction: float) -> float:
     """The slide-negative-binomial estimate of the share of records unique in the
-    population."""
+    population, as ARX computes it: ``K beta^alpha / N`` (the expected number of
+    population classes of size one over the population), NaN when ARX's solver finds
+    no root; 0 without sample uniques. Not clipped to [0, 1] (nor is ARX's)."""
     got = _check(class_sizes, sampling_fraction)
     if got is None:
         return math.nan
-    j, f, n, _ = got
+    j, f, n, big_n = got
     if j[0] != 1:
         return 0.0
-    if sampling_fraction >= 1.0:
-        return float(f[0]) / n
-    k_classes = float(f.sum())
-    f1 = float(f[0])
-    f2 = float(f[j == 2].sum())
-    target = np.array([f1 / k_classes, f2 / k_classes])
+    k, alpha, beta = snb_fit(class_sizes, sampling_fraction)
+    with np.errstate(all="ignore"):
+        uniques = k * beta ** alpha
+    return float(uniques) / big_n
 
-    def residual(x):
-        k, p = math.exp(x[0]), 1.0 / (1.0 + math.exp(-x[1]))
-        p0, p1, p2 = _snb_shares(k, p, sampling_fraction)
-        seen = 1.0 - p0
-        return np.array([p1 / seen, p2 / seen]) - target
 
-    best = None
-    for start in ((0.0, 0.0), (-2.0, -2.0), (2.0, 2.0), (-1.0, -4.0)):
-        try:
-            res = optimize.least_squares(residual, np.array(start), xtol=1e-12, ftol=1e-12)
-        except (ValueError, OverflowError, ZeroDivisionError):
-            continue
-        if best is None or res.cost < best.cost:
-            best = res
-    if best is None or best.cost > 1e-10:
-        return math.nan
-    k, p = math.exp(best.x[0]), 1.0 / (1.0 + math.exp(-best.x[1]))
-    q = (1 - p) * (1 - sampling_fraction)
-    share_unique = (1 - q) ** (k + 1) / (1 - q + k * q)
-    return f1 * share_unique / n
+def _valid(value):
+    """ARX's test of an estimate: a number other than 0."""
+    return ~np.isnan(value) & (value != 0)
+
+
+def dankar_rule(sampling_fraction, pitman, zayatz, snb, zayatz_fallback: bool = True):
+    """Dankar et al.'s decision rule over the three estimates (scalars or arrays
+    aligned with ``sampling_fraction``), as ARX applies it:
+
+    - sampling fraction up to 10 %: Pitman's estimate; where it is NaN or 0, Zayatz's
+      (or NaN without ``zayatz_fallback``);
+    - above 10 %: the smaller of Zayatz's and the SNB estimate; Zayatz's where SNB is
+      NaN or 0 (and SNB's where Zayatz's is NaN).
+
+    Callers handle samples without uniques (every estimate 0) themselves."""
+    fraction = np.asarray(sampling_fraction, dtype=np.float64)
+    p, z, s = (np.asarray(v, dtype=np.float64) for v in (pitman, zayatz, snb))
+    low = np.where(_valid(p), p, z if zayatz_fallback else np.nan)
+    with np.errstate(invalid="ignore"):
+        high = np.where(_valid(s), np.where(z < s, z, s), z)
+    out = np.where(fraction <= DANKAR_SWITCH, low, high)
+    return float(out) if out.ndim == 0 else out
 
 
 def dankar(class_sizes: np.ndarray, sampling_fraction: float,
            zayatz_fallback: bool = True) -> float:
-    """Dankar et al.'s decision rule over the Pitman and Zayatz estimators.
+    """Dankar et al.'s decision rule (`dankar_rule`) on these class sizes: 0 without
+    sample uniques.
 
     Without ``zayatz_fallback`` a failed Pitman fit gives NaN, as in ARX's
     population-uniqueness privacy model (its Risk perspective falls back)."""
+    got = _check(class_sizes, sampling_fraction)
+    if got is None:
+        return math.nan
+    if got[0][0] != 1:
+        return 0.0
     if sampling_fraction <= DANKAR_SWITCH:
-        value = pitman(class_sizes, sampling_fraction)
-        if not math.isnan(value) or not zayatz_fallback:
-            return value
-    return zayatz(class_sizes, sampling_fraction)
+        p, s = pitman(class_sizes, sampling_fraction), math.nan
+    else:
+        p, s = math.nan, snb(class_sizes, sampling_fraction)
+    return dankar_rule(sampling_fraction, p, zayatz(class_sizes, sampling_fraction), s,
+                       zayatz_fallback)
 
 
 ESTIMATORS = {"pitman": pitman, "zayatz": zayatz, "snb": snb, "dankar": dankar}

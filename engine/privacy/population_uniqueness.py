@@ -11,7 +11,9 @@ The estimators (Pitman, Zayatz, SNB, Dankar's rule) live in
 - the table fulfils the model when the estimate is positive and at most the
   threshold, or when it has no sample uniques at all; an estimator that fails
   (NaN, or 0 with sample uniques left) does not fulfil it, and Dankar's rule
-  does not fall back to Zayatz when Pitman's fit fails;
+  (``risk_estimators.dankar_rule``: Pitman up to a 10 % sampling fraction, the
+  smaller of Zayatz and SNB above) does not fall back to Zayatz when Pitman's
+  fit fails;
 - only Zayatz's estimate is taken to be monotonic under generalization (ARX
   declares the others non-monotonic); none is monotonic with suppression.
 """

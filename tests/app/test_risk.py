@@ -264,6 +264,11 @@ def test_engine_estimators(qtbot, make_view, adult_result):
     assert ((curves.dropna() >= 0) & (curves.dropna() <= 1)).all().all()
     low = curves.index <= estimators.DANKAR_SWITCH
     assert np.allclose(curves["Dankar"][low], curves["Pitman"][low], equal_nan=True)
+    # above: the smaller of Zayatz and SNB, Zayatz where SNB has no root
+    high = curves[~low]
+    expected = np.where(high["SNB"].notna(), np.fmin(high["Zayatz"], high["SNB"]),
+                        high["Zayatz"])
+    assert np.allclose(high["Dankar"], expected, equal_nan=True)
     fraction = view.uniqueness.fraction
     assert view.summaries[0].population_uniques == pytest.approx(
         estimators.dankar(view.sides[0].sizes.sample, fraction))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -77,6 +78,21 @@ def test_population_estimator_hook(data):
 
     r = risk_summary(class_sizes(data, ["a"]), sampling_fraction=0.01, estimator=estimator)
     assert r.population_uniques == 0.125 and seen["args"] == ([1, 3, 3], 0.01)
+
+
+def test_population_uniques_by_dankars_rule():
+    # the summary's population uniques by the engine's Dankar rule: Pitman up to 10 %,
+    # above it the smaller of Zayatz and SNB (Zayatz where SNB has no root)
+    from engine.analysis import risk_estimators as re
+    rng = np.random.default_rng(4)
+    frame = pd.DataFrame({"q": [f"c{c}" for c in np.repeat(np.arange(300),
+                                                            rng.geometric(0.4, size=300))]})
+    sizes = class_sizes(frame, ["q"])
+    got = {f: risk_summary(sizes, sampling_fraction=f, estimator=re.dankar).population_uniques
+           for f in (0.05, 0.3, 0.9)}
+    assert got[0.05] == re.pitman(sizes.sample, 0.05)
+    assert math.isnan(re.snb(sizes.sample, 0.3)) and got[0.3] == re.zayatz(sizes.sample, 0.3)
+    assert got[0.9] == min(re.zayatz(sizes.sample, 0.9), re.snb(sizes.sample, 0.9))
 
 
 def test_risk_profile_bins(data):

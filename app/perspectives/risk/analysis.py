@@ -182,8 +182,8 @@ def uniqueness_curves(sides: Sequence[RiskSide], fractions: Sequence[np.ndarray]
     Returns one frame per side, indexed by fraction, one column per estimator (NaN
     where an estimator has no answer: no convergence, or no classes).
     """
-    switch = _dankar_switch(found)
-    computed = {k: v for k, v in found.items() if not (switch is not None and k == "Dankar")}
+    rule = _dankar_rule(found)
+    computed = {k: v for k, v in found.items() if not (rule is not None and k == "Dankar")}
     total = sum(len(f) for f in fractions) * max(len(computed), 1)
     reporter = Reporter(progress, total, cancel)
     done, out = 0, []
@@ -198,27 +198,28 @@ def uniqueness_curves(sides: Sequence[RiskSide], fractions: Sequence[np.ndarray]
                 frame.loc[fraction, name] = _estimate(fn, sizes, float(fraction))
                 done += 1
                 reporter.report(done, None, None, phase="uniqueness")
-        if switch is not None:
-            pitman = frame["Pitman"]
-            use = (frame.index.to_numpy() <= switch) & pitman.notna().to_numpy()
-            frame["Dankar"] = np.where(use, pitman, frame["Zayatz"])
+        if rule is not None:
+            frame["Dankar"] = rule(frame.index.to_numpy(), frame["Pitman"].to_numpy(),
+                                   frame["Zayatz"].to_numpy(), frame["SNB"].to_numpy())
         out.append(frame)
     reporter.report(total, None, None, force=True, phase="uniqueness")
     return out
 
 
-def _dankar_switch(found: Mapping[str, PopulationEstimator]) -> float | None:
-    """The engine's Dankar rule is Pitman up to a sampling fraction, Zayatz above (or
-    where Pitman has no answer): derive its curve from theirs instead of fitting Pitman
-    twice. None when ``found`` does not hold the engine's own three estimators."""
+def _dankar_rule(found: Mapping[str, PopulationEstimator]):
+    """The engine's Dankar rule combines the Pitman, Zayatz and SNB estimates: when
+    ``found`` holds the engine's own four estimators, its curve is derived from
+    theirs by the engine's ``dankar_rule`` instead of fitting each model twice.
+    Returns ``f(fractions, pitman, zayatz, snb) -> dankar`` or None."""
     try:
         module = importlib.import_module("engine.analysis.risk_estimators")
     except ImportError:
         return None
-    names = {"Pitman": "pitman", "Zayatz": "zayatz", "Dankar": "dankar"}
-    if all(found.get(k) is getattr(module, v, None) for k, v in names.items()):
-        switch = getattr(module, "DANKAR_SWITCH", None)
-        return float(switch) if switch is not None else None
+    names = {"Pitman": "pitman", "Zayatz": "zayatz", "SNB": "snb", "Dankar": "dankar"}
+    rule = getattr(module, "dankar_rule", None)
+    if callable(rule) and all(found.get(k) is getattr(module, v, None)
+                              for k, v in names.items()):
+        return rule
     return None
 
 
