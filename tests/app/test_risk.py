@@ -269,6 +269,12 @@ def test_engine_estimators(qtbot, make_view, adult_result):
     expected = np.where(high["SNB"].notna(), np.fmin(high["Zayatz"], high["SNB"]),
                         high["Zayatz"])
     assert np.allclose(high["Dankar"], expected, equal_nan=True)
+    # an estimator without a root at some fractions is named, not silently left out
+    caption = view.uniqueness.caption.text()
+    for name in curves:
+        missing = int(curves[name].isna().sum())
+        assert (f"{name} has no solution at {missing} of {len(curves)}" in caption) == \
+            (missing > 0), (name, caption)
     fraction = view.uniqueness.fraction
     assert view.summaries[0].population_uniques == pytest.approx(
         estimators.dankar(view.sides[0].sizes.sample, fraction))

@@ -27,6 +27,25 @@ from app.perspectives.risk.controls import PopulationEditor
 from app.perspectives.risk.jobs import AnalysisJob
 
 
+CAPTION = ("Estimated share of records that are unique in the population, for every "
+           "sampling fraction. Dashed line: the population model above.")
+
+
+def unsolved_note(curves: list[pd.DataFrame]) -> str:
+    """Names the estimators whose equations have no root at some fractions (their curves
+    have gaps there)."""
+    notes = []
+    for name in ESTIMATOR_NAMES:
+        frames = [f for f in curves if f is not None and name in f]
+        if not frames:
+            continue
+        missing = max(int(f[name].isna().sum()) for f in frames)
+        if missing:
+            notes.append(f"{name} has no solution at {missing} of {len(frames[0])} "
+                         "fractions (not drawn there).")
+    return (" " + " ".join(notes)) if notes else ""
+
+
 class UniquenessPlot(pg.PlotWidget):
     """Estimates against the sampling fraction (log x), with the model's fraction marked."""
 
@@ -61,6 +80,10 @@ class UniquenessPlot(pg.PlotWidget):
             y = frame[name].to_numpy(dtype=float) * 100.0
             ok = np.isfinite(y)
             curve.setData(frame.index.to_numpy()[ok], y[ok])
+            # a lone solution is no line: mark it
+            curve.setSymbol("o" if ok.sum() == 1 else None)
+            curve.setSymbolBrush(CURVE_COLORS[name])
+            curve.setSymbolSize(6)
         if frame is not None and len(frame):
             self.set_span(float(frame.index.min()))
 
@@ -89,9 +112,7 @@ class UniquenessView(QWidget):
         lay.addWidget(self.editor)
         self.bar = RunBar("Estimate")
         lay.addWidget(self.bar)
-        self.caption = muted_label(
-            "Estimated share of records that are unique in the population, for every "
-            "sampling fraction. Dashed line: the population model above.")
+        self.caption = muted_label(CAPTION)
         lay.addWidget(self.caption)
         legend = QHBoxLayout()
         for name in ESTIMATOR_NAMES:
@@ -183,6 +204,7 @@ class UniquenessView(QWidget):
             values = np.concatenate([f.to_numpy(dtype=float).ravel() for f in curves])
             top = float(np.nanmax(values)) if np.isfinite(values).any() else 0.01
             self.plots[0].setYRange(0, max(top * 100 * 1.08, 1.0), padding=0)  # y is linked
+            self.caption.setText(CAPTION + unsolved_note(curves))
         self.uniques = tuple(uniques) + (None,) * (2 - len(uniques))
         name = DEFAULT_ESTIMATOR if DEFAULT_ESTIMATOR in self.found else next(iter(self.found))
         for caption, side, u in zip(self.captions, self.sides, self.uniques):
