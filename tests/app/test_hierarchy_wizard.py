@@ -267,7 +267,7 @@ def test_dates_and_priority_pages(qtbot, make_wizard):
     page.add_coarser_level()
     assert [lv.granularity for lv in page.date_levels()] == ["month", "year", "decade",
                                                              "century"]
-    page.rows[0][1].setCurrentText("quarter")
+    page.levels.rows[0][1].setCurrentText("quarter")
     h, spec = finish(qtbot, wizard)["d"]
     assert h.mapping(1)["2020-05-02"] == "2020-Q2" and h.mapping(4)["1999-07-01"] == "1900-1999"
 
@@ -288,6 +288,40 @@ def test_dates_and_priority_pages(qtbot, make_wizard):
     assert page.order.values() == ["c", "a", "b"]
     h, spec = finish(qtbot, wizard)["w"]
     assert spec.order == ("c", "a", "b") and h.mapping(2)["c"] == "c"
+
+
+def test_level_rows_are_added_and_removed_with_their_buttons(qtbot, make_wizard, cup):
+    dates = EncodedTable.from_dataframe(pd.DataFrame(
+        {"d": ["2020-01-15", "2020-05-02", "2021-12-31", "1999-07-01"]})).column("d")
+    wizard = make_wizard({"d": dates}, {"kind": "date", "format": "%Y-%m-%d"})
+    page = choose(qtbot, wizard, "dates")
+    rows = page.levels
+    qtbot.mouseClick(rows.add_button, Qt.MouseButton.LeftButton)
+    assert [lv.granularity for lv in page.date_levels()] == ["month", "year", "decade",
+                                                             "century"]
+    qtbot.mouseClick(rows.rows[1][3], Qt.MouseButton.LeftButton)  # remove "year"
+    assert [lv.granularity for lv in page.date_levels()] == ["month", "decade", "century"]
+    assert [r[0].text() for r in rows.rows] == ["Level 1", "Level 2", "Level 3"]
+    assert [r[1].objectName() for r in rows.rows] == ["granularity1", "granularity2",
+                                                      "granularity3"]
+    h, spec = finish(qtbot, wizard)["d"]
+    assert [lv.granularity for lv in spec.levels] == ["month", "decade", "century"]
+
+    wizard = make_wizard({"AGE": cup["AGE"]}, "integer")
+    page = choose(qtbot, wizard, "ordering")
+    rows = page.levels
+    before = len(rows.rows)
+    qtbot.mouseClick(rows.add_button, Qt.MouseButton.LeftButton)
+    assert len(rows.rows) == before + 1
+    assert rows.rows[-1][1].objectName() == f"levelSizes{before + 1}"
+    assert rows.rows[-1][1].text() == "2" and rows.rows[-1][2].label().function == "set"
+    retype(qtbot, rows.rows[-1][1], "3")
+    for _ in range(before):
+        qtbot.mouseClick(rows.rows[0][3], Qt.MouseButton.LeftButton)
+    assert [r[0].text() for r in rows.rows] == ["Level 1"]
+    assert rows.rows[0][1].objectName() == "levelSizes1"
+    h, spec = finish(qtbot, wizard)["AGE"]
+    assert [[g.size for g in lv] for lv in spec.levels] == [[3]]
 
 
 # --- editing an imported hierarchy ------------------------------------------------------------

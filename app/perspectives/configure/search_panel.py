@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QSpinBox
 
 from app.document import Document
+from app.perspectives.configure.settings_form import SettingsForm
 from engine.config import ALGORITHMS
 from engine.search import EXACT, heuristic_algorithms
 
@@ -15,14 +15,10 @@ LABELS = {"optimal": "Optimal (Flash)", "exhaustive": "Exhaustive", "lightning":
           "igreedy": "Improved greedy"}
 
 
-class SearchPanel(QWidget):
+class SearchPanel(SettingsForm):
     def __init__(self, document: Document, parent=None):
-        super().__init__(parent)
-        self.doc = document
-        self._updating = False
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(10, 10, 10, 10)
-        form = QFormLayout()
+        super().__init__(document, parent)
+        form = self.form
         self.algorithm = QComboBox()
         self.algorithm.setObjectName("algorithm")
         available = set(EXACT) | set(heuristic_algorithms())
@@ -51,34 +47,23 @@ class SearchPanel(QWidget):
         self.threshold.setToolTip("Above this many transformations the optimal search "
                                   "hands over to a heuristic")
         form.addRow("Heuristic above", self.threshold)
-        lay.addLayout(form)
-        lay.addStretch()
-        self.algorithm.activated.connect(self._edited)
-        self.practical.toggled.connect(self._edited)
-        for w in (self.time_limit, self.step_limit, self.seed, self.threshold):
-            w.valueChanged.connect(self._edited)
-        document.settings_changed.connect(self._refresh)
-        self._refresh()
+        self.follow(self.algorithm.activated, self.practical.toggled,
+                    *(w.valueChanged for w in (self.time_limit, self.step_limit, self.seed,
+                                               self.threshold)))
 
-    def _refresh(self) -> None:
+    def show_settings(self) -> None:
         t = self.doc.settings.transformation
-        self._updating = True
-        try:
-            self.algorithm.setCurrentIndex(max(0, self.algorithm.findData(t.algorithm)))
-            self.practical.setChecked(t.practical_monotonicity)
-            self.time_limit.setValue(t.time_limit_s or 0)
-            self.step_limit.setValue(t.step_limit or 0)
-            self.seed.setValue(-1 if t.seed is None else t.seed)
-            self.threshold.setValue(t.heuristic_threshold)
-            heuristic = t.algorithm not in EXACT
-            for w in (self.time_limit, self.step_limit, self.seed):
-                w.setEnabled(heuristic or t.algorithm == "optimal")
-        finally:
-            self._updating = False
+        self.algorithm.setCurrentIndex(max(0, self.algorithm.findData(t.algorithm)))
+        self.practical.setChecked(t.practical_monotonicity)
+        self.time_limit.setValue(t.time_limit_s or 0)
+        self.step_limit.setValue(t.step_limit or 0)
+        self.seed.setValue(-1 if t.seed is None else t.seed)
+        self.threshold.setValue(t.heuristic_threshold)
+        heuristic = t.algorithm not in EXACT
+        for w in (self.time_limit, self.step_limit, self.seed):
+            w.setEnabled(heuristic or t.algorithm == "optimal")
 
-    def _edited(self, *_) -> None:
-        if self._updating:
-            return
+    def apply(self) -> None:
         t = replace(self.doc.settings.transformation,
                     algorithm=self.algorithm.currentData(),
                     practical_monotonicity=self.practical.isChecked(),

@@ -3,10 +3,10 @@ response attribute of the classification metric."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QSlider,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider
 
 from app.document import Document
+from app.perspectives.configure.settings_form import SettingsForm
 from engine.metrics import AGGREGATES, METRICS
 
 LABELS = {"loss": "Loss", "height": "Height", "precision": "Precision",
@@ -18,14 +18,10 @@ LABELS = {"loss": "Loss", "height": "Height", "precision": "Precision",
 NEEDS_RESPONSE = ("classification",)
 
 
-class UtilityPanel(QWidget):
+class UtilityPanel(SettingsForm):
     def __init__(self, document: Document, parent=None):
-        super().__init__(parent)
-        self.doc = document
-        self._updating = False
-        lay = QVBoxLayout(self)
-        lay.setContentsMargins(10, 10, 10, 10)
-        form = QFormLayout()
+        super().__init__(document, parent)
+        form = self.form
         self.metric = QComboBox()
         self.metric.setObjectName("metric")
         for name in METRICS:
@@ -36,7 +32,6 @@ class UtilityPanel(QWidget):
         self.response.setToolTip("The attribute a classifier trained on the output would "
                                  "predict (classification accuracy only)")
         form.addRow("Response attribute", self.response)
-        self.form = form
         self.aggregate = QComboBox()
         self.aggregate.addItems(AGGREGATES)
         form.addRow("Aggregate function", self.aggregate)
@@ -60,47 +55,37 @@ class UtilityPanel(QWidget):
         slider_row.addWidget(QLabel("Generalize"), 0, Qt.AlignmentFlag.AlignRight)
         form.addRow(self.gs)
         form.addRow(slider_row)
-        lay.addLayout(form)
-        lay.addStretch()
-        self.metric.activated.connect(self._edited)
-        self.response.activated.connect(self._edited)
-        document.data_changed.connect(self._refresh)
-        self.aggregate.activated.connect(self._edited)
-        self.monotonic.toggled.connect(self._edited)
-        self.gs.valueChanged.connect(self._edited)
-        document.settings_changed.connect(self._refresh)
-        self._refresh()
+        self.gs.valueChanged.connect(self._show_gs)
+        document.data_changed.connect(self._refresh)  # the response attribute's choices
+        self.follow(self.metric.activated, self.response.activated, self.aggregate.activated,
+                    self.monotonic.toggled, self.gs.valueChanged)
 
-    def _refresh(self) -> None:
+    def _show_gs(self, value: int) -> None:
+        self.gs_value.setText(f"{value / 100:.2f}")
+
+    def show_settings(self) -> None:
         m = self.doc.settings.metric
-        self._updating = True
-        try:
-            name = m.get("name", "loss")
-            self.metric.setCurrentIndex(max(0, self.metric.findData(name)))
-            cls = METRICS.get(name)
-            self.aggregate.setCurrentText(m.get("aggregate") or
-                                          (cls.default_aggregate if cls else "sum"))
-            self.monotonic.setChecked(bool(m.get("monotonic", False)))
-            self.monotonic.setEnabled(bool(getattr(cls, "has_monotonic_variant", True)))
-            self.gs.setValue(round(float(m.get("gs_factor", 0.5)) * 100))
-            columns = list(self.doc.table.names) if self.doc.table is not None else []
-            if [self.response.itemText(i) for i in range(self.response.count())] != columns:
-                self.response.clear()
-                self.response.addItems(columns)
-            response = m.get("response")
-            if isinstance(response, list):
-                response = response[0] if response else None
-            self.response.setCurrentIndex(self.response.findText(response) if response else -1)
-            self.response.setEnabled(name in NEEDS_RESPONSE)
-            self.form.setRowVisible(self.response, name in NEEDS_RESPONSE)
-            self.gs_value.setText(f"{self.gs.value() / 100:.2f}")
-        finally:
-            self._updating = False
+        name = m.get("name", "loss")
+        self.metric.setCurrentIndex(max(0, self.metric.findData(name)))
+        cls = METRICS.get(name)
+        self.aggregate.setCurrentText(m.get("aggregate") or
+                                      (cls.default_aggregate if cls else "sum"))
+        self.monotonic.setChecked(bool(m.get("monotonic", False)))
+        self.monotonic.setEnabled(bool(getattr(cls, "has_monotonic_variant", True)))
+        self.gs.setValue(round(float(m.get("gs_factor", 0.5)) * 100))
+        columns = list(self.doc.table.names) if self.doc.table is not None else []
+        if [self.response.itemText(i) for i in range(self.response.count())] != columns:
+            self.response.clear()
+            self.response.addItems(columns)
+        response = m.get("response")
+        if isinstance(response, list):
+            response = response[0] if response else None
+        self.response.setCurrentIndex(self.response.findText(response) if response else -1)
+        self.response.setEnabled(name in NEEDS_RESPONSE)
+        self.form.setRowVisible(self.response, name in NEEDS_RESPONSE)
+        self._show_gs(self.gs.value())
 
-    def _edited(self, *_) -> None:
-        self.gs_value.setText(f"{self.gs.value() / 100:.2f}")
-        if self._updating:
-            return
+    def apply(self) -> None:
         d = dict(self.doc.settings.metric)
         d.update(name=self.metric.currentData(), aggregate=self.aggregate.currentText(),
                  monotonic=self.monotonic.isChecked(), gs_factor=self.gs.value() / 100)

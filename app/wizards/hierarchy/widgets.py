@@ -1,6 +1,6 @@
 """Widgets shared by the wizard's pages: the options of the builder pages (label
-functions, grouping levels, a value order and top/bottom coding; each emits
-``changed`` on every edit), the error label and the hierarchy table."""
+functions, rows of levels, grouping levels, a value order and top/bottom coding; each
+emits ``changed`` on every edit), the error label and the hierarchy table."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -126,80 +126,118 @@ def parse_sizes(text: str, level: int) -> list[int]:
     return sizes
 
 
-class LevelsEditor(QWidget):
-    """Grouping levels as rows ``Level n: sizes [label]``; one label per level."""
+class LevelRows(QWidget):
+    """Numbered rows ``Level n  <editor> <editor>  ✕`` above an "Add level" button.
+
+    A subclass makes a row's two editors for a level (`editors`, connecting their edits
+    to ``changed``), reads a level back from them (`level_of`) and names the level the
+    button adds (`next_level`). Adding or removing a row emits ``changed``.
+    """
 
     changed = Signal()
 
-    def __init__(self, functions: Sequence[str], default: str = "set",
-                 parent: QWidget | None = None):
+    def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self._functions = list(functions)
-        self._default = default
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.grid = QGridLayout()
         self.grid.setColumnStretch(1, 1)
         self.grid.setColumnStretch(2, 2)
         lay.addLayout(self.grid)
-        self.rows: list[tuple[QLabel, QLineEdit, LabelPicker, QToolButton]] = []
+        self.rows: list[tuple[QLabel, QWidget, QWidget, QToolButton]] = []
         buttons = QHBoxLayout()
         self.add_button = QPushButton("Add level")
         self.add_button.setObjectName("addLevel")
-        self.add_button.clicked.connect(lambda: (self.add_level([2], Label(self._default)),
-                                                 self.changed.emit()))
+        self.add_button.clicked.connect(self.add_next)
         buttons.addWidget(self.add_button)
         buttons.addStretch()
         lay.addLayout(buttons)
 
-    def add_level(self, sizes: Sequence[int], label: Label) -> None:
+    # --- for subclasses --------------------------------------------------------------------
+    def editors(self, n: int, level) -> tuple[QWidget, QWidget]:
+        """The editors of level ``n`` (from 1) showing ``level``."""
+        raise NotImplementedError
+
+    def level_of(self, first: QWidget, second: QWidget):
+        """The level a row's editors show."""
+        raise NotImplementedError
+
+    def next_level(self):
+        """The level "Add level" appends."""
+        raise NotImplementedError
+
+    # --- rows --------------------------------------------------------------------------------
+    def add_row(self, level) -> None:
         n = len(self.rows) + 1
         title = QLabel(f"Level {n}")
-        sizes_edit = QLineEdit(", ".join(str(s) for s in sizes))
+        first, second = self.editors(n, level)
+        remove = QToolButton(text="✕")
+        remove.setToolTip("Remove this level")
+        row = (title, first, second, remove)
+        self.rows.append(row)
+        for col, w in enumerate(row):
+            self.grid.addWidget(w, n - 1, col)
+        remove.clicked.connect(lambda: self._remove(row))
+
+    def add_next(self) -> None:
+        self.add_row(self.next_level())
+        self.changed.emit()
+
+    def _remove(self, row) -> None:
+        levels = self.row_levels()
+        del levels[self.rows.index(row)]
+        self.set_row_levels(levels)
+        self.changed.emit()
+
+    def row_levels(self) -> list:
+        return [self.level_of(first, second) for _, first, second, _ in self.rows]
+
+    def set_row_levels(self, levels: Sequence) -> None:
+        for row in self.rows:
+            for w in row:
+                self.grid.removeWidget(w)
+                w.deleteLater()
+        self.rows = []
+        for level in levels:
+            self.add_row(level)
+
+
+class LevelsEditor(LevelRows):
+    """Grouping levels as rows ``Level n: sizes [label]``; one label per level."""
+
+    def __init__(self, functions: Sequence[str], default: str = "set",
+                 parent: QWidget | None = None):
+        self._functions = list(functions)
+        self._default = default
+        super().__init__(parent)
+
+    def editors(self, n: int, level: tuple[str, Label]) -> tuple[QLineEdit, LabelPicker]:
+        text, label = level
+        sizes_edit = QLineEdit(text)
         sizes_edit.setObjectName(f"levelSizes{n}")
         sizes_edit.setToolTip("Items of the level below per group; several sizes repeat "
                               "in turn (2, 3 groups 2 items, then 3, then 2, …)")
         picker = LabelPicker(self._functions)
         picker.setObjectName(f"levelLabel{n}")
         picker.set_label(label)
-        remove = QToolButton(text="✕")
-        remove.setToolTip("Remove this level")
-        row = (title, sizes_edit, picker, remove)
-        self.rows.append(row)
-        for col, w in enumerate(row):
-            self.grid.addWidget(w, n - 1, col)
         sizes_edit.textChanged.connect(self.changed)
         picker.changed.connect(self.changed)
-        remove.clicked.connect(lambda: self._remove(row))
+        return sizes_edit, picker
 
-    def _remove(self, row) -> None:
-        levels = self.levels_raw()
-        i = self.rows.index(row)
-        del levels[i]
-        self.set_levels_raw(levels)
-        self.changed.emit()
+    def level_of(self, sizes_edit: QLineEdit, picker: LabelPicker) -> tuple[str, Label]:
+        return sizes_edit.text(), picker.label()
 
-    def levels_raw(self) -> list[tuple[str, Label]]:
-        return [(e.text(), p.label()) for _, e, p, _ in self.rows]
-
-    def set_levels_raw(self, levels: Sequence[tuple[str, Label]]) -> None:
-        for row in self.rows:
-            for w in row:
-                self.grid.removeWidget(w)
-                w.deleteLater()
-        self.rows = []
-        for text, label in levels:
-            self.add_level([], label)
-            self.rows[-1][1].setText(text)
+    def next_level(self) -> tuple[str, Label]:
+        return "2", Label(self._default)
 
     def levels(self) -> list[list[Group]]:
         """The levels as `Group` lists; raises `BuilderError` on invalid sizes."""
         return [[Group(s, label) for s in parse_sizes(text, i)]
-                for i, (text, label) in enumerate(self.levels_raw(), start=1)]
+                for i, (text, label) in enumerate(self.row_levels(), start=1)]
 
     def set_levels(self, levels: Sequence[Sequence[Group]]) -> None:
         """Fill from a specification; a level's label is its first group's."""
-        self.set_levels_raw([(", ".join(str(g.size) for g in lv), lv[0].label)
+        self.set_row_levels([(", ".join(str(g.size) for g in lv), lv[0].label)
                              for lv in levels])
 
 
