@@ -115,6 +115,12 @@ class Metric:
         counts = classes.counts if counts is None else counts
         return self.aggregate_values(self.per_attribute(classes, suppressed, counts))
 
+    def class_losses(self, classes: Classes, counts: np.ndarray) -> np.ndarray | None:
+        """Each class's own information loss (ARX's ``getInformationLoss(transformation,
+        entry)``), which orders classes of one size when a risk-based model suppresses
+        them; None for metrics that have none per class (classes then keep their order)."""
+        return None
+
     def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
                       k: int) -> float:
         """SafePub's score of a transformation (Bild, Kuhn & Prasser 2018, section 5; ARX's

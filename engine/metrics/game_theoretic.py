@@ -67,6 +67,10 @@ class EntropyBasedLoss(Metric):
         il = self.loss.of_classes(classes)
         return float((counts * np.where(suppressed, 1.0, il)).sum())
 
+    def class_losses(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
+        """The class's records times their relative entropy-based loss."""
+        return counts * self.loss.of_classes(classes)
+
 
 class PublisherPayout(Metric):
     """The payout the publisher forgoes: ``N * benefit`` minus the expected payout."""
@@ -102,12 +106,20 @@ class PublisherPayout(Metric):
                  adversary_cost=self.cost)
         return d
 
+    def _payout(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
+        """The expected payout per record of each class."""
+        sizes = classes.counts if self.attacker == "journalist" else counts
+        success = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
+        return publisher_payout(self.benefit, self.publisher_loss, self.gain, self.cost,
+                                self.loss.of_classes(classes), success)
+
     def evaluate(self, classes: Classes, suppressed: np.ndarray,
                  counts: np.ndarray | None = None) -> Loss:
         counts = (classes.counts if counts is None else counts).astype(float)
-        sizes = classes.counts if self.attacker == "journalist" else counts
-        success = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
-        pay = publisher_payout(self.benefit, self.publisher_loss, self.gain, self.cost,
-                               self.loss.of_classes(classes), success)
+        pay = self._payout(classes, counts)
         released = ~suppressed & (counts > 0)
         return float(counts.sum() * self.benefit - (counts[released] * pay[released]).sum())
+
+    def class_losses(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
+        """What the class's records forgo: ``benefit - payout`` each."""
+        return counts * (self.benefit - self._payout(classes, counts))

@@ -84,6 +84,16 @@ class LossMetric(Metric):
                                     self.share_offsets, self.g, self.s)
         return self._normalize(x)
 
+    def class_losses(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
+        """Per attribute the class's records times its value's domain share (not
+        normalized), aggregated as the metric aggregates."""
+        q = len(classes.levels)
+        per = np.zeros((classes.n_classes, q))
+        for j in range(q):
+            shares = np.asarray(self.shares[j][int(classes.levels[j])], dtype=float)
+            per[:, j] = counts * shares[classes.gen[:, j]]
+        return self.aggregate_many(per)
+
     def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,
                       k: int) -> float:
         """Minus the summed per-record loss (domain share of the generalized value per

@@ -25,37 +25,6 @@ from engine.classes import Classes
 from engine.privacy.base import PrivacyModel
 
 
-def class_losses(metric, classes: Classes, counts: np.ndarray) -> np.ndarray | None:
-    """Each class's own information loss under ``metric``, ARX's tie-break between
-    classes of one size (``Metric.getInformationLoss(transformation, entry)``), or
-    None for metrics that have no loss per class in ARX (entropy, discernibility,
-    precision...: classes of one size then keep their order).
-
-    - Loss: per attribute the class's records times its value's domain share (not
-      normalized), aggregated as the metric aggregates;
-    - entropy-based information loss: the class's relative entropy-based loss;
-    - publisher payout: what the class's records forgo, ``benefit - payout``.
-    """
-    name = getattr(metric, "name", None)
-    if name == "loss":
-        q = len(classes.levels)
-        per = np.zeros((classes.n_classes, q))
-        for j in range(q):
-            shares = np.asarray(metric.shares[j][int(classes.levels[j])], dtype=float)
-            per[:, j] = counts * shares[classes.gen[:, j]]
-        return metric.aggregate_many(per)
-    if name == "entropy-based-loss":
-        return counts * metric.loss.of_classes(classes)
-    if name == "publisher-payout":
-        from engine.metrics.game_theoretic import publisher_payout
-        sizes = classes.counts if metric.attacker == "journalist" else counts
-        success = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
-        pay = publisher_payout(metric.benefit, metric.publisher_loss, metric.gain, metric.cost,
-                               metric.loss.of_classes(classes), success)
-        return counts * (metric.benefit - pay)
-    return None
-
-
 def suppression_order(counts: np.ndarray, candidates: np.ndarray,
                       tiebreak: np.ndarray | None = None) -> np.ndarray:
     """``candidates`` (class indices) in ARX's suppression order: size, then the class's
@@ -127,7 +96,7 @@ class RiskBasedModel(PrivacyModel):
         released = np.flatnonzero(~suppressed & (counts > 0))
         if self.fulfilled(counts[released]):
             return suppressed
-        tiebreak = None if metric is None else class_losses(metric, classes, counts)
+        tiebreak = None if metric is None else metric.class_losses(classes, counts)
         order = suppression_order(counts, released, tiebreak)
         sizes = counts[order]
         gone = arx_binary_search(len(order), lambda mask: self.fulfilled(sizes[~mask]))
