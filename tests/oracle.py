@@ -205,3 +205,37 @@ def close(got, expected) -> bool:
         return len(got) == len(expected) and all(
             math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12) for a, b in zip(got, expected))
     return math.isclose(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def not_worse(got, expected) -> bool:
+    """Equal within tolerance, or lower (rank vectors compared lexicographically)."""
+    if close(got, expected):
+        return True
+    return tuple(got) < tuple(expected) if isinstance(expected, tuple) else got < expected
+
+
+def search_reaches_arx(case: dict):
+    """Run the optimal search on an OPTIMAL case and assert ARX's result: no optimum
+    where ARX finds none; else the loss within 1e-9 (the same or lower when ARX assumes
+    practical monotonicity, since its pick then depends on its search order) and ARX's
+    levels or a tie (ARX's levels anonymous with the same loss).
+
+    Returns the problem and our optimum (None for "no solution")."""
+    from engine.problem import Problem
+    from engine.search.optimal import optimal_search
+    problem = Problem(table(case["dataset"]), job_for(case))
+    got = optimal_search(problem).optimum
+    if case["expected_no_solution"]:
+        assert got is None
+        return problem, None
+    expected = expected_loss(case)
+    assert got is not None
+    levels = dict(zip(problem.qis, got.levels))
+    if case.get("practical_monotonicity"):
+        assert not_worse(got.loss, expected), (levels, got.loss, expected)
+    else:
+        assert close(got.loss, expected), (levels, got.loss, expected)
+        if levels != case["expected_levels"]:
+            arx = problem.evaluate([case["expected_levels"][q] for q in problem.qis])
+            assert arx.anonymous and close(arx.loss, got.loss)
+    return problem, got

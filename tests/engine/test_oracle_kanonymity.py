@@ -34,20 +34,10 @@ def recount(frame: pd.DataFrame, qis: list[str]) -> tuple[pd.Series, int]:
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_optimal_case(case):
-    problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))
-    outcome = optimal_search(problem)
-    if case["expected_no_solution"]:
-        assert outcome.optimum is None
+    problem, got = oracle.search_reaches_arx(case)
+    if got is None:
         return
-    expected = oracle.expected_loss(case)
-    got = outcome.optimum
-    assert got is not None
     levels = dict(zip(problem.qis, got.levels))
-    assert close(got.loss, expected), (levels, got.loss, expected)
-    if levels != case["expected_levels"]:
-        # a tie: ARX's levels must have the same loss and be anonymous
-        arx = problem.evaluate([case["expected_levels"][q] for q in problem.qis])
-        assert arx.anonymous and close(arx.loss, got.loss)
     # independent re-verification of the released table
     out = transform(problem, got.levels).frame
     sizes, n_suppressed = recount(out, problem.qis)
