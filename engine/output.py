@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from engine.classes import Classes
+from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
 
 SUPPRESSED = "*"
@@ -20,10 +21,13 @@ class TransformedData:
     classes: Classes
     row_class: np.ndarray
     violating: np.ndarray
+    #: rows that are not released at all (outside a differential-privacy sample)
+    withheld: np.ndarray | None = None
 
     @property
     def suppressed_rows(self) -> np.ndarray:
-        return self.violating[self.row_class]
+        rows = self.violating[self.row_class]
+        return rows if self.withheld is None else rows | self.withheld
 
     def class_statistics(self) -> dict:
         counts = self.classes.counts[~self.violating]
@@ -37,11 +41,17 @@ class TransformedData:
 def transform(problem: Problem, levels) -> TransformedData:
     """Generalize every quasi-identifier to ``levels`` (hierarchy labels), replace the
     quasi-identifiers of records in violating classes by ``*`` and drop identifying
-    attributes. Other columns are released unchanged."""
+    attributes. Other columns are released unchanged.
+
+    Under differential privacy only the random sample is released: records outside
+    it are suppressed too (SafePub's guarantee holds for the sample alone)."""
     levels = np.asarray(levels, dtype=np.int64)
     classes, row_class = problem.classifier.classify_rows(levels)
     violating = problem.violating(classes)
-    suppressed = violating[row_class]
+    withheld = None
+    if dp_model(problem) is not None:
+        withheld = ~np.asarray(problem.model_context.subset, dtype=bool)
+    suppressed = violating[row_class] if withheld is None else violating[row_class] | withheld
     out = {}
     qi_index = {n: j for j, n in enumerate(problem.qis)}
     for name in problem.table.names:
@@ -59,4 +69,4 @@ def transform(problem: Problem, levels) -> TransformedData:
         else:
             values = col.dictionary[col.codes]
         out[name] = values
-    return TransformedData(pd.DataFrame(out), classes, row_class, violating)
+    return TransformedData(pd.DataFrame(out), classes, row_class, violating, withheld)

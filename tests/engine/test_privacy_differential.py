@@ -153,3 +153,20 @@ def test_round_trip_and_errors():
                 {"epsilon": 1, "delta": 1e-5, "search_steps": -1}):
         with pytest.raises(Exception):
             model_from_dict({"model": "differential-privacy", **bad})
+
+
+def test_records_outside_the_sample_are_not_released():
+    """Only SafePub's sample may be released: every other record leaves suppressed, and
+    the exported table verifies without knowing the sample."""
+    case = FIXED[0]
+    problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))
+    outcome = run_search(problem)
+    out = transform(problem, outcome.optimum.levels)
+    sample = np.asarray(problem.model_context.subset, dtype=bool)
+    assert (~sample).any()
+    stars = (out.frame[problem.qis] == "*").all(axis=1).to_numpy()
+    assert stars[~sample].all() and out.suppressed_rows[~sample].all()
+    released = int((~stars).sum())
+    assert released == int(sample.sum()) - outcome.optimum.suppressed_records
+    model = problem.models[0]
+    assert OUTPUT_CHECKS[model.name](model, out.frame, problem.qis, None) == []
