@@ -91,6 +91,33 @@ def test_output_view_reads_what_the_engine_releases(result):
     assert view.suppressed_records == result.optimum.suppressed_records
 
 
+def test_output_view_withholds_records_outside_a_dp_sample():
+    """Under differential privacy the view shows the exported table: records outside
+    SafePub's sample suppressed, cell for cell as ``engine.output.transform``."""
+    from app.perspectives.utility.output_view import OutputTable, OutputView
+
+    frame = read_csv(ADULT / "adult.csv", delimiter=";", header=True, categorical=True)
+    table = EncodedTable.from_dataframe(frame.head(3000))
+    cfg = {"attributes": {q: {"type": "quasi-identifying",
+                              "hierarchy": str(ADULT / f"adult_hierarchy_{q}.csv")}
+                          for q in QIS},
+           "privacy": [{"model": "differential-privacy", "epsilon": 2.0, "delta": 1e-5,
+                        "generalization": "data-dependent", "seed": 3}],
+           "metric": {"name": "loss"}}
+    result = engine.anonymize(table, cfg)
+    view = OutputView(result)
+    out = result.transformed()
+    outside = ~np.asarray(result.problem.model_context.subset, dtype=bool)
+    assert outside.any() and view.suppressed_rows()[outside].all()
+    assert np.array_equal(view.suppressed_rows(), out.suppressed_rows)
+    rows = np.arange(table.n_rows)
+    for name in QIS:
+        assert list(view.values(name, rows)) == list(out.frame[name])
+        assert list(OutputTable(view).column(name).values()) == list(out.frame[name])
+    row = int(np.flatnonzero(outside)[0])
+    assert view.is_suppressed(row) and view.value(QIS[0], row) == "*"
+
+
 # --- models ---------------------------------------------------------------------------------
 def test_models_pass_the_model_tester(qtmodeltester, perspective, qtbot):
     from app.perspectives.utility.frame_model import FrameModel

@@ -23,6 +23,7 @@ import numpy as np
 from engine.analysis.statistics import value_order
 from engine.data.datatypes import DataType
 from engine.data.table import EncodedColumn, EncodedTable
+from engine.privacy.differential_privacy import dp_model
 
 SUPPRESSED = "*"
 
@@ -77,6 +78,10 @@ class OutputView:
         self.classes, self._base_to_class = classifier.rollup(
             classifier.base, np.asarray(self.levels, dtype=np.int64))
         self.violating = np.asarray(problem.violating(self.classes), dtype=bool)
+        # under differential privacy rows outside SafePub's sample are not released
+        self.withheld: np.ndarray | None = (
+            ~np.asarray(problem.model_context.subset, dtype=bool)
+            if dp_model(problem) is not None else None)
         self._row_to_base = classifier.row_to_base  # the engine's array, not a copy
         self.names: list[str] = problem.table.names
         self.qis: list[str] = list(problem.qis)
@@ -116,12 +121,23 @@ class OutputView:
         """Every row's class (allocates one array of n rows)."""
         return self._base_to_class[self._row_to_base]
 
+    @property
+    def any_suppressed(self) -> bool:
+        return bool(self.violating.any()) or self.withheld is not None
+
     def is_suppressed(self, row: int) -> bool:
-        return bool(self.violating[self._base_to_class[self._row_to_base[row]]])
+        return bool(self.violating[self._base_to_class[self._row_to_base[row]]]) or (
+            self.withheld is not None and bool(self.withheld[row]))
+
+    def rows_suppressed(self, rows) -> np.ndarray:
+        """Whether each of ``rows`` (an index array) is released suppressed."""
+        sup = self.violating[self.row_class(rows)]
+        return sup if self.withheld is None else sup | self.withheld[rows]
 
     def suppressed_rows(self) -> np.ndarray:
         """Boolean mask of suppressed rows (allocates one array of n rows)."""
-        return self.violating[self._base_to_class][self._row_to_base]
+        sup = self.violating[self._base_to_class][self._row_to_base]
+        return sup if self.withheld is None else sup | self.withheld
 
     def value(self, name: str, row: int) -> str:
         """The released cell of column ``name`` in data row ``row``."""
@@ -131,7 +147,7 @@ class OutputView:
         maps = self._maps.get(name)
         if maps is None:
             return str(col.dictionary[col.codes[row]])
-        if self.violating[self._base_to_class[self._row_to_base[row]]]:
+        if self.is_suppressed(row):
             return SUPPRESSED
         return str(self._labels[name][maps[col.codes[row]]])
 
@@ -144,7 +160,7 @@ class OutputView:
         if name not in self._maps:
             return col.dictionary[col.codes[rows]]
         out = self._labels[name][self._maps[name][col.codes[rows]]]
-        sup = self.violating[self.row_class(rows)]
+        sup = self.rows_suppressed(rows)
         if sup.any():
             out = out.copy()
             out[sup] = SUPPRESSED
@@ -166,8 +182,8 @@ class OutputView:
             rank = value_ranks(labels, data_type)
             per_code = rank[self._maps[name]]
             keys = per_code[col.codes]
-            if self.violating.any():
-                keys = np.where(self.violating[self.row_classes()], len(labels), keys)
+            if self.any_suppressed:
+                keys = np.where(self.suppressed_rows(), len(labels), keys)
             return keys
         return value_ranks(col.dictionary, data_type)[col.codes]
 
@@ -240,7 +256,7 @@ class OutputTable(EncodedTable):
                 star_code = len(labels)
                 dictionary = np.append(labels, SUPPRESSED).astype(object)
             codes = compact_codes(v._maps[name], len(dictionary))[col.codes]
-            if v.violating.any():
+            if v.any_suppressed:
                 codes[self.suppressed_rows()] = star_code
             built = EncodedColumn(name, codes, dictionary)
         with self._lock:
