@@ -38,6 +38,14 @@ class TransformedData:
                 "suppressed_records": int(self.classes.counts[self.violating].sum())}
 
 
+def withheld_rows(problem: Problem) -> np.ndarray | None:
+    """Rows that are not released at all: under differential privacy those outside
+    SafePub's sample (its guarantee holds for the sample alone); else None."""
+    if dp_model(problem) is None:
+        return None
+    return ~np.asarray(problem.model_context.subset, dtype=bool)
+
+
 def transform(problem: Problem, levels) -> TransformedData:
     """Generalize every quasi-identifier to ``levels`` (hierarchy labels), replace the
     quasi-identifiers of records in violating classes by ``*`` and drop identifying
@@ -48,9 +56,7 @@ def transform(problem: Problem, levels) -> TransformedData:
     levels = np.asarray(levels, dtype=np.int64)
     classes, row_class = problem.classifier.classify_rows(levels)
     violating = problem.violating(classes)
-    withheld = None
-    if dp_model(problem) is not None:
-        withheld = ~np.asarray(problem.model_context.subset, dtype=bool)
+    withheld = withheld_rows(problem)
     suppressed = violating[row_class] if withheld is None else violating[row_class] | withheld
     out = {}
     qi_index = {n: j for j, n in enumerate(problem.qis)}

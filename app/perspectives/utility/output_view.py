@@ -23,7 +23,7 @@ import numpy as np
 from engine.analysis.statistics import value_order
 from engine.data.datatypes import DataType
 from engine.data.table import EncodedColumn, EncodedTable
-from engine.privacy.differential_privacy import dp_model
+from engine.output import withheld_rows
 
 SUPPRESSED = "*"
 
@@ -78,10 +78,7 @@ class OutputView:
         self.classes, self._base_to_class = classifier.rollup(
             classifier.base, np.asarray(self.levels, dtype=np.int64))
         self.violating = np.asarray(problem.violating(self.classes), dtype=bool)
-        # under differential privacy rows outside SafePub's sample are not released
-        self.withheld: np.ndarray | None = (
-            ~np.asarray(problem.model_context.subset, dtype=bool)
-            if dp_model(problem) is not None else None)
+        self.withheld: np.ndarray | None = withheld_rows(problem)  # outside a DP sample
         self._row_to_base = classifier.row_to_base  # the engine's array, not a copy
         self.names: list[str] = problem.table.names
         self.qis: list[str] = list(problem.qis)
