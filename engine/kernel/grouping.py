@@ -22,16 +22,23 @@ def _generalize(rep, maps_flat, offsets, levels, out):
             out[i, j] = maps_flat[base[j] + rep[i, j]]
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _empty_slots(m):
+    """An open-addressing table for ``m`` keys: a power of two of at least 2m slots
+    (at most half full), every slot empty (-1)."""
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    return np.full(size, -1, dtype=np.int64)
+
+
 @njit(cache=True, nogil=True)
 def _group_by_rows(gen):
     """Group ids for rows of ``gen`` compared as tuples (any width), first-appearance
     order, via open addressing on a 64-bit hash of each row."""
     m, q = gen.shape
-    size = 16
-    while size < 2 * m:
-        size *= 2
-    mask = size - 1
-    table = np.full(size, -1, dtype=np.int64)
+    table = _empty_slots(m)
+    mask = len(table) - 1
     group_hash = np.empty(m, dtype=np.int64)
     group_of = np.empty(m, dtype=np.int64)
     first = np.empty(m, dtype=np.int64)
@@ -164,11 +171,8 @@ def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
     group_of = np.empty(m if fits else 0, dtype=np.int64)
     if not fits:
         return False, group_of, group_of, group_of
-    size = 16
-    while size < 2 * m:
-        size *= 2
-    mask = size - 1
-    table = np.full(size, -1, dtype=np.int64)
+    table = _empty_slots(m)
+    mask = len(table) - 1
     class_key = np.empty(m, dtype=np.int64)
     first = np.empty(m, dtype=np.int64)
     class_counts = np.zeros(m, dtype=counts.dtype)

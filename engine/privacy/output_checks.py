@@ -204,13 +204,19 @@ def check_t_closeness(model, frame, qis, subset_mask) -> list[str]:
     return _report(bad, model.describe())
 
 
+def _shares(model, frame, qis, subset_mask):
+    """Each released class's key with its sensitive-value shares ``q``, beside the
+    overall shares ``p``."""
+    p = overall_distribution(frame, model.attribute, subset_mask)
+    for k, c in class_distributions(frame, qis, model.attribute, subset_mask).items():
+        yield k, c / c.sum(), p
+
+
 def check_delta_disclosure(model, frame, qis, subset_mask) -> list[str]:
     if (m := _missing(frame, model.attribute)):
         return m
-    p = overall_distribution(frame, model.attribute, subset_mask)
     bad = []
-    for k, c in class_distributions(frame, qis, model.attribute, subset_mask).items():
-        q = c / c.sum()
+    for k, q, p in _shares(model, frame, qis, subset_mask):
         if any(abs(math.log(q[v] / p[v])) >= model.delta for v in q.index):
             bad.append(_label(k))
     return _report(bad, model.describe())
@@ -219,10 +225,8 @@ def check_delta_disclosure(model, frame, qis, subset_mask) -> list[str]:
 def check_beta_likeness(model, frame, qis, subset_mask) -> list[str]:
     if (m := _missing(frame, model.attribute)):
         return m
-    p = overall_distribution(frame, model.attribute, subset_mask)
     bad = []
-    for k, c in class_distributions(frame, qis, model.attribute, subset_mask).items():
-        q = c / c.sum()
+    for k, q, p in _shares(model, frame, qis, subset_mask):
         for v in q.index:
             limit = min(model.beta, -math.log(p[v])) if model.enhanced else model.beta
             if q[v] > p[v] and (q[v] - p[v]) / p[v] > limit + 1e-12:
