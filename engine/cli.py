@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 
 from engine.errors import AnonymistError
+from engine.export.cli_options import add_arguments as add_document_arguments
+from engine.export.cli_options import write_documents
 
 
 class _Bar:
@@ -51,6 +53,7 @@ def cmd_anonymize(args) -> int:
         print("no transformation meets the privacy models", file=sys.stderr)
     elif args.output:
         result.write_output(args.output, delimiter=job.data.delimiter or ";")
+    write_documents(args, result)
     if args.result:
         result.write_json(args.result, str(args.output) if args.output and result.optimum else None)
     if result.optimum is not None:
@@ -124,6 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--result", type=Path, help="JSON summary of the result")
     a.add_argument("--data", type=Path, help="data file (default: the job's [data] path)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_document_arguments(a)
     a.set_defaults(func=cmd_anonymize)
     v = sub.add_parser("verify", help="recount an exported file's classes against a job")
     v.add_argument("output", type=Path)

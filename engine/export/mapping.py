@@ -1,0 +1,181 @@
+"""The value mapping of a release: per quasi-identifier, input value -> released value.
+
+For the released transformation each quasi-identifier's input value is replaced by
+its hierarchy label at the chosen level; records in classes that violate the models
+(and, under differential privacy, records outside the sample) are suppressed: all
+their quasi-identifiers become ``*``. Suppression is per record, not per value, so
+the mapping is two parts:
+
+* per quasi-identifier a table ``input`` | ``released`` | ``records`` |
+  ``suppressed_records`` (records with that input value, and how many of them are
+  suppressed);
+* ``suppressed_rows``: the 0-based data-row indices of the suppressed records.
+
+Applying the value tables to the input and then writing ``*`` into every
+quasi-identifier of the suppressed rows gives the released table's quasi-identifiers
+exactly (`apply_mapping`). Identifying attributes are not in the mapping: they are
+removed (or pseudonymized, whose lookup is kept apart from the release on purpose).
+"""
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import DataError
+from engine.io_utils import atomic_write_bytes
+from engine.output import SUPPRESSED, TransformedData
+from engine.problem import Problem
+
+SUPPRESSED_ROWS = "suppressed_rows"
+COLUMNS = ("input", "released", "records", "suppressed_records")
+
+
+@dataclass(frozen=True)
+class ValueMapping:
+    """Per quasi-identifier its value table (`COLUMNS`), the level, and the suppressed rows."""
+
+    tables: dict[str, pd.DataFrame]
+    levels: dict[str, int]
+    suppressed_rows: np.ndarray
+
+    def to_dict(self) -> dict:
+        return {"levels": self.levels,
+                "attributes": {q: t.to_dict(orient="records") for q, t in self.tables.items()},
+                "suppressed_rows": self.suppressed_rows.tolist()}
+
+
+def value_mapping(problem: Problem, levels, released: TransformedData) -> ValueMapping:
+    """The mapping of ``released`` (the table `engine.output.transform` gave for
+    ``levels``): hierarchy labels at ``levels`` and the released rows' suppression."""
+    levels = [int(x) for x in levels]
+    suppressed = np.asarray(released.suppressed_rows, dtype=bool)
+    tables = {}
+    for j, q in enumerate(problem.qis):
+        col, h = problem.table.column(q), problem.hierarchies[j]
+        labels = h.labels[levels[j]][h.maps[levels[j]]]
+        records = np.bincount(col.codes, minlength=len(col.dictionary))
+        sup = np.bincount(col.codes[suppressed], minlength=len(col.dictionary))
+        present = records > 0
+        tables[q] = pd.DataFrame({"input": col.dictionary[present].astype(str),
+                                  "released": labels[present].astype(str),
+                                  "records": records[present].astype(np.int64),
+                                  "suppressed_records": sup[present].astype(np.int64)})
+    return ValueMapping(tables, dict(zip(problem.qis, levels)), np.flatnonzero(suppressed))
+
+
+def apply_mapping(frame: pd.DataFrame, tables: dict[str, pd.DataFrame],
+                  suppressed_rows) -> pd.DataFrame:
+    """The quasi-identifier columns of ``frame`` (the input, as strings) mapped through
+    ``tables`` with ``*`` in ``suppressed_rows``; other columns are left out.
+
+    Raises ``DataError`` for an input value a table does not list."""
+    out = {}
+    for q, t in tables.items():
+        lookup = dict(zip(t["input"].astype(str), t["released"].astype(str)))
+        values = frame[q].astype(str)
+        unknown = sorted(set(values) - set(lookup))
+        if unknown:
+            raise DataError(f"mapping of '{q}' has no entry for {', '.join(map(repr, unknown[:5]))}")
+        col = values.map(lookup).to_numpy(dtype=object)
+        col[np.asarray(suppressed_rows, dtype=np.int64)] = SUPPRESSED
+        out[q] = col
+    return pd.DataFrame(out, index=frame.index)
+
+
+def _file_name(attribute: str) -> str:
+    safe = re.sub(r"[^\w.-]+", "_", attribute).strip("._") or "attribute"
+    return safe
+
+
+def write_mapping(mapping: ValueMapping, target: str | Path, delimiter: str = ";",
+                  encoding: str = "utf-8") -> list[Path]:
+    """Write ``mapping``: a folder (one CSV per quasi-identifier plus
+    ``suppressed_rows.csv``) or, for a ``.xlsx`` path, one sheet per quasi-identifier
+    plus a ``suppressed_rows`` sheet. Returns the files written."""
+    target = Path(target)
+    if target.suffix.lower() == ".xlsx":
+        _write_excel(mapping, target)
+        return [target]
+    if target.exists() and not target.is_dir():
+        raise DataError(f"--mapping {target}: exists and is not a folder (give a folder or a .xlsx)")
+    target.mkdir(parents=True, exist_ok=True)
+    names: dict[str, str] = {}
+    written = []
+    for q, t in mapping.tables.items():
+        base = _file_name(q)
+        while base.lower() in {n.lower() for n in names.values()} | {SUPPRESSED_ROWS}:
+            base += "_"
+        names[q] = base
+        written.append(_write_csv(t, target / f"{base}.csv", delimiter, encoding))
+    rows = pd.DataFrame({"row": mapping.suppressed_rows.astype(np.int64)})
+    written.append(_write_csv(rows, target / f"{SUPPRESSED_ROWS}.csv", delimiter, encoding))
+    index = pd.DataFrame({"attribute": list(names), "file": [f"{names[q]}.csv" for q in names],
+                          "level": [mapping.levels[q] for q in names]})
+    written.append(_write_csv(index, target / "attributes.csv", delimiter, encoding))
+    return written
+
+
+def _write_csv(frame: pd.DataFrame, path: Path, delimiter: str, encoding: str) -> Path:
+    buf = io.StringIO()
+    frame.to_csv(buf, sep=delimiter, index=False)
+    atomic_write_bytes(path, buf.getvalue().encode(encoding))
+    return path
+
+
+def _sheet_title(name: str, taken: set[str]) -> str:
+    title = re.sub(r"[\[\]:*?/\\]", "_", name)[:31] or "attribute"
+    base, i = title, 1
+    while title.lower() in taken:
+        suffix = f"_{i}"
+        title, i = base[:31 - len(suffix)] + suffix, i + 1
+    taken.add(title.lower())
+    return title
+
+
+def _write_excel(mapping: ValueMapping, path: Path) -> None:
+    from openpyxl import Workbook
+    wb = Workbook(write_only=True)
+    taken = {SUPPRESSED_ROWS, "attributes"}
+    index = wb.create_sheet("attributes")
+    index.append(["attribute", "sheet", "level"])
+    sheets = []
+    for q, t in mapping.tables.items():
+        title = _sheet_title(q, taken)
+        index.append([q, title, mapping.levels[q]])
+        sheets.append((title, t))
+    for title, t in sheets:
+        ws = wb.create_sheet(title)
+        ws.append(list(COLUMNS))
+        for row in t.itertuples(index=False):
+            ws.append([row.input, row.released, int(row.records), int(row.suppressed_records)])
+    ws = wb.create_sheet(SUPPRESSED_ROWS)
+    ws.append(["row"])
+    for r in mapping.suppressed_rows:
+        ws.append([int(r)])
+    buf = io.BytesIO()
+    wb.save(buf)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def read_mapping(target: str | Path, delimiter: str = ";",
+                 encoding: str = "utf-8") -> tuple[dict[str, pd.DataFrame], np.ndarray]:
+    """Read a written mapping back: value tables by attribute and suppressed rows."""
+    target = Path(target)
+    if target.suffix.lower() == ".xlsx":
+        sheets = pd.read_excel(target, sheet_name=None, dtype=str, keep_default_na=False)
+        index = sheets["attributes"]
+        tables = {a: sheets[s] for a, s in zip(index["attribute"], index["sheet"])}
+        rows = sheets[SUPPRESSED_ROWS]["row"]
+    else:
+        def read(p):
+            return pd.read_csv(target / p, sep=delimiter, encoding=encoding, dtype=str,
+                               keep_default_na=False)
+        index = read("attributes.csv")
+        tables = {a: read(f) for a, f in zip(index["attribute"], index["file"])}
+        rows = read(f"{SUPPRESSED_ROWS}.csv")["row"]
+    return tables, rows.astype(np.int64).to_numpy()
