@@ -33,6 +33,18 @@ class AttributeConfig:
     weight: float | None = None
     data_type: str | None = None
     format: str | None = None
+    #: generalization | microaggregation | identity | suppression | top-bottom-coding
+    #: (engine/transform/, README "Transformation methods")
+    transformation: str = "generalization"
+    #: microaggregation: arithmetic-mean | geometric-mean | median | mode | interval
+    function: str | None = None
+    ignore_missing: bool = False
+    #: microaggregation: classes formed with the attribute's own hierarchy first
+    #: (ARX's "clustering and microaggregation")
+    clustering: bool = False
+    #: top-bottom-coding: values above ``top`` become ``top``, below ``bottom`` ``bottom``
+    top: float | None = None
+    bottom: float | None = None
 
 
 @dataclass
@@ -52,6 +64,13 @@ class TransformationConfig:
     seed: int | None = None
     heuristic_threshold: int = 100_000
     genetic: dict = field(default_factory=dict)
+    #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
+    #: "adaption_factor"} (engine/transform/local_recoding.py), None: off
+    local_recoding: dict | None = None
+    #: what suppressed cells are released as
+    suppression_string: str = "*"
+    #: suppressed records also lose their sensitive and insensitive values
+    remove_suppressed_values: bool = False
 
 
 @dataclass

@@ -9,6 +9,7 @@ import pandas as pd
 from engine.classes import Classes
 from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
+from engine.transform.release import finish_columns
 
 SUPPRESSED = "*"
 
@@ -59,6 +60,7 @@ def transform(problem: Problem, levels) -> TransformedData:
     withheld = withheld_rows(problem)
     suppressed = violating[row_class] if withheld is None else violating[row_class] | withheld
     out = {}
+    marker = problem.job.transformation.suppression_string
     qi_index = {n: j for j, n in enumerate(problem.qis)}
     for name in problem.table.names:
         if name in problem.identifying:
@@ -71,8 +73,9 @@ def transform(problem: Problem, levels) -> TransformedData:
             values = labels[col.codes]
             if suppressed.any():
                 values = values.copy()
-                values[suppressed] = SUPPRESSED
+                values[suppressed] = marker
         else:
             values = col.dictionary[col.codes]
         out[name] = values
+    out = finish_columns(problem, out, row_class, suppressed)
     return TransformedData(pd.DataFrame(out), classes, row_class, violating, withheld)

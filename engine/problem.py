@@ -21,6 +21,9 @@ from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
 from engine.privacy.base import ModelContext, PrivacyModel
 from engine.subset import resolve_subset
+from engine.transform.coding import RULES, rule_hierarchy
+from engine.transform.microaggregation import (is_aggregated_only, micro_dimensions, micro_key,
+                                               micro_specs)
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,12 @@ class Problem:
             if name not in table:
                 raise JobError(f"attribute '{name}' in the job is not a column of the data "
                                f"(columns: {', '.join(table.names)})")
+        # microaggregated QIs without clustering are not generalized: the classes are
+        # formed by the others and their values aggregated per class (engine/transform)
+        self.micro = micro_specs(job)
         self.qis = [n for n in table.names
-                    if n in job.attributes and job.attributes[n].type == QUASI_IDENTIFYING]
+                    if n in job.attributes and job.attributes[n].type == QUASI_IDENTIFYING
+                    and not is_aggregated_only(job, n)]
         self.identifying = [n for n in table.names
                             if n in job.attributes and job.attributes[n].type == IDENTIFYING]
         self.hierarchies = [self._encode_hierarchy(n) for n in self.qis]
@@ -74,6 +81,8 @@ class Problem:
                 raise JobError("a model needs a research subset: add a [subset] table")
             row_aggs["subset"] = subset.astype(np.int64)
         row_aggs.update(job.metric.attach(table, self.qis, subset if self.uses_subset else None))
+        measured = micro_dimensions(job.metric, self.micro, table)
+        row_aggs.update({micro_key(n): agg for n, _, agg in measured})
         codes = (np.stack([table.column(n).codes for n in self.qis], axis=1)
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
         self.classifier = Classifier(self.hierarchies, codes, row_aggs)
@@ -93,8 +102,9 @@ class Problem:
         self.metric = job.metric
         self.metric.bind(MetricContext(
             self.n_records, self.hierarchies, value_counts,
-            normalized_weights(self.qis, weights), limit,
-            self.record_counts(self.classifier.base)))
+            normalized_weights(self.qis + [n for n, _, _ in measured], weights), limit,
+            self.record_counts(self.classifier.base),
+            [(micro_key(n), size) for n, size, _ in measured]))
         tr = job.transformation
         self.models_monotonic = tr.practical_monotonicity or all(
             (m.monotonic_with_suppression if limit > 0 else m.monotonic_without_suppression)
@@ -116,6 +126,10 @@ class Problem:
     def _encode_hierarchy(self, name: str) -> EncodedHierarchy:
         a = self.job.attributes[name]
         column = self.table.column(name)
+        if a.transformation in RULES:
+            h, _ = rule_hierarchy(a, name, column.dictionary,
+                                  self.job.transformation.suppression_string)
+            return EncodedHierarchy.build(h, column.dictionary, name)
         if a.hierarchy is None:
             raise HierarchyError(f"quasi-identifier '{name}' has no hierarchy: load one or "
                                  f"build one with a wizard")
@@ -132,6 +146,8 @@ class Problem:
             a = self.job.attributes[name]
             lo = 0 if a.min_level is None else int(a.min_level)
             hi = h.height if a.max_level is None else int(a.max_level)
+            if a.transformation in RULES:  # a rule is one fixed transformation
+                lo = hi = h.height
             if not 0 <= lo <= hi <= h.height:
                 raise JobError(f"attribute '{name}': min_level {lo} / max_level {hi} must "
                                f"satisfy 0 <= min <= max <= {h.height} (hierarchy height)")

@@ -143,7 +143,29 @@ class AnonymizationResult:
             "cancelled": self.cancelled,
             "metric": self.problem.metric.to_dict(),
             "states": self.space.counts(),
+            **self.transformation_report(),
         }
+
+    def transformation_report(self) -> dict:
+        """Which transformation methods produced the output, with their utility figures
+        (microaggregation's squared error, local recoding's steps)."""
+        out: dict = {"method": self.method}
+        if self.problem.micro and self.optimum is not None:
+            from engine.transform.release import microaggregation_utility
+            data = self.transformed()
+            out["microaggregation"] = microaggregation_utility(self.problem, data.frame,
+                                                               data.suppressed_rows)
+        return out
+
+    @property
+    def method(self) -> str:
+        """A short name of the transformation method, for result cards and files."""
+        parts = ["global generalization"]
+        if self.problem.micro:
+            parts.append("microaggregation (" + ", ".join(
+                f"{m.attribute}: {m.function}{' with clustering' if m.clustering else ''}"
+                for m in self.problem.micro) + ")")
+        return " + ".join(parts)
 
     def write_json(self, path: str | Path, output: str | None = None) -> None:
         atomic_write_text(Path(path), json.dumps(self.to_dict(output), indent=2) + "\n")

@@ -13,6 +13,7 @@ import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.output import SUPPRESSED
+from engine.transform.checks import check_column
 
 
 @dataclass
@@ -42,11 +43,12 @@ def _column_level(values: set[str], job: Job, name: str) -> int | None:
     return None
 
 
-def suppressed_rows(frame: pd.DataFrame, qis: list[str], star_is_label: bool) -> pd.Series:
-    """Rows whose quasi-identifiers are all ``*`` (and ``*`` is not a real label)."""
+def suppressed_rows(frame: pd.DataFrame, qis: list[str], star_is_label: bool,
+                    marker: str = SUPPRESSED) -> pd.Series:
+    """Rows whose quasi-identifiers are all ``marker`` (and it is not a real label)."""
     if not qis or star_is_label:
         return pd.Series(False, index=frame.index)
-    return (frame[qis] == SUPPRESSED).all(axis=1)
+    return (frame[qis] == marker).all(axis=1)
 
 
 def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyReport:
@@ -63,17 +65,25 @@ def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyRepor
         return VerifyReport(False, len(frame), 0, 0, 0, {}, violations)
     levels: dict[str, int | None] = {}
     star_everywhere = True
+    marker = job.transformation.suppression_string
+    all_marked = (frame[qis] == marker).all(axis=1) if qis else pd.Series(False, frame.index)
     for q in qis:
         col = frame[q]
-        lvl = _column_level(set(col[col != SUPPRESSED].unique()), job, q)
+        special = check_column(frame, job, q, qis, ~all_marked, marker)
+        if special is not None:  # microaggregated, coded or locally recoded
+            levels[q] = None
+            violations.extend(special)
+            star_everywhere = False
+            continue
+        lvl = _column_level(set(col[col != marker].unique()), job, q)
         levels[q] = lvl
         h = job.attributes[q].hierarchy
         if lvl is None:
             violations.append(f"column '{q}' holds values that are not labels of one "
                               f"hierarchy level (not a global recoding)")
-        elif h is None or SUPPRESSED not in h.level_labels(lvl):
+        elif h is None or marker not in h.level_labels(lvl):
             star_everywhere = False
-    sup = suppressed_rows(frame, qis, star_everywhere)
+    sup = suppressed_rows(frame, qis, star_everywhere, marker)
     n_sup = int(sup.sum())
     kept = frame[~sup]
     sizes = kept.groupby(qis, sort=False).size() if qis else pd.Series([len(kept)])

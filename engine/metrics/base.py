@@ -1,7 +1,7 @@
 """Utility metrics: the common machinery (factors, weights, aggregation, lower bounds)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Union
 
 import numpy as np
@@ -26,6 +26,9 @@ class MetricContext:
     weights: np.ndarray
     suppression_limit: float = 0.0
     base_counts: np.ndarray | None = None
+    #: microaggregated attributes the metric measures besides the hierarchies, as
+    #: (classifier aggregate key, number of distinct values); weights cover them last
+    microaggregated: list = field(default_factory=list)
 
     @property
     def dims(self) -> int:
@@ -62,6 +65,8 @@ class Metric:
     has_monotonic_variant: ClassVar[bool] = True
     #: whether ``safepub_score`` is defined (data-dependent differential privacy)
     has_safepub_score: ClassVar[bool] = False
+    #: measures microaggregated attributes (ARX's ``isAbleToHandleMicroaggregation``)
+    handles_microaggregation: ClassVar[bool] = False
     #: floor per-attribute values at 1e-10 before aggregation (ARX's oracle values
     #: show no floor for any metric here, e.g. 0 at the bottom: off by default)
     floored: ClassVar[bool] = False
@@ -153,6 +158,9 @@ class Metric:
             return None
         per = np.stack([table[j][levels[:, j]] for j in range(levels.shape[1])], axis=1) \
             if levels.shape[1] else np.zeros((len(levels), 0))
+        extra = len(self.ctx.weights) - per.shape[1]
+        if extra > 0:  # measured microaggregated attributes: no bound below 0
+            per = np.concatenate([per, np.zeros((len(per), extra))], axis=1)
         return self.aggregate_many(per)
 
     # --- aggregation --------------------------------------------------------

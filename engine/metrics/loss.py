@@ -35,6 +35,7 @@ class LossMetric(Metric):
     name = "loss"
     default_aggregate = "geometric-mean"
     has_safepub_score = True
+    handles_microaggregation = True
 
     def prepare(self) -> None:
         ctx = self.ctx
@@ -65,7 +66,23 @@ class LossMetric(Metric):
         return np.maximum(out, 0.0)
 
     def upper_bound_per_attribute(self):
-        return np.ones(self.ctx.dims)
+        return np.ones(len(self.ctx.weights))
+
+    def _micro(self, classes: Classes, suppressed: np.ndarray | None,
+               counts: np.ndarray) -> list[np.ndarray]:
+        """Per microaggregated attribute, each class's loss (ARX: its records times its
+        distinct values over the attribute's distinct values; suppressed records as
+        for generalized attributes)."""
+        out = []
+        for key, n_values in self.ctx.microaggregated:
+            share = counts * classes.aggregates[key].distinct() / float(n_values)
+            if suppressed is not None and suppressed.any():
+                sup = (counts if self.s == 1.0 else share + self.s * (counts - share))
+                share = np.where(suppressed, sup, share * self.g)
+            else:
+                share = share * self.g
+            out.append(share)
+        return out
 
     def lower_bound_table(self):
         return [self._normalize_one(j, self.generalized_sum[j]) for j in range(self.ctx.dims)]
@@ -82,7 +99,13 @@ class LossMetric(Metric):
             x += _suppression_extra(classes.gen, counts, suppressed,
                                     np.asarray(classes.levels, dtype=np.int64), self.shares_flat,
                                     self.share_offsets, self.g, self.s)
-        return self._normalize(x)
+        x = self._normalize(x)
+        if self.ctx.microaggregated:
+            n = float(self.ctx.n_records)
+            extra = [max(float(m.sum()) / n, 0.0) if n else 0.0
+                     for m in self._micro(classes, suppressed, counts)]
+            x = np.concatenate([x, extra])
+        return x
 
     def class_losses(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
         """Per attribute the class's records times its value's domain share (not
@@ -92,6 +115,10 @@ class LossMetric(Metric):
         for j in range(q):
             shares = np.asarray(self.shares[j][int(classes.levels[j])], dtype=float)
             per[:, j] = counts * shares[classes.gen[:, j]]
+        if self.ctx.microaggregated:
+            micro = self._micro(classes, None, counts)
+            per = np.concatenate([per, np.stack(micro, axis=1) / self.g
+                                  if self.g > 0 else np.stack(micro, axis=1)], axis=1)
         return self.aggregate_many(per)
 
     def safepub_score(self, classes: Classes, suppressed: np.ndarray, released: np.ndarray,

@@ -18,14 +18,20 @@ from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
 from engine.privacy import model_from_dict
 from engine.search.genetic_settings import check_genetic_table
+from engine.transform.job_keys import (attribute_transformation_to_dict,
+                                       read_attribute_transformation,
+                                       read_transformation_options,
+                                       transformation_options_to_dict)
 
 JOB_VERSION = 1
 _TOP_KEYS = {"format_version", "data", "attributes", "privacy", "transformation", "metric",
              "subset", "population"}
 _TRANSFORMATION_KEYS = {"suppression_limit", "algorithm", "practical_monotonicity",
-                        "time_limit_s", "step_limit", "seed", "heuristic_threshold", "genetic"}
+                        "time_limit_s", "step_limit", "seed", "heuristic_threshold", "genetic",
+                        "local_recoding", "suppression_string", "remove_suppressed_values"}
 _ATTRIBUTE_KEYS = {"type", "hierarchy", "min_level", "max_level", "weight", "data_type",
-                   "format"}
+                   "format", "transformation", "function", "ignore_missing", "clustering",
+                   "top", "bottom"}
 
 
 def load_job(path: str | Path) -> Job:
@@ -89,6 +95,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
         if "hierarchy" in a:
             cfg.hierarchy_path = a["hierarchy"]
             cfg.hierarchy = read_hierarchy(job.resolve(a["hierarchy"]), name)
+        read_attribute_transformation(cfg, a, where)
         job.attributes[name] = cfg
     privacy = d.get("privacy", [])
     if not isinstance(privacy, list):
@@ -114,7 +121,8 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
         seed=_number(t, "seed", "[transformation]", int, low=0),
         heuristic_threshold=_number(t, "heuristic_threshold", "[transformation]", int,
                                     default=100_000, low=0),
-        genetic=dict(check_genetic_table(t.get("genetic", {}))))
+        genetic=dict(check_genetic_table(t.get("genetic", {}))),
+        **read_transformation_options(t))
     weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
     job.metric = metric_from_dict(d.get("metric", {"name": "loss"}), weights or None)
     job.subset = d.get("subset")
@@ -137,6 +145,7 @@ def job_to_dict(job: Job) -> dict:
                 t[key] = v
         if a.hierarchy_path:
             t["hierarchy"] = a.hierarchy_path
+        t.update(attribute_transformation_to_dict(a))
         attrs[name] = t
     d["attributes"] = attrs
     d["privacy"] = [m.to_dict() for m in job.privacy]
@@ -150,6 +159,7 @@ def job_to_dict(job: Job) -> dict:
             t[key] = v
     if tr.genetic:
         t["genetic"] = dict(tr.genetic)
+    t.update(transformation_options_to_dict(tr))
     d["transformation"] = t
     d["metric"] = job.metric.to_dict()
     if job.subset:

@@ -1,0 +1,60 @@
+"""Independent checks of released columns that are not one hierarchy level: microaggregated
+attributes, coding rules and locally recoded quasi-identifiers. Used by ``engine.verify``;
+plain pandas on the exported strings, nothing from the search.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from engine.transform.coding import RULES, released_ok
+
+
+def column_kind(job, name: str) -> str:
+    """How a quasi-identifier is released: generalized | aggregated | clustered | rule."""
+    a = job.attributes[name]
+    if a.transformation == "microaggregation":
+        return "clustered" if a.clustering else "aggregated"
+    if a.transformation in RULES:
+        return "rule"
+    return "generalized"
+
+
+def local_recoding(job) -> bool:
+    return bool(getattr(job.transformation, "local_recoding", None))
+
+
+def check_column(frame: pd.DataFrame, job, name: str, qis: list[str], kept: pd.Series,
+                 marker: str) -> list[str] | None:
+    """Violations of a released QI column that is not a global generalization level, or
+    None when the column is a plain generalized one (checked by level as before).
+
+    ``kept`` flags the rows not suppressed."""
+    kind = column_kind(job, name)
+    col = frame[name].astype(str)
+    if kind == "rule":
+        problem = released_ok(col[kept], job.attributes[name], marker)
+        return [f"column '{name}' ({job.attributes[name].transformation}) {problem}"] \
+            if problem else []
+    if kind == "aggregated":
+        # constant within each class of the other quasi-identifiers (their aggregate)
+        others = [q for q in qis if q != name and column_kind(job, q) != "aggregated"]
+        rows = frame[kept]
+        if not others:
+            groups = pd.Series(0, index=rows.index)
+        else:
+            groups = rows[others].astype(str).agg("\x1f".join, axis=1)
+        distinct = rows[name].astype(str).groupby(groups).nunique()
+        bad = int((distinct > 1).sum())
+        return [f"column '{name}' (microaggregation) releases more than one value in "
+                f"{bad} class(es) of the other quasi-identifiers"] if bad else []
+    if kind == "clustered":
+        return []  # its values are class aggregates; the classes are recounted with them
+    if local_recoding(job):
+        h = job.attributes[name].hierarchy
+        if h is None:
+            return [f"column '{name}' has no hierarchy to check its labels against"]
+        labels = {label for level in range(h.levels) for label in h.level_labels(level)}
+        unknown = sorted(set(col[kept].unique()) - labels)
+        return [f"column '{name}' holds values that are no label of its hierarchy: "
+                f"{unknown[:3]}"] if unknown else []
+    return None

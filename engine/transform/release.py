@@ -1,0 +1,57 @@
+"""The released table's columns beyond generalized labels: microaggregated attributes,
+coding rules on insensitive attributes, the suppression string and removed values.
+
+``finish_columns`` is applied by ``engine.output.transform`` (the one released-table
+function) to the columns it built, so export, Utility and verify see one table.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.config import INSENSITIVE, SENSITIVE
+from engine.transform.coding import RULES, code_values
+from engine.transform.microaggregation import aggregate_by_class, utility
+
+
+def finish_columns(problem, columns: dict, row_class: np.ndarray,
+                   suppressed: np.ndarray) -> dict:
+    """Replace microaggregated columns by their class aggregates, code insensitive
+    attributes under their rules, and (``remove_suppressed_values``) blank the
+    sensitive and insensitive values of suppressed records with the suppression
+    string. ``columns`` maps names to object arrays; suppressed QI cells already hold
+    the suppression string."""
+    job = problem.job
+    marker = job.transformation.suppression_string
+    released = ~suppressed
+    for spec in problem.micro:
+        if spec.attribute not in columns:
+            continue
+        original = problem.table.column(spec.attribute).values()
+        values = aggregate_by_class(original, row_class, released, spec)
+        values[suppressed] = marker
+        columns[spec.attribute] = values
+    for name, a in job.attributes.items():
+        if name in columns and a.type == INSENSITIVE and a.transformation in RULES:
+            columns[name] = code_values(columns[name], a, name, marker)
+    if job.transformation.remove_suppressed_values and suppressed.any():
+        for name in columns:
+            a = job.attributes.get(name)
+            kind = a.type if a is not None else INSENSITIVE
+            if kind in (SENSITIVE, INSENSITIVE):
+                col = np.asarray(columns[name], dtype=object).copy()
+                col[suppressed] = marker
+                columns[name] = col
+    return columns
+
+
+def microaggregation_utility(problem, frame, suppressed: np.ndarray) -> dict:
+    """Per microaggregated attribute: its function, squared error and the released
+    values' statistics (over released records)."""
+    out = {}
+    for spec in problem.micro:
+        if spec.attribute not in frame.columns:
+            continue
+        original = problem.table.column(spec.attribute).values()
+        out[spec.attribute] = utility(original, frame[spec.attribute].to_numpy(),
+                                      ~np.asarray(suppressed, dtype=bool), spec)
+    return out
