@@ -2,7 +2,7 @@
 
 Every function takes an `EncodedTable` or a DataFrame plus column names and returns
 small dataclasses or DataFrames; none imports Qt. Long analyses take a progress
-callback and a cancel callable (`engine.search.progress`).
+callback and a cancel callable (`engine.progress`).
 """
 from engine.analysis.classification import (ClassificationComparison, ClassifierPerformance,
                                             compare_classification)

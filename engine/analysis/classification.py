@@ -30,7 +30,7 @@ import numpy as np
 
 from engine.analysis.statistics import Data, column_of, n_rows
 from engine.errors import Cancelled
-from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.progress import CancelCheck, ProgressCallback, Reporter
 
 MODELS = ("logistic-regression", "naive-bayes", "random-forest")
 
@@ -163,7 +163,7 @@ def compare_classification(input: Data, output: Data, features: Sequence[str], t
     target_from_output
         Take the target from the output instead of the input.
     progress, cancel
-        `engine.search.progress.Progress` reports (phase ``"classification"``) after
+        `engine.progress.Progress` reports (phase ``"classification"``) after
         each fold; ``cancel()`` returning True raises `engine.errors.Cancelled`.
     """
     if model not in MODELS:

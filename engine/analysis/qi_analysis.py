@@ -24,7 +24,7 @@ import pandas as pd
 from engine.analysis.statistics import Data, column_of, n_rows
 from engine.errors import Cancelled
 from engine.kernel.grouping import group_rows
-from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.progress import CancelCheck, ProgressCallback, Reporter
 
 #: above this many combinations the GUI should warn before running
 WARN_COMBINATIONS = 20
@@ -92,7 +92,7 @@ def qi_analysis(data: Data, attributes: Sequence[str], max_size: int | None = No
     rows
         Boolean mask of the records to analyse (e.g. the unsuppressed ones).
     progress, cancel
-        Called with `engine.search.progress.Progress` (phase ``"qi-analysis"``) about
+        Called with `engine.progress.Progress` (phase ``"qi-analysis"``) about
         every 100 ms; ``cancel()`` returning True raises `engine.errors.Cancelled`.
 
     Returns

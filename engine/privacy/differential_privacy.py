@@ -179,7 +179,7 @@ def safepub_search(problem, progress=None, cancel=None):
     search_steps``. The result is the best-scoring pivot (as in SafePub and ARX).
     """
     from engine.search.outcome import SearchOutcome
-    from engine.search.progress import Reporter
+    from engine.progress import Reporter
     from engine.solution_space import SolutionSpace
 
     model = dp_model(problem)

@@ -6,7 +6,7 @@ from engine.problem import Problem
 from engine.search.exhaustive import exhaustive_search
 from engine.search.optimal import optimal_search
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, Progress, ProgressCallback
+from engine.progress import CancelCheck, Progress, ProgressCallback
 
 EXACT = {"optimal": optimal_search, "exhaustive": exhaustive_search}
 

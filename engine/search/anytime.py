@@ -21,7 +21,7 @@ import numpy as np
 
 from engine.problem import Evaluation, Problem
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.solution_space import SolutionSpace
 
 try:  # optional: keeps BLAS single-threaded while a search runs

@@ -11,7 +11,7 @@ import numpy as np
 from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, ProgressCallback
+from engine.progress import CancelCheck, ProgressCallback
 
 
 def distinct_values(problem: Problem) -> list[np.ndarray]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome, better
-from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.solution_space import SolutionSpace
 
 

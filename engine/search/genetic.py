@@ -30,7 +30,7 @@ from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch, best_first, count_limit, sort_key
 from engine.search.genetic_settings import GeneticParameters
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, ProgressCallback
+from engine.progress import CancelCheck, ProgressCallback
 
 
 # --- operators (pure functions on level arrays, tested on their own) -------------------

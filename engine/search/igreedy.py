@@ -11,7 +11,7 @@ from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch
 from engine.search.datafly import datafly_choice, distinct_values
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, ProgressCallback
+from engine.progress import CancelCheck, ProgressCallback
 
 
 def igreedy_search(problem: Problem, progress: ProgressCallback | None = None,

@@ -36,7 +36,7 @@ from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch, best_first, count_limit, sort_key
 from engine.search.genetic_settings import KgenParameters
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, ProgressCallback
+from engine.progress import CancelCheck, ProgressCallback
 
 MAX_AGE = 10
 

@@ -25,7 +25,7 @@ import numpy as np
 from engine.metrics.base import loss_sort_keys
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome, better
-from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.kernel.tagging import flood, strides_of
 from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN, SolutionSpace
 

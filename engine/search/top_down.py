@@ -8,7 +8,7 @@ from engine.problem import Problem
 from engine.search.anytime import AnytimeSearch
 from engine.search.best_first import BestFirstSearch
 from engine.search.outcome import SearchOutcome
-from engine.search.progress import CancelCheck, ProgressCallback
+from engine.progress import CancelCheck, ProgressCallback
 
 
 def top_down_search(problem: Problem, progress: ProgressCallback | None = None,

@@ -17,7 +17,7 @@ from app.perspectives.explore.filters import NodeFilter  # noqa: E402
 from app.perspectives.explore.list_model import COL_LOSS, NodeListModel  # noqa: E402
 from app.perspectives.explore.nodes import ExploreNodes  # noqa: E402
 from engine.result import relative_percent  # noqa: E402
-from engine.search.progress import Progress  # noqa: E402
+from engine.progress import Progress  # noqa: E402
 from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN  # noqa: E402
 from tests.oracle import SHARED  # noqa: E402
 

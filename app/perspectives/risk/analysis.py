@@ -21,7 +21,7 @@ from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, 
 from engine.analysis.statistics import Data, n_rows
 from engine.data.table import EncodedTable
 from engine.errors import Cancelled
-from engine.search.progress import CancelCheck, ProgressCallback, Reporter
+from engine.progress import CancelCheck, ProgressCallback, Reporter
 
 #: the estimators in the order ARX shows them
 ESTIMATOR_NAMES = ("Pitman", "Zayatz", "SNB", "Dankar")
