@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from engine.metrics import Loss
+if TYPE_CHECKING:  # a type only: progress sits below every package
+    from engine.metrics import Loss
 
 
 @dataclass(frozen=True)
