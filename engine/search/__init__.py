@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from engine.errors import JobError
+from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
 from engine.search.exhaustive import exhaustive_search
 from engine.search.optimal import optimal_search
 from engine.search.outcome import SearchOutcome
+from engine.search.safepub import safepub_search
 from engine.progress import CancelCheck, Progress, ProgressCallback
 
 EXACT = {"optimal": optimal_search, "exhaustive": exhaustive_search}
@@ -24,7 +26,6 @@ def run_search(problem: Problem, progress: ProgressCallback | None = None,
                cancel: CancelCheck | None = None) -> SearchOutcome:
     """Run the job's algorithm; the optimal search hands over to a heuristic
     (Lightning) when the lattice is larger than the job's ``heuristic_threshold``."""
-    from engine.privacy.differential_privacy import dp_model, safepub_search
     if dp_model(problem) is not None:  # SafePub brings its own (private) search
         return safepub_search(problem, progress, cancel)
     tr = problem.job.transformation

@@ -13,8 +13,8 @@ from engine.errors import JobError
 from engine.metrics import metric_from_dict
 from engine.output import transform
 from engine.privacy import model_from_dict
-from engine.privacy.differential_privacy import (DifferentialPrivacy, _exponential_mechanism,
-                                                 derive_k, java_round, safepub_score)
+from engine.privacy.differential_privacy import DifferentialPrivacy, derive_k, java_round
+from engine.search.safepub import _exponential_mechanism, safepub_score
 from engine.privacy.output_checks import OUTPUT_CHECKS
 from engine.problem import Problem
 from engine.search import run_search
