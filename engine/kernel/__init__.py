@@ -1,1 +1,2 @@
-"""numba kernels: grouping records into equivalence classes."""
+"""numba kernels and the per-class aggregates they roll up: grouping records into
+equivalence classes, flooding tags over the lattice, sparse per-class value counts."""

@@ -100,7 +100,7 @@ class ClassificationMetric(Metric):
         return d
 
     def attach(self, table, qis: list[str], rows: np.ndarray | None) -> dict:
-        from engine.privacy.sparse_counts import SparseCounts
+        from engine.kernel.sparse_counts import SparseCounts
 
         aggregates = {}
         self.qi_index = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.privacy.sensitive import SensitiveAttributeModel
-from engine.privacy.sparse_counts import SparseCounts
+from engine.kernel.sparse_counts import SparseCounts
 
 
 class DistinctLDiversity(SensitiveAttributeModel):

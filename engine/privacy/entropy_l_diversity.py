@@ -23,7 +23,7 @@ from scipy.special import digamma
 
 from engine.privacy.distribution_kernels import segment_sum, shannon_entropy
 from engine.privacy.sensitive import SensitiveAttributeModel
-from engine.privacy.sparse_counts import SparseCounts
+from engine.kernel.sparse_counts import SparseCounts
 
 ESTIMATORS = ("shannon", "grassberger")
 

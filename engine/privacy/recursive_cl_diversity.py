@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.privacy.distribution_kernels import recursive_cl_violating
 from engine.privacy.sensitive import SensitiveAttributeModel
-from engine.privacy.sparse_counts import SparseCounts
+from engine.kernel.sparse_counts import SparseCounts
 
 
 class RecursiveCLDiversity(SensitiveAttributeModel):

@@ -17,7 +17,7 @@ import numpy as np
 from engine.classes import Classes
 from engine.errors import JobError
 from engine.privacy.base import ModelContext, PrivacyModel
-from engine.privacy.sparse_counts import SparseCounts
+from engine.kernel.sparse_counts import SparseCounts
 
 
 def sensitive_key(attribute: str) -> str:

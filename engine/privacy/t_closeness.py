@@ -21,7 +21,7 @@ from engine.hierarchy.encoded import EncodedHierarchy
 from engine.privacy.base import ModelContext
 from engine.privacy.distribution_kernels import equal_emd, hierarchical_emd, ordered_emd
 from engine.privacy.sensitive import SensitiveAttributeModel
-from engine.privacy.sparse_counts import SparseCounts
+from engine.kernel.sparse_counts import SparseCounts
 
 DISTANCES = ("equal", "hierarchical", "ordered")
 

@@ -228,7 +228,7 @@ def micro_dimensions(metric, specs: list[MicroSpec], table) -> list[tuple]:
     """(attribute, distinct values, per-record value counts) for the microaggregated
     attributes the metric measures (ARX's Loss does; others ignore them, as ARX's
     "cold" attributes)."""
-    from engine.privacy.sparse_counts import SparseCounts
+    from engine.kernel.sparse_counts import SparseCounts
     if not getattr(metric, "handles_microaggregation", False):
         return []
     out = []

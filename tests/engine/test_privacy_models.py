@@ -17,7 +17,7 @@ from engine.privacy import MODELS, model_from_dict
 from engine.privacy.distribution_kernels import (equal_emd, hierarchical_emd, ordered_emd,
                                                  recursive_cl_violating, shannon_entropy)
 from engine.privacy.k_map import derived_k
-from engine.privacy.sparse_counts import SparseCounts
+from engine.kernel.sparse_counts import SparseCounts
 from engine.privacy.t_closeness import TCloseness, parent_maps
 from engine.problem import Problem
 

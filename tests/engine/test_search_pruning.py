@@ -127,7 +127,7 @@ def test_monotonic_part_tags_specializations():
        st.sampled_from(["equal", "ordered", "hierarchical"]), st.data())
 def test_distance_floor_bounds_every_class(weights, distance, data):
     """No class of s records is closer to the overall distribution than the floor."""
-    from engine.privacy.sparse_counts import SparseCounts
+    from engine.kernel.sparse_counts import SparseCounts
     weights = np.asarray(weights) + 1e-3
     values = [f"s{i}" for i in range(len(weights))]
     # overall table: value i about weights[i] / sum of 200 records
