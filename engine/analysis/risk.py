@@ -136,7 +136,7 @@ def risk_summary(sizes: ClassSizes, threshold: float = 0.2,
     sampling_fraction, estimator
         Population model: when both are given, ``population_uniques`` is
         ``estimator(sizes.sample, sampling_fraction)`` (for instance an estimator of
-        ``engine.analysis.risk_estimators``); otherwise None.
+        ``engine.estimators``); otherwise None.
     """
     f, big_f = sizes.sample.astype(float), sizes.population.astype(float)
     n = float(f.sum())

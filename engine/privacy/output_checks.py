@@ -290,7 +290,7 @@ def check_average_risk(model, frame, qis, subset_mask) -> list[str]:
 def check_population_uniqueness(model, frame, qis, subset_mask) -> list[str]:
     """The released records are the sample (the sampling fraction is their number over
     the population); Dankar's rule does not fall back to Zayatz, as in ARX's model."""
-    from engine.analysis import risk_estimators as re
+    from engine import estimators as re
     if getattr(model, "population", None) is None:
         return [f"{model.describe()}: the population is unknown (bind the model first)"]
     sizes = class_sizes(frame, qis, subset_mask).to_numpy()

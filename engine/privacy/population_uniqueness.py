@@ -2,7 +2,7 @@
 the population is at most ``threshold``.
 
 The estimators (Pitman, Zayatz, SNB, Dankar's rule) live in
-``engine.analysis.risk_estimators``; the population is the job's
+``engine.estimators``; the population is the job's
 ``[population]`` (a size or a region preset). As in ARX 3.9:
 
 - the estimate is made on the released records: the sampling fraction is the
@@ -11,7 +11,7 @@ The estimators (Pitman, Zayatz, SNB, Dankar's rule) live in
 - the table fulfils the model when the estimate is positive and at most the
   threshold, or when it has no sample uniques at all; an estimator that fails
   (NaN, or 0 with sample uniques left) does not fulfil it, and Dankar's rule
-  (``risk_estimators.dankar_rule``: Pitman up to a 10 % sampling fraction, the
+  (``engine.estimators.dankar_rule``: Pitman up to a 10 % sampling fraction, the
   smaller of Zayatz and SNB above) does not fall back to Zayatz when Pitman's
   fit fails;
 - only Zayatz's estimate is taken to be monotonic under generalization (ARX
@@ -28,8 +28,7 @@ from engine.privacy.base import ModelContext
 from engine.privacy.population import population_size
 from engine.privacy.risk_based import RiskBasedModel
 
-#: the estimators of ``engine.analysis.risk_estimators`` (imported when used: the
-#: analysis package imports the search, which imports the models)
+#: the estimators of ``engine.estimators`` (imported when used: they load scipy)
 ESTIMATOR_NAMES = ("pitman", "zayatz", "snb", "dankar")
 
 
@@ -70,7 +69,7 @@ class PopulationUniqueness(RiskBasedModel):
     def uniqueness(self, sizes: np.ndarray) -> float:
         """The estimated share of population uniques among released classes of these
         sizes (their records are the sample)."""
-        from engine.analysis import risk_estimators as re
+        from engine import estimators as re
         fraction = float(np.sum(sizes)) / self.population
         if self.estimator == "dankar":
             return re.dankar(sizes, fraction, zayatz_fallback=False)

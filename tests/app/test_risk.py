@@ -253,7 +253,7 @@ def test_models(qtmodeltester, make_view, adult_result):
 
 
 def test_engine_estimators(qtbot, make_view, adult_result):
-    estimators = pytest.importorskip("engine.analysis.risk_estimators")
+    from engine import estimators
     view = make_view()
     view.uniqueness.set_estimators({"Pitman": estimators.pitman, "Zayatz": estimators.zayatz,
                                     "SNB": estimators.snb, "Dankar": estimators.dankar})

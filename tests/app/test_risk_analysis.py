@@ -3,8 +3,6 @@ curves with cancellation, formatting."""
 from __future__ import annotations
 
 import math
-import sys
-import types
 
 import numpy as np
 import pandas as pd
@@ -65,14 +63,14 @@ def test_uniqueness_curves_and_failures():
         uniqueness_curves([side], [grid], found, cancel=lambda: True)
 
 
-def test_estimators_are_found_by_name(monkeypatch):
-    module = types.ModuleType("engine.analysis.risk_estimators")
-    module.pitman = lambda sizes, f: 0.1
-    module.ESTIMATORS = {"zayatz": lambda sizes, f: 0.2, "snb": "not callable"}
-    monkeypatch.setitem(sys.modules, "engine.analysis.risk_estimators", module)
+def test_estimators_are_the_engines_by_arx_names():
+    from engine import estimators as engine_estimators
     found = analysis.estimators()
-    assert set(found) == {"Pitman", "Zayatz"}
-    assert analysis.population_uniques(small_side(), 0.1, found) == 0.1  # Pitman stands in
+    assert list(found) == ["Pitman", "Zayatz", "SNB", "Dankar"]
+    assert found["Pitman"] is engine_estimators.pitman
+    assert found["Dankar"] is engine_estimators.dankar
+    assert analysis._dankar_rule(found) is engine_estimators.dankar_rule
+    assert analysis._dankar_rule({**found, "SNB": lambda sizes, f: 0.0}) is None
 
 
 def test_formatting():

@@ -83,7 +83,7 @@ def test_population_estimator_hook(data):
 def test_population_uniques_by_dankars_rule():
     # the summary's population uniques by the engine's Dankar rule: Pitman up to 10 %,
     # above it the smaller of Zayatz and SNB (Zayatz where SNB has no root)
-    from engine.analysis import risk_estimators as re
+    from engine import estimators as re
     rng = np.random.default_rng(4)
     frame = pd.DataFrame({"q": [f"c{c}" for c in np.repeat(np.arange(300),
                                                             rng.geometric(0.4, size=300))]})

@@ -4,11 +4,10 @@ A `RiskSide` is one table of the comparison (the input, or the output of a
 transformation) with its class sizes; `Thresholds` say which figures are
 acceptable; `PopulationModel` is the population the sample was drawn from (a region
 preset or a sampling fraction); `uniqueness_curves` runs the population-uniqueness
-estimators of ``engine.analysis.risk_estimators`` over a range of sampling fractions.
+estimators of ``engine.estimators`` over a range of sampling fractions.
 """
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -143,23 +142,11 @@ def result_levels(result, levels=None) -> dict[str, int] | None:
 
 # --- population uniqueness ------------------------------------------------------------------
 def estimators() -> dict[str, PopulationEstimator]:
-    """The population-uniqueness estimators of ``engine.analysis.risk_estimators``, by
-    name, as ``f(class_sizes, sampling_fraction) -> share of population uniques``; empty
-    while that module does not exist."""
-    try:
-        module = importlib.import_module("engine.analysis.risk_estimators")
-    except ImportError:
-        return {}
-    registry = getattr(module, "ESTIMATORS", None)
-    found: dict[str, PopulationEstimator] = {}
-    for name in ESTIMATOR_NAMES:
-        fn = None
-        if isinstance(registry, Mapping):
-            fn = next((v for k, v in registry.items() if str(k).lower() == name.lower()), None)
-        fn = fn or getattr(module, name.lower(), None)
-        if callable(fn):
-            found[name] = fn
-    return found
+    """The population-uniqueness estimators of ``engine.estimators`` by ARX's names, as
+    ``f(class_sizes, sampling_fraction) -> share of population uniques`` (imported
+    when first used: they load scipy)."""
+    from engine import estimators as engine_estimators
+    return {name: engine_estimators.ESTIMATORS[name.lower()] for name in ESTIMATOR_NAMES}
 
 
 def sampling_fractions(n_records: int, current: float | None = None,
@@ -211,15 +198,10 @@ def _dankar_rule(found: Mapping[str, PopulationEstimator]):
     ``found`` holds the engine's own four estimators, its curve is derived from
     theirs by the engine's ``dankar_rule`` instead of fitting each model twice.
     Returns ``f(fractions, pitman, zayatz, snb) -> dankar`` or None."""
-    try:
-        module = importlib.import_module("engine.analysis.risk_estimators")
-    except ImportError:
-        return None
-    names = {"Pitman": "pitman", "Zayatz": "zayatz", "SNB": "snb", "Dankar": "dankar"}
-    rule = getattr(module, "dankar_rule", None)
-    if callable(rule) and all(found.get(k) is getattr(module, v, None)
-                              for k, v in names.items()):
-        return rule
+    from engine import estimators as engine_estimators
+    if all(found.get(name) is engine_estimators.ESTIMATORS[name.lower()]
+           for name in ESTIMATOR_NAMES):
+        return engine_estimators.dankar_rule
     return None
 
 
