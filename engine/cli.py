@@ -12,7 +12,8 @@ from pathlib import Path
 
 from engine.errors import AnonymistError
 from engine.export.cli_options import add_arguments as add_document_arguments
-from engine.export.cli_options import write_documents
+from engine.export.cli_options import check_arguments as check_export_arguments
+from engine.export.cli_options import write_documents, write_release
 
 
 class _Bar:
@@ -45,14 +46,15 @@ def _loss_json(loss):
 def cmd_anonymize(args) -> int:
     from engine.api import anonymize, as_job
     job = as_job(args.job)
+    check_export_arguments(args)
     bar = None if args.quiet else _Bar()
     result = anonymize(args.data, job, progress=bar)
     if bar:
         bar.close()
     if result.optimum is None:
         print("no transformation meets the privacy models", file=sys.stderr)
-    elif args.output:
-        result.write_output(args.output, delimiter=job.data.delimiter or ";")
+    else:
+        write_release(args, result, job, quiet=args.quiet)
     write_documents(args, result)
     if args.result:
         result.write_json(args.result, str(args.output) if args.output and result.optimum else None)
@@ -123,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
     a = sub.add_parser("anonymize", help="run a job file")
     a.add_argument("job", type=Path)
-    a.add_argument("--output", type=Path, help="CSV of the anonymized data")
+    a.add_argument("--output", type=Path, help="the anonymized data: .csv, .xlsx or .parquet")
     a.add_argument("--result", type=Path, help="JSON summary of the result")
     a.add_argument("--data", type=Path, help="data file (default: the job's [data] path)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")

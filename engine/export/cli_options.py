@@ -1,17 +1,89 @@
-"""The anonymize subcommand's release options: mapping (and, below, export targets,
-report). ``engine.cli`` calls `add_arguments` on its parser and `write_documents`
-after the search, so this file holds every option of release documents."""
+"""The anonymize subcommand's release options: export targets, value mapping, report.
+
+``engine.cli`` calls `add_arguments` on its parser, `write_release` to write the
+released table and `write_documents` after it, so every option of release documents
+and export targets lives in this file."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
+
+from engine.errors import AnonymistError
 
 
 def add_arguments(a: argparse.ArgumentParser) -> None:
-    g = a.add_argument_group("release documents")
-    g.add_argument("--mapping", type=Path, metavar="DIR|FILE.xlsx",
+    g = a.add_argument_group(
+        "export targets", "--output chooses the format by extension: .csv/.tsv/.txt, .xlsx, "
+        ".parquet; --output-url with --table writes a new database table (SQLAlchemy URL, "
+        "e.g. sqlite:///out.db or postgresql+psycopg2://user@host/db)")
+    g.add_argument("--csv-delimiter", help="CSV delimiter (default: the job's [data] delimiter)")
+    g.add_argument("--csv-quoting", choices=("minimal", "all", "nonnumeric", "none"),
+                   default="minimal", help="CSV quoting (default: minimal)")
+    g.add_argument("--csv-encoding", default="utf-8", help="CSV encoding (default: utf-8)")
+    g.add_argument("--csv-line-ending", choices=("lf", "crlf"), default="lf",
+                   help="CSV line ending (default: lf)")
+    g.add_argument("--output-url", metavar="URL",
+                   help="database to write the anonymized table to (password: give it in "
+                        "the URL or the ANONYMIST_DB_PASSWORD environment variable)")
+    g.add_argument("--table", help="name of the new table for --output-url")
+    g.add_argument("--replace-table", action="store_true",
+                   help="replace the table if it exists (refused otherwise)")
+    d = a.add_argument_group("release documents")
+    d.add_argument("--mapping", type=Path, metavar="DIR|FILE.xlsx",
                    help="value mapping input -> released value per quasi-identifier: a folder "
                         "of CSV files, or one .xlsx with a sheet per attribute")
+
+
+def check_arguments(args) -> None:
+    """Refuse inconsistent export options before the search runs."""
+    from engine.export.targets import file_target
+    if args.output_url and not args.table:
+        raise AnonymistError("--output-url needs --table (the name of the new table)")
+    if args.table and not args.output_url:
+        raise AnonymistError("--table needs --output-url (the database)")
+    if args.output:
+        file_target(args.output, None)
+
+
+def targets(args, job) -> list:
+    from engine.export.targets import CsvOptions, DatabaseTarget, file_target
+    out = []
+    if args.output:
+        options = CsvOptions(delimiter=args.csv_delimiter or job.data.delimiter or ";",
+                             quoting=args.csv_quoting, encoding=args.csv_encoding,
+                             line_ending=args.csv_line_ending)
+        out.append(file_target(args.output, options))
+    if args.output_url:
+        out.append(DatabaseTarget(_with_password(args.output_url), args.table,
+                                  replace=args.replace_table))
+    return out
+
+
+def _with_password(url: str) -> str:
+    """The URL with ANONYMIST_DB_PASSWORD filled in when it names no password."""
+    import os
+    password = os.environ.get("ANONYMIST_DB_PASSWORD")
+    if not password:
+        return url
+    from sqlalchemy.engine import make_url
+    u = make_url(url)
+    return url if u.password else u.set(password=password).render_as_string(hide_password=False)
+
+
+def write_release(args, result, job, quiet: bool = False) -> None:
+    """Write the released table of the optimum to every target the options name."""
+    from engine.export.targets import write_table
+    frame = result.output
+    for target in targets(args, job):
+        progress = None
+        if not quiet and len(frame) > 50_000:
+            def progress(done, total, where=target.describe()):
+                sys.stderr.write(f"\rwriting {where}: {done:,} of {total:,} rows")
+                sys.stderr.flush()
+        write_table(frame, target, progress)
+        if progress:
+            sys.stderr.write("\n")
 
 
 def write_documents(args, result) -> None:

@@ -11,7 +11,7 @@ from tests.engine.release_fixtures import QIS4, released  # noqa: F401
 
 
 def _input(folder):
-    return pd.read_csv(folder / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    return pd.read_csv(folder / "small.csv", sep=";", dtype=str, keep_default_na=False)
 
 
 @pytest.mark.parametrize("target", ["mapping", "mapping.xlsx"])

@@ -1,0 +1,290 @@
+"""Export targets of a released table: CSV (delimiter, quoting, encoding, line ending),
+Excel (.xlsx), Parquet, and a new table in a database (SQLAlchemy).
+
+`write_table` writes any target in batches, reporting ``progress(rows_written,
+total_rows)`` and polling ``cancel()`` between batches; a cancelled or failed export
+leaves nothing behind (files are written beside the target and renamed over it at
+the end; a database table is filled under a staging name and renamed at the end).
+`read_table` reads a target back as strings, for round trips and ``verify``.
+
+Every value is written as text, exactly as the released table holds it.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from engine.errors import Cancelled, DataError
+
+ExportProgress = Callable[[int, int], None]
+CancelCheck = Callable[[], bool]
+
+QUOTING = {"minimal": csv.QUOTE_MINIMAL, "all": csv.QUOTE_ALL,
+           "nonnumeric": csv.QUOTE_NONNUMERIC, "none": csv.QUOTE_NONE}
+LINE_ENDINGS = {"lf": "\n", "crlf": "\r\n"}
+FILE_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".xlsx": "xlsx",
+                ".parquet": "parquet"}
+EXCEL_MAX_ROWS = 1_048_575  # one row of the sheet's 1,048,576 is the header
+BATCH_ROWS = 10_000
+
+
+@dataclass(frozen=True)
+class CsvOptions:
+    delimiter: str = ";"
+    quoting: str = "minimal"        # minimal | all | nonnumeric | none
+    quotechar: str = '"'
+    encoding: str = "utf-8"
+    line_ending: str = "lf"         # lf | crlf
+
+    def __post_init__(self):
+        if len(self.delimiter) != 1:
+            raise DataError(f"CSV delimiter must be one character, not {self.delimiter!r}")
+        if self.quoting not in QUOTING:
+            raise DataError(f"CSV quoting {self.quoting!r}: choose {' | '.join(QUOTING)}")
+        if self.line_ending not in LINE_ENDINGS:
+            raise DataError(f"CSV line ending {self.line_ending!r}: choose lf | crlf")
+        try:
+            "".encode(self.encoding)
+        except LookupError:
+            raise DataError(f"unknown encoding {self.encoding!r}") from None
+
+
+@dataclass(frozen=True)
+class FileTarget:
+    path: Path
+    format: str                      # csv | xlsx | parquet
+    csv: CsvOptions = field(default_factory=CsvOptions)
+    batch_rows: int = BATCH_ROWS
+
+    def describe(self) -> str:
+        return str(self.path)
+
+
+@dataclass(frozen=True)
+class DatabaseTarget:
+    url: str
+    table: str
+    replace: bool = False
+    batch_rows: int = BATCH_ROWS
+
+    def describe(self) -> str:
+        return f"{safe_url(self.url)} table {self.table}"
+
+
+def file_target(path: str | Path, csv_options: CsvOptions | None = None,
+                batch_rows: int = BATCH_ROWS) -> FileTarget:
+    """The file target its extension names (.csv/.tsv/.txt, .xlsx, .parquet)."""
+    path = Path(path)
+    fmt = FILE_FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise DataError(f"{path}: unknown output format '{path.suffix}' "
+                        f"(use {', '.join(FILE_FORMATS)}, or a database URL)")
+    return FileTarget(path, fmt, csv_options or CsvOptions(), batch_rows)
+
+
+def safe_url(url: str) -> str:
+    """A database URL with its password hidden, for messages."""
+    try:
+        from sqlalchemy.engine import make_url
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return "<database URL>"
+
+
+def write_table(frame: pd.DataFrame, target: FileTarget | DatabaseTarget,
+                progress: ExportProgress | None = None,
+                cancel: CancelCheck | None = None) -> None:
+    """Write ``frame`` (the released table) to ``target``.
+
+    Raises ``DataError`` with the target named when it cannot be written and
+    ``Cancelled`` when ``cancel()`` returned True (nothing is left behind)."""
+    frame = frame.astype(str)
+    report = progress or (lambda done, total: None)
+    stop = cancel or (lambda: False)
+    if isinstance(target, DatabaseTarget):
+        return _write_database(frame, target, report, stop)
+    writer = {"csv": _write_csv, "xlsx": _write_xlsx, "parquet": _write_parquet}[target.format]
+    _atomic(target.path, lambda tmp: writer(frame, tmp, target, report, stop))
+
+
+def _batches(n: int, size: int = BATCH_ROWS):
+    for start in range(0, n, size):
+        yield start, min(n, start + size)
+    if n == 0:
+        yield 0, 0
+
+
+def _atomic(path: Path, write: Callable[[Path], None]) -> None:
+    path = Path(path)
+    if path.is_dir():
+        raise DataError(f"{path} is a folder: give a file name")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_csv(frame, tmp: Path, target: FileTarget, report, stop) -> None:
+    o = target.csv
+    try:
+        with open(tmp, "w", encoding=o.encoding, newline="") as f:
+            for start, end in _batches(len(frame), target.batch_rows):
+                frame.iloc[start:end].to_csv(
+                    f, sep=o.delimiter, index=False, header=start == 0,
+                    quoting=QUOTING[o.quoting], quotechar=o.quotechar,
+                    lineterminator=LINE_ENDINGS[o.line_ending])
+                report(end, len(frame))
+                if stop():
+                    raise Cancelled("export cancelled")
+            f.flush()
+            os.fsync(f.fileno())
+    except UnicodeEncodeError as e:
+        value = e.object[e.start:e.end]
+        raise DataError(f"{target.path}: {value!r} cannot be written in {o.encoding} "
+                        f"(choose utf-8)") from None
+    except csv.Error as e:
+        raise DataError(f"{target.path}: {e} (a value holds the delimiter, quote or a line "
+                        f"break: choose a quoting other than 'none')") from None
+
+
+def _write_xlsx(frame, tmp: Path, target: FileTarget, report, stop) -> None:
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    if len(frame) > EXCEL_MAX_ROWS:
+        raise DataError(f"{target.path}: {len(frame):,} rows do not fit an Excel sheet "
+                        f"({EXCEL_MAX_ROWS:,} at most): export CSV or Parquet")
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("anonymized")
+
+    def cell(v: str):
+        if not v.startswith("="):
+            return v
+        c = WriteOnlyCell(ws, value=v)
+        c.data_type = "s"  # text, never a formula
+        return c
+
+    ws.append([cell(str(c)) for c in frame.columns])
+    values = frame.to_numpy(dtype=object)
+    for start, end in _batches(len(frame), target.batch_rows):
+        for row in values[start:end]:
+            ws.append([cell(v) for v in row])
+        report(end, len(frame))
+        if stop():
+            raise Cancelled("export cancelled")
+    wb.save(tmp)
+
+
+def _write_parquet(frame, tmp: Path, target: FileTarget, report, stop) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    schema = pa.schema([(str(c), pa.string()) for c in frame.columns])
+    with pq.ParquetWriter(tmp, schema) as writer:
+        for start, end in _batches(len(frame), target.batch_rows):
+            writer.write_table(pa.Table.from_pandas(frame.iloc[start:end], schema=schema,
+                                                    preserve_index=False))
+            report(end, len(frame))
+            if stop():
+                raise Cancelled("export cancelled")
+
+
+def _write_database(frame, target: DatabaseTarget, report, stop) -> None:
+    sa = _sqlalchemy()
+    where = target.describe()
+    if not target.table.strip():
+        raise DataError("give the database table name to create")
+    staging = f"{target.table}__anonymist_new"
+    try:
+        engine = sa.create_engine(target.url)
+    except Exception as e:
+        raise DataError(f"database URL {safe_url(target.url)}: {e}") from None
+    try:
+        with engine.connect() as conn:
+            names = set(sa.inspect(conn).get_table_names())
+        if target.table in names and not target.replace:
+            raise DataError(f"{where} exists already: choose another table name, or allow "
+                            f"replacing it (--replace-table)")
+        meta = sa.MetaData()
+        table = sa.Table(staging, meta, *[sa.Column(str(c), sa.Text) for c in frame.columns])
+        columns = [str(c) for c in frame.columns]
+        with engine.begin() as conn:
+            table.drop(conn, checkfirst=True)
+            table.create(conn)
+        try:
+            values = frame.to_numpy(dtype=object)
+            for start, end in _batches(len(frame), target.batch_rows):
+                if end > start:
+                    with engine.begin() as conn:
+                        conn.execute(table.insert(),
+                                     [dict(zip(columns, row)) for row in values[start:end]])
+                report(end, len(frame))
+                if stop():
+                    raise Cancelled("export cancelled")
+            with engine.begin() as conn:
+                prep = engine.dialect.identifier_preparer
+                if target.table in names:
+                    conn.execute(sa.text(f"DROP TABLE {prep.quote(target.table)}"))
+                conn.execute(sa.text(f"ALTER TABLE {prep.quote(staging)} "
+                                     f"RENAME TO {prep.quote(target.table)}"))
+        except BaseException:
+            with engine.begin() as conn:
+                table.drop(conn, checkfirst=True)
+            raise
+    except sa.exc.SQLAlchemyError as e:
+        detail = getattr(e, "orig", None) or e
+        raise DataError(f"{where}: {type(detail).__name__}: {detail}") from None
+    finally:
+        engine.dispose()
+
+
+def _sqlalchemy():
+    try:
+        import sqlalchemy
+        import sqlalchemy.exc  # noqa: F401
+    except ImportError:
+        raise DataError("writing to a database needs the SQLAlchemy package") from None
+    return sqlalchemy
+
+
+def read_table(target: FileTarget | DatabaseTarget) -> pd.DataFrame:
+    """Read a written target back: every value a string, missing values ``""``."""
+    if isinstance(target, DatabaseTarget):
+        sa = _sqlalchemy()
+        engine = sa.create_engine(target.url)
+        try:
+            with engine.connect() as conn:
+                frame = pd.read_sql_table(target.table, conn)
+        finally:
+            engine.dispose()
+    elif target.format == "csv":
+        o = target.csv
+        frame = pd.read_csv(target.path, sep=o.delimiter, quotechar=o.quotechar,
+                            encoding=o.encoding, dtype=str, keep_default_na=False,
+                            quoting=QUOTING[o.quoting] if o.quoting == "none" else 0)
+    elif target.format == "xlsx":
+        frame = _read_xlsx(target.path)
+    else:
+        frame = pd.read_parquet(target.path)
+    return frame.astype(object).where(frame.notna(), "").astype(str)
+
+
+def _read_xlsx(path: Path) -> pd.DataFrame:
+    from openpyxl import load_workbook
+    wb = load_workbook(path, read_only=True, data_only=True)
+    try:
+        rows = wb.worksheets[0].iter_rows(values_only=True)
+        header = next(rows, ())
+        data = [["" if v is None else str(v) for v in r] for r in rows]
+    finally:
+        wb.close()
+    return pd.DataFrame(data, columns=[str(c) for c in header], dtype=object)
