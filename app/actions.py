@@ -17,6 +17,8 @@ _SPECS = (  # key, text, shortcut, icon, standard-icon fallback, tip
      "Save the project"),
     ("save_as", "Save &as…", QKeySequence.StandardKey.SaveAs, None, None,
      "Save the project under a new name"),
+    ("save_job", "Save &job file…", None, None, None,
+     "Save the configuration as a TOML job file for the command line (anonymist anonymize)"),
     ("import_data", "&Import data…", "Ctrl+I", "import", SP.SP_ArrowDown,
      "Import a CSV file, an Excel sheet or a database table"),
     ("export_data", "&Export data…", "Ctrl+E", "export", SP.SP_ArrowUp,
@@ -77,6 +79,7 @@ def build_menus(window: QMainWindow, actions: dict[str, QAction]) -> dict[str, Q
     menus["recent"].setObjectName("recentMenu")
     file.addAction(actions["save"])
     file.addAction(actions["save_as"])
+    file.addAction(actions["save_job"])
     file.addSeparator()
     for key in ("import_data", "export_data"):
         file.addAction(actions[key])

@@ -74,6 +74,9 @@ class Settings:
     privacy: list[dict] = field(default_factory=list)
     metric: dict = field(default_factory=lambda: dict(DEFAULT_METRIC))
     transformation: TransformationConfig = field(default_factory=TransformationConfig)
+    #: the job's ``[population]`` ({"region": "USA"} or {"size": N}); None: no population.
+    #: Configure and Analyze risk both edit this one value.
+    population: dict | None = None
 
 
 class Document(QObject):
@@ -97,6 +100,11 @@ class Document(QObject):
         self.hierarchy_rows: dict[str, list[list[str]]] = {}
         self.settings = Settings()
         self.subset: np.ndarray | None = None  # bool mask; None: every row
+        #: how the subset was selected, in the job's ``[subset]`` shape ({"query": ...},
+        #: {"rows": path}, {"sample": share, "seed": n}); None: rows ticked by hand
+        self.subset_spec: dict | None = None
+        #: folder that relative paths of an opened job file are relative to
+        self.base_dir: Path | None = None
         self.result = None  # engine AnonymizationResult of the last run
         self.result_summary: dict | None = None  # its to_dict(), also kept in projects
         self.applied_levels: tuple | None = None  # output chosen in Explore (None: optimum)
@@ -134,6 +142,7 @@ class Document(QObject):
                 self.attributes[name].data_type, self.attributes[name].format = dtype, fmt
         self.hierarchy_rows = {n: r for n, r in self.hierarchy_rows.items() if n in table}
         self.subset = None
+        self.subset_spec = None
         self.set_result(None)
         self.data_changed.emit()
         self.set_modified(True)
@@ -195,11 +204,46 @@ class Document(QObject):
         self.set_modified(True)
 
     def set_subset(self, mask: np.ndarray | None) -> None:
+        """Rows ticked by hand (None: every row)."""
         if mask is not None and bool(mask.all()):
             mask = None
         self.subset = mask
+        self.subset_spec = None
         self.subset_changed.emit()
         self.set_modified(True)
+
+    def subset_mask(self, spec: dict) -> np.ndarray:
+        """The rows a ``[subset]`` table selects in the current data (engine's reading).
+
+        Raises
+        ------
+        AnonymistError
+            With the engine's message when the query, file or share is invalid.
+        """
+        from engine.subset import resolve_subset
+        if self.table is None:
+            raise AnonymistError("import data first: a subset selects rows of the data")
+        return resolve_subset(Job(subset=dict(spec), base_dir=self.base_dir or Path.cwd()),
+                              self.table)
+
+    def set_subset_spec(self, spec: dict | None) -> None:
+        """Select the subset by query, row file or random sample (None: every row)."""
+        if not spec:
+            self.set_subset(None)
+            return
+        mask = self.subset_mask(spec)
+        self.subset = mask
+        self.subset_spec = dict(spec)
+        self.subset_changed.emit()
+        self.set_modified(True)
+
+    def subset_table(self) -> dict | None:
+        """The job's ``[subset]`` table for the current subset (None: every row)."""
+        if self.subset_spec:
+            return dict(self.subset_spec)
+        if self.subset is not None:
+            return {"indices": np.flatnonzero(self.subset).tolist()}
+        return None
 
     def apply_transformation(self, levels) -> None:
         """Make another transformation of the current result the output."""
@@ -242,9 +286,11 @@ class Document(QObject):
                   privacy=[model_from_dict(dict(p)) for p in self.settings.privacy],
                   transformation=replace(self.settings.transformation,
                                          genetic=dict(self.settings.transformation.genetic)),
-                  metric=metric_from_dict(dict(self.settings.metric), weights or None))
-        if self.subset is not None:
-            job.subset = {"indices": np.flatnonzero(self.subset).tolist()}
+                  metric=metric_from_dict(dict(self.settings.metric), weights or None),
+                  subset=self.subset_table(),
+                  population=(dict(self.settings.population) if self.settings.population
+                              else None),
+                  base_dir=self.base_dir or Path.cwd())
         return job
 
     def check_job(self) -> str | None:

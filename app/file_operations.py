@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Callable
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWizard
+from PySide6.QtWidgets import QMessageBox, QWizard
 
+from app import file_dialogs
 from app.data_sources import ImportSpec, load
 from app.document import DataSource, Document
 from app.project_file import EXTENSION, read_project, write_project
@@ -74,7 +75,8 @@ class FileOperations(QObject):
     def open_dialog(self) -> None:
         if not self.confirm_discard():
             return
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open", "", PROJECT_FILTER)
+        path = file_dialogs.open_file(self.window, "Open", PROJECT_FILTER, "project", self.doc,
+                                      self.settings)
         if path:
             self.open_path(path)
 
@@ -161,9 +163,10 @@ class FileOperations(QObject):
         return True
 
     def save_as(self) -> bool:
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save project",
-                                              f"project{EXTENSION}",
-                                              f"Anonymist projects (*{EXTENSION})")
+        name = self.doc.path.name if self.doc.path else f"project{EXTENSION}"
+        path = file_dialogs.save_file(self.window, "Save project", name,
+                                      f"Anonymist projects (*{EXTENSION})", "project",
+                                      self.doc, self.settings)
         if not path:
             return False
         if not path.endswith(EXTENSION):
@@ -184,6 +187,29 @@ class FileOperations(QObject):
 
         self.run("Saving project", lambda: write_project(snap, path, include), done)
 
+    def save_job_dialog(self) -> None:
+        """File > Save job file: the configuration as a TOML job for the command line."""
+        if not self.doc.has_data:
+            show_error(self.window, "Nothing to save", "Import data first: a job names "
+                       "the data, its attributes and the privacy models.")
+            return
+        stem = self.doc.path.stem if self.doc.path else "job"
+        path = file_dialogs.save_file(self.window, "Save job file", f"{stem}.toml",
+                                      "Job files (*.toml)", "project", self.doc, self.settings)
+        if path:
+            if not path.endswith(".toml"):
+                path += ".toml"
+            self.save_job_to(Path(path))
+
+    def save_job_to(self, path: Path) -> None:
+        from app.project_io import save_job_file
+
+        def done(notes) -> None:
+            extra = f" ({'; '.join(notes)})" if notes else ""
+            self.window.statusBar().showMessage(f"Saved job {path.name}{extra}", 8000)
+
+        self.run("Saving job file", lambda: save_job_file(self.doc, path), done)
+
     # --- export -----------------------------------------------------------------------------
     def export_dialog(self) -> None:
         result = self.doc.result
@@ -191,8 +217,8 @@ class FileOperations(QObject):
             show_error(self.window, "Nothing to export",
                        "Anonymize the data first: the export writes the anonymized output.")
             return
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export anonymized data",
-                                              "anonymized.csv", "CSV files (*.csv)")
+        path = file_dialogs.save_file(self.window, "Export anonymized data", "anonymized.csv",
+                                      "CSV files (*.csv)", "export", self.doc, self.settings)
         if path:
             self.export_to(Path(path))
 

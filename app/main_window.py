@@ -89,6 +89,7 @@ class MainWindow(QMainWindow):
         a["open"].triggered.connect(f.open_dialog)
         a["save"].triggered.connect(f.save)
         a["save_as"].triggered.connect(f.save_as)
+        a["save_job"].triggered.connect(f.save_job_dialog)
         a["import_data"].triggered.connect(lambda: f.import_dialog())
         a["export_data"].triggered.connect(f.export_dialog)
         a["import_hierarchy"].triggered.connect(self.configure.hierarchy.load_dialog)
@@ -139,6 +140,8 @@ class MainWindow(QMainWindow):
         self.document.table = None
         self.document.attributes = {}
         self.document.hierarchy_rows = {}
+        self.document.subset, self.document.subset_spec = None, None
+        self.document.base_dir = None
         self.document.set_result(None)
         self.document.data_changed.emit()
         self.document.set_path(None)
@@ -170,7 +173,7 @@ class MainWindow(QMainWindow):
                                 f"{t.n_rows:,} rows × {len(t.names):,} columns")
 
     def _io_busy(self, busy: bool) -> None:
-        for key in ("open", "save", "save_as", "import_data", "new", "open_sample"):
+        for key in ("open", "save", "save_as", "save_job", "import_data", "new", "open_sample"):
             self.actions[key].setEnabled(not busy)
 
     # --- anonymization -------------------------------------------------------------------------

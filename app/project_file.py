@@ -62,6 +62,12 @@ class ProjectSnapshot:
     source: dict = field(default_factory=dict)
     table: EncodedTable | None = None
     subset: np.ndarray | None = None  # row indices
+    #: how the subset was selected when not by hand: the job's [subset] query / sample
+    subset_spec: dict | None = None
+    population: dict | None = None  # the job's [population]
+    #: an opened job file's: its folder and the hierarchy paths it names (not saved)
+    base_dir: Path | None = None
+    hierarchy_paths: dict[str, str] = field(default_factory=dict)
     result: dict | None = None
     extras: dict = field(default_factory=dict)
 
@@ -105,8 +111,12 @@ def _job_dict(snap: ProjectSnapshot, members: dict[str, str]) -> dict:
          "privacy": [dict(p) for p in snap.privacy],
          "transformation": transformation_to_dict(snap.transformation),
          "metric": dict(snap.metric)}
-    if snap.subset is not None:
+    if snap.subset_spec and ("query" in snap.subset_spec or "sample" in snap.subset_spec):
+        d["subset"] = dict(snap.subset_spec)  # re-selected from the data on opening
+    elif snap.subset is not None:
         d["subset"] = {"rows": "subset.txt"}
+    if snap.population:
+        d["population"] = dict(snap.population)
     return d
 
 
@@ -221,7 +231,7 @@ def read_project(path: str | Path) -> ProjectSnapshot:
             if isinstance(a, dict) and "hierarchy" in a:
                 snap.hierarchies[name] = _read_hierarchy(z, a.pop("hierarchy"), name)
         checked = dict(job)
-        checked.pop("subset", None)
+        subset_table = checked.pop("subset", None)
         job_from_dict(checked)  # validates every key and value with the engine's messages
         snap.attributes = {n: dict(a) for n, a in attrs.items()}
         snap.privacy = list(job.get("privacy", []))
@@ -238,6 +248,14 @@ def read_project(path: str | Path) -> ProjectSnapshot:
                                        dtype=np.int64)
             except ValueError:
                 raise ProjectError(f"{path.name}: subset.txt is damaged") from None
+        if isinstance(subset_table, dict) and ("query" in subset_table
+                                               or "sample" in subset_table):
+            snap.subset_spec = dict(subset_table)
+        population = job.get("population")
+        if population is not None:
+            from engine.privacy.population import population_size
+            population_size(population)  # checked with the engine's message
+            snap.population = dict(population)
         snap.result = _read_json(z, "result.json")
         snap.extras = _read_json(z, "extras.json") or {}
     return snap

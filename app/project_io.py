@@ -9,7 +9,7 @@ import numpy as np
 from app.data_sources import ImportSpec, load
 from app.document import DataSource, Document, Settings
 from app.project_file import ProjectSnapshot
-from engine.config import INSENSITIVE, AttributeConfig, TransformationConfig
+from engine.config import INSENSITIVE, AttributeConfig, Job, TransformationConfig
 from engine.data.csv_import import CsvFormat
 from engine.data.table import EncodedTable
 from engine.errors import DataError
@@ -33,6 +33,8 @@ def snapshot_of(doc: Document) -> ProjectSnapshot:
         source=doc.source.to_dict(),
         table=doc.table,
         subset=None if doc.subset is None else np.flatnonzero(doc.subset),
+        subset_spec=None if doc.subset_spec is None else dict(doc.subset_spec),
+        population=None if doc.settings.population is None else dict(doc.settings.population),
         result=doc.result_summary,
         extras=dict(doc.extras))
 
@@ -76,11 +78,18 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
                 h = Hierarchy.from_rows(rows, attribute=name)
             except HierarchyError:
                 h = None
-            doc.attributes[name] = replace(doc.attributes[name], hierarchy=h)
+            doc.attributes[name] = replace(doc.attributes[name], hierarchy=h,
+                                           hierarchy_path=snap.hierarchy_paths.get(name))
     doc.settings = Settings(privacy=[dict(p) for p in snap.privacy], metric=dict(snap.metric),
-                            transformation=replace(snap.transformation))
+                            transformation=replace(snap.transformation),
+                            population=dict(snap.population) if snap.population else None)
+    doc.base_dir = snap.base_dir
     doc.subset = None
-    if snap.subset is not None and doc.table is not None:
+    doc.subset_spec = None
+    if snap.subset_spec and doc.table is not None:
+        doc.subset = doc.subset_mask(snap.subset_spec)
+        doc.subset_spec = dict(snap.subset_spec)
+    elif snap.subset is not None and doc.table is not None:
         mask = np.zeros(doc.table.n_rows, dtype=bool)
         idx = snap.subset[(snap.subset >= 0) & (snap.subset < doc.table.n_rows)]
         mask[idx] = True
@@ -99,22 +108,41 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
 def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
     """In the worker: a job TOML with its data and hierarchies, as a project snapshot."""
     job = load_job(path)
+    table = None
+    if job.data.path:
+        table = source_table(DataSource("csv", str(job.resolve(job.data.path)),
+                                        delimiter=job.data.delimiter,
+                                        encoding=job.data.encoding))
+    return snapshot_from_job(job, table)
+
+
+def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:
+    """A loaded job and its data as a project snapshot: everything the job says
+    (attributes, hierarchies and their paths, models, metric, search settings,
+    ``[subset]`` and ``[population]``) reaches the document."""
     d = job_to_dict(job)
     snap = ProjectSnapshot(
         attributes={n: {k: getattr(a, k) for k in _ATTR_KEYS} for n, a in job.attributes.items()},
         privacy=d["privacy"], metric=d["metric"],
         transformation=replace(job.transformation) if job.transformation
-        else TransformationConfig())
+        else TransformationConfig(),
+        population=dict(job.population) if job.population else None,
+        base_dir=job.base_dir)
     for name, a in job.attributes.items():
         if a.hierarchy is not None:
             snap.hierarchies[name] = [list(r) for r in a.hierarchy.rows]
+            if a.hierarchy_path:
+                snap.hierarchy_paths[name] = a.hierarchy_path
     if job.data.path:
-        location = str(job.resolve(job.data.path))
-        snap.source = DataSource("csv", location, delimiter=job.data.delimiter,
+        snap.source = DataSource("csv", str(job.resolve(job.data.path)),
+                                 delimiter=job.data.delimiter,
                                  encoding=job.data.encoding).to_dict()
-        snap.table = source_table(DataSource.from_dict(snap.source))
-    if job.subset and "indices" in job.subset:
-        snap.subset = np.asarray(job.subset["indices"], dtype=np.int64)
+        snap.table = table
+    if job.subset:
+        if "indices" in job.subset:
+            snap.subset = np.asarray(job.subset["indices"], dtype=np.int64)
+        else:
+            snap.subset_spec = dict(job.subset)
     return snap
 
 
@@ -122,3 +150,67 @@ def hierarchy_rows_from_file(path: str | Path, attribute: str) -> list[list[str]
     """Rows of a hierarchy CSV (validated structure; coverage is checked by the editor)."""
     h = read_hierarchy(path, attribute)
     return [list(r) for r in h.rows]
+
+
+def _relative(path: Path, folder: Path) -> str:
+    """``path`` relative to ``folder`` when it is inside it, else absolute."""
+    try:
+        return str(path.resolve().relative_to(folder.resolve()))
+    except ValueError:
+        return str(path.resolve())
+
+
+def save_job_file(doc: Document, path: str | Path) -> list[str]:
+    """Write the document's job as a TOML job file (``engine.project.job_file``).
+
+    Hierarchies that are not the file the job names (built or edited in the app)
+    are written beside the job as ``<job>_hierarchy_<attribute>.csv``, and data that is
+    not a CSV file on disk (inside a project, a sheet, a database table) as
+    ``<job>_data.csv``. Returns notes for the user (what was written beside)."""
+    from engine.hierarchy.csv_io import write_hierarchy
+    from engine.io_utils import atomic_write_text
+    from engine.project.job_file import save_job
+    path = Path(path)
+    folder = path.parent
+    job = doc.build_job()
+    notes: list[str] = []
+    attributes = {}
+    for name, a in job.attributes.items():
+        hpath = a.hierarchy_path
+        if a.hierarchy is not None:
+            same = False
+            if hpath:
+                try:
+                    same = (read_hierarchy(job.resolve(hpath), name).rows
+                            == a.hierarchy.rows)
+                except (HierarchyError, OSError):
+                    same = False
+            if same:
+                hpath = _relative(job.resolve(hpath), folder)
+            else:
+                target = folder / f"{path.stem}_hierarchy_{_file_part(name)}.csv"
+                write_hierarchy(a.hierarchy, target)
+                hpath = target.name
+                notes.append(f"hierarchy of '{name}' written to {target.name}")
+        attributes[name] = replace(a, hierarchy_path=hpath)
+    data_path = None
+    data = replace(job.data)
+    if doc.source.kind == "csv" and doc.source.location and Path(doc.source.location).is_file():
+        data_path = _relative(Path(doc.source.location), folder)
+    elif doc.has_data:  # inside a project, a sheet or a database: written beside the job
+        target = folder / f"{path.stem}_data.csv"
+        atomic_write_text(target, doc.table.to_dataframe().to_csv(sep=";", index=False))
+        data_path = target.name
+        data = replace(data, delimiter=";", encoding="utf-8")
+        notes.append(f"data written to {target.name}")
+    subset = job.subset
+    if subset and "rows" in subset:
+        subset = {"rows": _relative(job.resolve(subset["rows"]), folder)}
+    job = replace(job, attributes=attributes, subset=subset, base_dir=folder,
+                  data=replace(data, path=data_path))
+    save_job(job, path)
+    return notes
+
+
+def _file_part(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:60] or "attribute"

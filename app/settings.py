@@ -60,6 +60,19 @@ class AppSettings:
     def include_data_in_project(self, value: bool) -> None:
         self.q.setValue("project/include_data", "true" if value else "false")
 
+    # --- folders of the file dialogs ---------------------------------------------------
+    def last_folder(self, kind: str) -> str:
+        """The folder the last ``kind`` dialog (open, save, import, export, hierarchy)
+        ended in; "" when none or it no longer exists."""
+        folder = str(self.q.value(f"folders/{kind}", "") or "")
+        return folder if folder and Path(folder).is_dir() else ""
+
+    def remember_folder(self, kind: str, path: str | Path) -> None:
+        """Remember the folder of ``path`` (a file chosen in a ``kind`` dialog)."""
+        p = Path(path)
+        folder = p if p.is_dir() else p.parent
+        self.q.setValue(f"folders/{kind}", str(folder.resolve()))
+
     # --- window state --------------------------------------------------------------------
     def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
         return self.q.value("window/geometry"), self.q.value("window/state")

@@ -1,4 +1,10 @@
-"""Research subsets: rows selected by index list, row file or query."""
+"""Research subsets: rows selected by index list, row file, query or random sample.
+
+``[subset]`` holds exactly one way of selecting: ``indices = [0, 5, ...]``,
+``rows = "file with one 0-based row index per line"``, ``query = "age > 30"``
+(``engine.query``) or ``sample = 0.1`` with ``seed`` (default 0; a random share
+of the rows, drawn the same for the same seed and number of rows).
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -8,11 +14,36 @@ from engine.data.table import EncodedTable
 from engine.errors import JobError
 
 
+#: the keys that select rows; a ``[subset]`` table holds exactly one of them
+SELECTORS = ("indices", "rows", "query", "sample")
+
+
+def sample_mask(n_rows: int, fraction: float, seed: int = 0) -> np.ndarray:
+    """A random ``fraction`` of ``n_rows`` rows (rounded, at least one when the fraction
+    is positive), the same for the same seed."""
+    fraction = float(fraction)
+    if not 0.0 < fraction <= 1.0:
+        raise JobError(f"[subset] sample = {fraction!r} must be a share of the rows "
+                       f"greater than 0 and at most 1")
+    size = min(n_rows, max(1, int(round(fraction * n_rows))))
+    rng = np.random.default_rng(seed)
+    mask = np.zeros(n_rows, dtype=bool)
+    mask[rng.choice(n_rows, size=size, replace=False)] = True
+    return mask
+
+
 def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
     """Boolean row mask of the job's ``[subset]``, or None when it has none."""
     spec = job.subset
     if not spec:
         return None
+    given = [k for k in SELECTORS if k in spec]
+    if len(given) > 1:
+        raise JobError(f"[subset] selects rows in one way only, got {', '.join(given)}")
+    if "seed" in spec and "sample" not in spec:
+        raise JobError("[subset] seed is for a random sample (sample = share of rows)")
+    if "sample" in spec:
+        return sample_mask(table.n_rows, spec["sample"], spec.get("seed", 0))
     mask = np.zeros(table.n_rows, dtype=bool)
     if "indices" in spec:
         idx = np.asarray(spec["indices"], dtype=np.int64)
@@ -37,7 +68,8 @@ def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
         from engine.query import evaluate_query
         return evaluate_query(spec["query"], table)
     else:
-        raise JobError("[subset] needs 'rows' (a file of row indices) or 'query'")
+        raise JobError("[subset] needs 'rows' (a file of row indices), 'query', 'sample' "
+                       "(a share of rows, with 'seed') or 'indices'")
     bad = idx[(idx < 0) | (idx >= table.n_rows)]
     if len(bad):
         raise JobError(f"[subset] row index {int(bad[0])} is outside the data "

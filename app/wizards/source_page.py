@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QHBoxLayout,
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QHBoxLayout,
                                QLabel, QLineEdit, QPushButton, QRadioButton, QVBoxLayout,
                                QWizardPage)
 
+from app import file_dialogs
 from app.data_sources import database_tables, excel_sheets, guess_kind
 from app.workers import readable_error
 from engine.data.csv_import import detect_csv_format
@@ -74,7 +75,7 @@ class SourcePage(QWizardPage):
         self._list_tables()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose data", "", FILTERS[self.kind])
+        path = file_dialogs.open_file(self, "Choose data", FILTERS[self.kind], "data")
         if path:
             self.location.setText(path)
             self._list_tables()

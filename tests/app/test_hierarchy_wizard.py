@@ -364,7 +364,7 @@ def test_edit_an_imported_hierarchy_and_save_it_back(qtbot, make_wizard, adult_a
     page.move_items(1, ["7", "8"], "young")
     edited = page.hierarchy
     out = tmp_path / "age.csv"
-    monkeypatch.setattr("app.wizards.hierarchy.editor_page.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("app.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(out), ""))
     qtbot.mouseClick(page.buttons["export"], Qt.MouseButton.LeftButton)
     assert read_hierarchy(out).rows == edited.rows
@@ -431,9 +431,9 @@ def test_run_hierarchy_wizard_returns_results_or_none(qtbot, adult_age, monkeypa
 
 def test_save_and_open_a_specification(qtbot, make_wizard, adult_age, tmp_path, monkeypatch):
     path = tmp_path / "age.json"
-    monkeypatch.setattr("app.wizards.hierarchy.wizard.QFileDialog.getSaveFileName",
+    monkeypatch.setattr("app.file_dialogs.QFileDialog.getSaveFileName",
                         lambda *a, **k: (str(path), ""))
-    monkeypatch.setattr("app.wizards.hierarchy.wizard.QFileDialog.getOpenFileName",
+    monkeypatch.setattr("app.file_dialogs.QFileDialog.getOpenFileName",
                         lambda *a, **k: (str(path), ""))
     spec = IntervalSpec.regular(INTEGER, 5, 5, [3])
     wizard = make_wizard(adult_age, "integer", spec=spec)

@@ -41,6 +41,8 @@ def test_follows_document_and_applied_transformation(qtbot, window, adult_result
 
 def test_thresholds_and_population_are_kept_in_the_project(qtbot, window,
                                                           adult_result):  # noqa: F811
+    """Thresholds are the perspective's (kept in the project's extras); the population
+    is the job's [population], one value that Configure edits too."""
     view = window.perspectives["risk"]
     doc = window.document
     doc.set_result(adult_result)
@@ -48,15 +50,23 @@ def test_thresholds_and_population_are_kept_in_the_project(qtbot, window,
     view.threshold_bar.highest.setValue(10.0)
     assert doc.extras["risk"]["thresholds"]["highest_risk"] == pytest.approx(0.1)
     assert doc.modified
+    assert doc.settings.population is None  # thresholds do not set a population
     view.uniqueness.editor.fraction.setValue(0.2)
-    assert doc.extras["risk"]["population"] == {"region": None, "sampling_fraction": 0.2}
+    n = adult_result.problem.table.n_rows
+    assert doc.settings.population == {"size": round(n / 0.2)}
+    configure = window.configure.privacy.population
+    assert configure.model().fraction(n) == pytest.approx(0.2)
+    configure.region.setCurrentIndex(configure.region.findData("UK"))
+    assert doc.settings.population == {"region": "UK"}
+    assert view.uniqueness.editor.model().region == "UK"
     doc.extras["risk"] = {"thresholds": {"highest_risk": 0.05, "records_at_risk": 0.01,
-                                         "success_rate": 0.02},
-                          "population": {"region": "UK", "sampling_fraction": 0.01}}
+                                         "success_rate": 0.02}}
+    doc.update_settings(population={"region": "Canada"})
     doc.set_modified(False)
     doc.set_result(adult_result)  # as when a project is opened
     assert view.thresholds.highest_risk == pytest.approx(0.05)
     assert view.threshold_bar.highest.value() == pytest.approx(5.0)
-    assert view.uniqueness.editor.model().region == "UK"
+    assert view.uniqueness.editor.model().region == "Canada"
     assert not doc.modified
+    assert doc.build_job().population == {"region": "Canada"}
     view.shutdown()

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from app.document import Document
 from app.models.data_table import DataTableModel
+from app.perspectives.configure.subset_dialog import SubsetDialog, describe_subset
 from app.widgets.pager import Pager
 
 
@@ -38,8 +39,14 @@ class DataPanel(QWidget):
         self.subset_none = QToolButton(text="Select none")
         self.subset_all.clicked.connect(lambda: self.doc.set_subset(None))
         self.subset_none.clicked.connect(self._select_none)
+        self.subset_select = QToolButton(text="Select by…")
+        self.subset_select.setObjectName("subsetSelect")
+        self.subset_select.setToolTip("Select the research subset by a query, a file of row "
+                                      "indices or a random sample")
+        self.subset_select.clicked.connect(self.subset_dialog)
         head.addWidget(self.subset_all)
         head.addWidget(self.subset_none)
+        head.addWidget(self.subset_select)
         lay.addLayout(head)
         self.view = QTableView()
         self.view.setObjectName("dataTable")
@@ -80,10 +87,20 @@ class DataPanel(QWidget):
             return
         n = t.n_rows
         inside = n if self.doc.subset is None else int(self.doc.subset.sum())
+        how = describe_subset(self.doc.subset_spec)
         self.info.setText(f"{n:,} rows · {len(t.names):,} columns · "
-                          f"research subset {inside:,} rows")
+                          f"research subset {inside:,} rows" + (f" ({how})" if how else ""))
+        self.info.setToolTip(how)
         self.pager.update_state(self.model.page, self.model.page_count, len(t.names),
                                 self.model.page_size)
+
+    def make_subset_dialog(self) -> SubsetDialog:
+        """The subset dialog (tests drive it without ``exec``)."""
+        return SubsetDialog(self.doc, self)
+
+    def subset_dialog(self) -> None:
+        if self.doc.table is not None:
+            self.make_subset_dialog().exec()
 
     def _column_clicked(self, column: int) -> None:
         name = self.model.attribute_at(column)

@@ -4,9 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QHeaderView, QLabel, QTableView,
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QTableView,
                                QToolButton, QVBoxLayout, QWidget)
 
+from app import file_dialogs
 from app.document import Document
 from app.models.hierarchy import HierarchyModel
 from app.project_io import hierarchy_rows_from_file
@@ -121,7 +122,8 @@ class HierarchyEditor(QWidget):
         return True
 
     def load_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Load hierarchy", "", CSV_FILTER)
+        path = file_dialogs.open_file(self, "Load hierarchy", CSV_FILTER, "hierarchy",
+                                      self.doc)
         if path:
             self.load_file(path)
 
@@ -138,8 +140,8 @@ class HierarchyEditor(QWidget):
     def save_dialog(self) -> None:
         if self.name is None:
             return
-        path, _ = QFileDialog.getSaveFileName(self, "Export hierarchy",
-                                              f"hierarchy_{self.name}.csv", CSV_FILTER)
+        path = file_dialogs.save_file(self, "Export hierarchy", f"hierarchy_{self.name}.csv",
+                                      CSV_FILTER, "hierarchy", self.doc)
         if path:
             self.save_file(path)
 

@@ -1,13 +1,16 @@
-"""Privacy models (add / edit / remove) and the suppression limit."""
+"""Privacy models (add / edit / remove), the suppression limit and the population."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QListView,
-                               QPushButton, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QListView, QPushButton, QVBoxLayout, QWidget)
 
 from app.document import Document
 from app.models.privacy_models import PrivacyModelList
+from app.perspectives.risk.analysis import PopulationModel
 from app.widgets.model_dialog import PrivacyModelDialog
+from app.widgets.population_editor import PopulationEditor, records_of
 from engine.config import SENSITIVE
+from engine.errors import AnonymistError
 
 
 class PrivacyPanel(QWidget):
@@ -43,10 +46,34 @@ class PrivacyPanel(QWidget):
         self.suppression.valueChanged.connect(self._suppression_edited)
         form.addRow("Suppression limit", self.suppression)
         lay.addLayout(form)
+        box = QGroupBox("Population")
+        box.setToolTip("The population the data is a sample of: k-map with an estimator and "
+                       "population uniqueness need it; Analyze risk shows the same one.")
+        bl = QVBoxLayout(box)
+        self.population = PopulationEditor(None, allow_none=True, compact=True)
+        self.population.model_changed.connect(self._population_edited)
+        bl.addWidget(self.population)
+        lay.addWidget(box)
         document.settings_changed.connect(self._refresh)
+        document.data_changed.connect(self._refresh)
+        document.result_changed.connect(self._refresh)
         self._refresh()
 
+    def _records(self) -> int:
+        return records_of(self.doc)
+
+    def _population_edited(self, model: PopulationModel | None) -> None:
+        population = None if model is None else model.to_job(self._records())
+        if population != self.doc.settings.population:
+            self.doc.update_settings(population=population)
+
     def _refresh(self) -> None:
+        self.population.n_records = self._records()
+        try:
+            model = PopulationModel.from_job(self.doc.settings.population, self._records())
+        except AnonymistError:
+            model = None
+        self.population.show_model(model)
         value = self.doc.settings.transformation.suppression_limit * 100.0
         if abs(self.suppression.value() - value) > 1e-9:
             self.suppression.blockSignals(True)

@@ -12,7 +12,9 @@ from PySide6.QtCore import QTimer
 
 from app.perspectives.risk.analysis import PopulationModel, Thresholds
 from app.perspectives.risk.perspective import AUTO_LIMIT, RiskPerspective
+from app.widgets.population_editor import records_of
 from engine.config import QUASI_IDENTIFYING
+from engine.errors import AnonymistError
 
 #: settings key of the size above which heavy analyses wait to be asked for
 AUTO_LIMIT_KEY = "risk/auto_analysis_limit"
@@ -42,20 +44,38 @@ def create_perspective(context) -> RiskPerspective:
         try:
             if "thresholds" in state:
                 view.set_thresholds(Thresholds(**state["thresholds"]))
-            if "population" in state:
-                view.uniqueness.editor.set_model(PopulationModel(**state["population"]))
-        except (TypeError, ValueError):
+            show_population()
+        except (TypeError, ValueError, AnonymistError):
             pass  # a project of another version: keep the defaults
         finally:
             restoring["on"] = False
 
+    def n_records() -> int:
+        return records_of(doc)
+
+    def show_population() -> None:
+        """The job's population (Configure edits the same one); without one, ARX's USA."""
+        model = (PopulationModel.from_job(doc.settings.population, n_records())
+                 or PopulationModel())
+        if model != view.uniqueness.editor.model():
+            restoring["on"] = True
+            try:
+                view.uniqueness.editor.set_model(model)
+            finally:
+                restoring["on"] = False
+
     def remember(*_args) -> None:
         if restoring["on"]:
             return
-        population = view.uniqueness.editor.model()
-        doc.extras[EXTRAS_KEY] = {"thresholds": dict(view.thresholds.__dict__),
-                                  "population": dict(population.__dict__)}
+        doc.extras[EXTRAS_KEY] = {"thresholds": dict(view.thresholds.__dict__)}
         doc.set_modified(True)
+
+    def population_edited(model) -> None:
+        if restoring["on"] or model is None:
+            return
+        population = model.to_job(n_records())
+        if population != doc.settings.population:
+            doc.update_settings(population=population)
 
     def refresh() -> None:
         if doc.result is not None:
@@ -83,8 +103,9 @@ def create_perspective(context) -> RiskPerspective:
             view.set_result(doc.result, applied["levels"])
 
     doc.result_changed.connect(result_changed)
+    doc.settings_changed.connect(show_population)
     view.threshold_bar.thresholds_changed.connect(remember)
-    view.uniqueness.population_changed.connect(remember)
+    view.uniqueness.population_changed.connect(population_edited)
     for name in ("data_changed", "subset_changed"):
         getattr(doc, name).connect(timer.start)
     doc.attributes_changed.connect(lambda _names: None if doc.result else timer.start())

@@ -20,21 +20,13 @@ from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, 
 from engine.analysis.statistics import Data, n_rows
 from engine.data.table import EncodedTable
 from engine.errors import Cancelled
+from engine.privacy.population import REGIONS, population_size
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 
 #: the estimators in the order ARX shows them
 ESTIMATOR_NAMES = ("Pitman", "Zayatz", "SNB", "Dankar")
 #: the estimator behind "population uniques" in the overview (ARX's decision rule)
 DEFAULT_ESTIMATOR = "Dankar"
-
-#: population sizes of ARX's region presets (as ARX ships them)
-REGIONS: dict[str, int] = {
-    "USA": 317_238_626, "Canada": 34_834_841, "UK": 63_705_000, "France": 65_820_916,
-    "Germany": 80_767_000, "European Union": 507_420_000, "Brazil": 202_656_788,
-    "China": 1_366_040_000, "India": 1_210_569_573, "Australia": 23_130_900,
-    "Africa": 1_100_000_000, "North America": 565_265_000,
-    "South America": 385_742_554,
-}
 
 
 @dataclass(frozen=True)
@@ -65,6 +57,27 @@ class PopulationModel:
         if self.region in REGIONS:
             return min(1.0, max(n_records, 1) / REGIONS[self.region])
         return min(1.0, max(self.sampling_fraction, 1e-12))
+
+    @classmethod
+    def from_job(cls, population: dict | None, n_records: int) -> "PopulationModel | None":
+        """The job's ``[population]`` ({"region": ...} or {"size": ...}) as a model for
+        ``n_records`` records; None without one."""
+        if not population:
+            return None
+        if population.get("size") is None and population.get("region") is not None:
+            region = next((r for r in REGIONS if r.lower() == str(population["region"]).lower()),
+                          None)
+            if region is not None:
+                return cls(region, min(1.0, max(n_records, 1) / REGIONS[region]))
+        size = population_size(population)
+        return cls(None, min(1.0, max(n_records, 1) / size))
+
+    def to_job(self, n_records: int) -> dict:
+        """The job's ``[population]`` table for this model (a custom fraction becomes the
+        population size it implies for ``n_records`` records)."""
+        if self.region in REGIONS:
+            return {"region": self.region}
+        return {"size": int(round(self.population_size(max(n_records, 1))))}
 
     def describe(self, n_records: int) -> str:
         size = self.population_size(n_records)

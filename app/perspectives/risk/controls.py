@@ -1,14 +1,12 @@
-"""Editors of the perspective's settings: risk thresholds and the population model."""
+"""Editors of the perspective's settings: risk thresholds (the population model's editor is
+shared with Configure: ``app.widgets.population_editor``)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QSignalBlocker, Signal
-from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFrame, QHBoxLayout, QLabel,
-                               QWidget)
+from PySide6.QtWidgets import QDoubleSpinBox, QFrame, QHBoxLayout, QLabel
 
-from app.perspectives.risk.analysis import REGIONS, PopulationModel, Thresholds
+from app.perspectives.risk.analysis import Thresholds
 from app.perspectives.risk.common import muted_label
-
-CUSTOM = "Custom (sampling fraction)"
 
 
 def percent_spin(value: float, tip: str, low: float = 0.01) -> QDoubleSpinBox:
@@ -75,84 +73,3 @@ class ThresholdBar(QFrame):
     def _changed(self, *_args) -> None:
         self._update_class_size()
         self.thresholds_changed.emit(self.thresholds())
-
-
-class PopulationEditor(QWidget):
-    """Region preset (its population size) or a custom sampling fraction.
-
-    Signals: ``model_changed(PopulationModel)``.
-    """
-
-    model_changed = Signal(object)
-
-    def __init__(self, model: PopulationModel = PopulationModel(), parent=None):
-        super().__init__(parent)
-        self.n_records = 0
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(0, 0, 0, 0)
-        lay.setSpacing(8)
-        self.region = QComboBox()
-        self.region.addItem(CUSTOM, None)
-        for name, size in REGIONS.items():
-            self.region.addItem(f"{name} ({size / 1e6:,.1f} M)", name)
-        self.size = QDoubleSpinBox()
-        self.size.setDecimals(0)
-        self.size.setRange(1, 1e11)
-        self.size.setGroupSeparatorShown(True)
-        self.size.setKeyboardTracking(False)
-        self.size.setToolTip("Population size: the sampling fraction is records / size.")
-        self.size.setMinimumWidth(130)
-        self.fraction = QDoubleSpinBox()
-        self.fraction.setDecimals(8)
-        self.fraction.setRange(1e-8, 1.0)
-        self.fraction.setSingleStep(0.01)
-        self.fraction.setKeyboardTracking(False)
-        self.fraction.setToolTip("Share of the population that is in the data.")
-        for text, w in (("Population", self.region), ("size", self.size),
-                        ("sampling fraction", self.fraction)):
-            lay.addWidget(QLabel(text))
-            lay.addWidget(w)
-        lay.addStretch(1)
-        self._model = model
-        self._show(model)
-        self.region.currentIndexChanged.connect(self._region_changed)
-        self.size.valueChanged.connect(self._size_changed)
-        self.fraction.valueChanged.connect(self._fraction_changed)
-
-    def model(self) -> PopulationModel:
-        return self._model
-
-    def set_records(self, n_records: int) -> None:
-        """The sample size the fraction refers to."""
-        self.n_records = n_records
-        self._show(self._model)
-
-    def set_model(self, model: PopulationModel) -> None:
-        self._set(model)
-
-    def _show(self, model: PopulationModel) -> None:
-        n = max(self.n_records, 1)
-        for w in (self.region, self.size, self.fraction):
-            w.blockSignals(True)
-        self.region.setCurrentIndex(max(0, self.region.findData(model.region)))
-        self.size.setMinimum(n)
-        self.size.setValue(model.population_size(n))
-        self.fraction.setValue(model.fraction(n))
-        for w in (self.region, self.size, self.fraction):
-            w.blockSignals(False)
-
-    def _set(self, model: PopulationModel) -> None:
-        self._model = model
-        self._show(model)
-        self.model_changed.emit(model)
-
-    def _region_changed(self, _index: int) -> None:
-        region = self.region.currentData()
-        fraction = self._model.fraction(max(self.n_records, 1))
-        self._set(PopulationModel(region, fraction))
-
-    def _size_changed(self, size: float) -> None:
-        self._set(PopulationModel(None, min(1.0, max(self.n_records, 1) / max(size, 1.0))))
-
-    def _fraction_changed(self, fraction: float) -> None:
-        self._set(PopulationModel(None, fraction))

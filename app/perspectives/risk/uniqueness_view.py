@@ -23,8 +23,8 @@ from app.perspectives.risk.analysis import (DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, 
                                             uniqueness_curves)
 from app.perspectives.risk.common import (CURVE_COLORS, MUTED, RunBar, input_and_output,
                                           muted_label)
-from app.perspectives.risk.controls import PopulationEditor
 from app.perspectives.risk.jobs import AnalysisJob
+from app.widgets.population_editor import PopulationEditor
 
 
 CAPTION = ("Estimated share of records that are unique in the population, for every "

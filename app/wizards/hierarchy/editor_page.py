@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFileDialog, QHBoxLayout,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout,
                                QLabel, QPushButton, QSizePolicy, QSpinBox, QSplitter,
                                QToolButton, QTreeView, QVBoxLayout, QWidget, QWizardPage)
 
+from app import file_dialogs
 from app.wizards.hierarchy.models import GroupsModel, HierarchyTableModel
 from app.wizards.hierarchy.widgets import error_label, hierarchy_table
 from engine.errors import AnonymistError, HierarchyError
@@ -255,8 +256,8 @@ class EditorPage(QWizardPage):
 
     def export_dialog(self) -> None:
         name = next(iter(self.wiz.columns), "attribute")
-        path, _ = QFileDialog.getSaveFileName(self, "Export hierarchy",
-                                              f"hierarchy_{name}.csv", CSV_FILTER)
+        path = file_dialogs.save_file(self, "Export hierarchy", f"hierarchy_{name}.csv",
+                                      CSV_FILTER, "hierarchy")
         if path:
             self.export(path)
 

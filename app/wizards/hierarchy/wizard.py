@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QButtonGroup, QDialog, QFileDialog, QHBoxLayout, QLabel, QPushButton,
+from PySide6.QtWidgets import (QButtonGroup, QDialog, QHBoxLayout, QLabel, QPushButton,
                                QRadioButton, QVBoxLayout, QWidget, QWizard, QWizardPage)
 
+from app import file_dialogs
 from app.widgets.dialogs import show_error
 from app.wizards.hierarchy.base_page import BuilderPage
 from app.wizards.hierarchy.dates_page import DatesPage
@@ -251,8 +252,8 @@ class HierarchyWizard(QWizard):
             show_error(self, "Cannot save the specification", str(e))
             return
         name = next(iter(self.columns))
-        path, _ = QFileDialog.getSaveFileName(self, "Save specification",
-                                              f"{spec.name}_{name}.json", SPEC_FILTER)
+        path = file_dialogs.save_file(self, "Save specification", f"{spec.name}_{name}.json",
+                                      SPEC_FILTER, "spec")
         if path:
             try:
                 save_spec(spec, path)
@@ -260,7 +261,7 @@ class HierarchyWizard(QWizard):
                 show_error(self, "Cannot save the specification", str(e))
 
     def load_spec_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open specification", "", SPEC_FILTER)
+        path = file_dialogs.open_file(self, "Open specification", SPEC_FILTER, "spec")
         if path:
             try:
                 spec = load_spec(path)

@@ -1,0 +1,62 @@
+"""File dialogs that start where the user's files are and remember where they ended.
+
+Each dialog has a kind ("project", "data", "export", "hierarchy", "spec"). It
+starts in the folder the last dialog of that kind ended in; without one, in the
+open project's folder, else the data's folder, else the last folder any dialog
+ended in, else the home folder.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from app.settings import AppSettings
+
+KINDS = ("project", "data", "export", "hierarchy", "spec")
+
+
+def _document_folder(doc) -> str:
+    if doc is None:
+        return ""
+    if getattr(doc, "path", None):
+        return str(Path(doc.path).parent)
+    source = getattr(doc, "source", None)
+    location = getattr(source, "location", "") if source is not None else ""
+    if location and "://" not in location:
+        folder = Path(location).parent
+        if folder.is_dir():
+            return str(folder)
+    return ""
+
+
+def start_folder(kind: str, doc=None, settings: AppSettings | None = None) -> str:
+    """The folder a ``kind`` dialog opens in (see the module's docstring)."""
+    settings = settings or AppSettings()
+    return (settings.last_folder(kind) or _document_folder(doc)
+            or settings.last_folder("any") or str(Path.home()))
+
+
+def _remember(kind: str, path: str, settings: AppSettings | None) -> None:
+    if path:
+        settings = settings or AppSettings()
+        settings.remember_folder(kind, path)
+        settings.remember_folder("any", path)
+
+
+def open_file(parent: QWidget | None, title: str, filters: str, kind: str, doc=None,
+              settings: AppSettings | None = None) -> str:
+    """The chosen file ("" when cancelled); its folder is remembered for ``kind``."""
+    path, _ = QFileDialog.getOpenFileName(parent, title, start_folder(kind, doc, settings),
+                                          filters)
+    _remember(kind, path, settings)
+    return path
+
+
+def save_file(parent: QWidget | None, title: str, name: str, filters: str, kind: str,
+              doc=None, settings: AppSettings | None = None) -> str:
+    """The file to write ("" when cancelled), proposed as ``name`` in the start folder."""
+    start = str(Path(start_folder(kind, doc, settings)) / name)
+    path, _ = QFileDialog.getSaveFileName(parent, title, start, filters)
+    _remember(kind, path, settings)
+    return path

@@ -1,0 +1,167 @@
+"""Configure reaches what a job file says: population, research subset by query, file and
+random sample; File > Save job file; file dialogs start where the files are."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QFileDialog
+
+from engine.project.job_file import load_job
+from engine.subset import resolve_subset
+from tests.app.conftest import open_sample
+
+
+def _subset_dialog(window):
+    return window.configure.data.make_subset_dialog()
+
+
+def test_subset_by_query_file_and_sample(qtbot, window, tmp_path):
+    open_sample(qtbot, window)
+    doc = window.document
+    table = doc.table
+    dlg = _subset_dialog(window)
+    dlg.tabs.setCurrentIndex(0)
+    dlg.query.setText("age > 60 and sex = 'Female'")
+    dlg.accept()
+    ages = table.to_dataframe()["age"].astype(int)
+    sexes = table.to_dataframe()["sex"].astype(str)
+    expected = ((ages > 60) & (sexes == "Female")).to_numpy()
+    assert np.array_equal(doc.subset, expected)
+    assert "query: age > 60" in window.configure.data.info.text()
+    assert doc.build_job().subset == {"query": "age > 60 and sex = 'Female'"}
+
+    rows = tmp_path / "rows.txt"
+    rows.write_text("3\n5\n8\n")
+    dlg = _subset_dialog(window)
+    dlg.tabs.setCurrentIndex(1)
+    dlg.rows_file.setText(str(rows))
+    dlg.accept()
+    assert np.flatnonzero(doc.subset).tolist() == [3, 5, 8]
+
+    dlg = _subset_dialog(window)
+    dlg.tabs.setCurrentIndex(2)
+    dlg.share.setValue(25.0)
+    dlg.seed.setValue(9)
+    dlg.accept()
+    assert int(doc.subset.sum()) == round(0.25 * table.n_rows)
+    job = doc.build_job()
+    assert job.subset == {"sample": 0.25, "seed": 9}
+    assert np.array_equal(resolve_subset(job, table), doc.subset)  # the engine's rows
+
+    # ticking a row by hand makes the subset a list of rows again
+    window.configure.data.model.setData(window.configure.data.model.index(0, 0),
+                                        2, 10)  # Qt.CheckStateRole, Checked
+    assert doc.subset_spec is None
+
+
+def test_subset_dialog_refuses_a_bad_query_and_keeps_the_subset(qtbot, window):
+    open_sample(qtbot, window)
+    doc = window.document
+    before = None if doc.subset is None else doc.subset.copy()
+    dlg = _subset_dialog(window)
+    dlg.query.setText("agee > 3")
+    dlg.accept()
+    assert "agee" in dlg.status.text()
+    assert (doc.subset is None and before is None) or np.array_equal(doc.subset, before)
+    dlg.query.setText("age > 200")
+    dlg.accept()
+    assert "no row" in dlg.status.text()
+
+
+def test_population_in_configure_is_the_jobs(qtbot, window, tmp_path):
+    open_sample(qtbot, window)
+    doc = window.document
+    editor = window.configure.privacy.population
+    assert doc.settings.population is None and editor.model() is None
+    editor.region.setCurrentIndex(editor.region.findData("Germany"))
+    assert doc.build_job().population == {"region": "Germany"}
+    editor.region.setCurrentIndex(editor.region.findData(None))  # custom
+    editor.size.setValue(5_000_000)
+    assert doc.build_job().population == {"size": 5_000_000}
+    editor.region.setCurrentIndex(0)  # none
+    assert doc.build_job().population is None
+
+
+def test_save_job_file_then_open_it_again(qtbot, window, tmp_path):
+    open_sample(qtbot, window)
+    doc = window.document
+    doc.update_settings(population={"region": "UK"})
+    doc.set_subset_spec({"sample": 0.5, "seed": 3})
+    path = tmp_path / "job.toml"
+    with qtbot.waitSignal(window.files.tasks.finished, timeout=30_000):
+        window.files.save_job_to(path)
+    job = load_job(path)
+    assert job.population == {"region": "UK"}
+    assert job.subset == {"sample": 0.5, "seed": 3}
+    # the sample project's hierarchies live inside the project: written beside the job
+    for name, a in job.attributes.items():
+        if a.hierarchy is not None:
+            assert (path.parent / a.hierarchy_path).is_file()
+    before = doc.build_job()
+    window.new_project()
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.open_path(path)
+    after = doc.build_job()
+    assert after.population == before.population and after.subset == before.subset
+    assert [m.to_dict() for m in after.privacy] == [m.to_dict() for m in before.privacy]
+    assert after.metric.to_dict() == before.metric.to_dict()
+    assert after.transformation == before.transformation
+    assert {n: a.type for n, a in after.attributes.items()} == \
+        {n: a.type for n, a in before.attributes.items()}
+    assert np.array_equal(doc.subset, resolve_subset(before, doc.table))
+
+
+def test_file_dialogs_start_in_the_data_folder_and_remember(qtbot, window, monkeypatch,
+                                                          tmp_path):
+    open_sample(qtbot, window)
+    project = tmp_path / "project"
+    project.mkdir()
+    window.document.set_path(project / "p.anonymist")
+    seen = []
+
+    def fake_save(parent, title, start, filters):
+        seen.append(start)
+        return str(tmp_path / "elsewhere" / "out.csv"), ""
+
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake_save)
+    monkeypatch.setattr(window.files, "export_to", lambda path, levels=None: None)
+    monkeypatch.setattr(window.document, "result", type("R", (), {"optimum": object()})())
+    window.files.export_dialog()
+    assert Path(seen[0]) == project / "anonymized.csv"  # the project's folder
+    window.files.export_dialog()
+    assert Path(seen[1]).parent == tmp_path / "elsewhere"  # remembered
+
+
+def test_start_folder_order(tmp_path):
+    from app import file_dialogs
+    from app.settings import AppSettings
+    settings = AppSettings()
+    data = tmp_path / "data"
+    data.mkdir()
+    doc = type("D", (), {"path": None, "source": type("S", (), {
+        "location": str(data / "adult.csv")})()})()
+    assert file_dialogs.start_folder("export", doc, settings) == str(data)
+    project = tmp_path / "projects"
+    project.mkdir()
+    doc.path = project / "p.anonymist"
+    assert file_dialogs.start_folder("export", doc, settings) == str(project)
+    other = tmp_path / "out"
+    other.mkdir()
+    settings.remember_folder("export", other / "x.csv")
+    assert file_dialogs.start_folder("export", doc, settings) == str(other)
+    assert file_dialogs.start_folder("hierarchy", doc, settings) == str(project)
+    other.rmdir()  # a remembered folder that is gone is not offered
+    assert file_dialogs.start_folder("export", doc, settings) == str(project)
+
+
+@pytest.mark.parametrize("spec", [{"query": "age > 30", "rows": "x.txt"}, {"seed": 3},
+                                  {"sample": 0.0}, {"sample": 1.5}])
+def test_engine_refuses_bad_subset_tables(spec):
+    from engine.config import Job
+    from engine.errors import JobError
+    from tests.oracle import table
+    with pytest.raises(JobError, match=r"\[subset\]"):
+        resolve_subset(Job(subset=spec), table("data/adult/adult.csv"))
