@@ -8,8 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel,
                                QWidget)
 
-from app.perspectives.risk.analysis import PopulationModel
-from engine.privacy.population import REGIONS
+from engine.privacy.population import REGIONS, PopulationModel
 
 CUSTOM = "Custom (size or sampling fraction)"
 NONE = "None (not set)"

@@ -6,11 +6,11 @@ from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QGroupBox, 
 
 from app.document import Document
 from app.models.privacy_models import PrivacyModelList
-from app.perspectives.risk.analysis import PopulationModel
 from app.widgets.model_dialog import PrivacyModelDialog
 from app.widgets.population_editor import PopulationEditor, records_of
 from engine.config import SENSITIVE
 from engine.errors import AnonymistError
+from engine.privacy.population import PopulationModel
 
 
 class PrivacyPanel(QWidget):

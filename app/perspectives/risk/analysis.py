@@ -20,7 +20,7 @@ from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, 
 from engine.analysis.statistics import Data, n_rows
 from engine.data.table import EncodedTable
 from engine.errors import Cancelled
-from engine.privacy.population import REGIONS, population_size
+from engine.privacy.population import REGIONS, PopulationModel  # noqa: F401 (used by the views)
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 
 #: the estimators in the order ARX shows them
@@ -37,52 +37,6 @@ class Thresholds:
     highest_risk: float = 0.2
     records_at_risk: float = 0.05
     success_rate: float = 0.05
-
-
-@dataclass(frozen=True)
-class PopulationModel:
-    """The population the data is a sample of: a region (its size) or, without one,
-    the sampling fraction (population size = records / fraction)."""
-
-    region: str | None = "USA"
-    sampling_fraction: float = 0.01
-
-    def population_size(self, n_records: int) -> float:
-        if self.region in REGIONS:
-            return float(REGIONS[self.region])
-        return n_records / self.sampling_fraction
-
-    def fraction(self, n_records: int) -> float:
-        """The sampling fraction for a table of ``n_records``, within (0, 1]."""
-        if self.region in REGIONS:
-            return min(1.0, max(n_records, 1) / REGIONS[self.region])
-        return min(1.0, max(self.sampling_fraction, 1e-12))
-
-    @classmethod
-    def from_job(cls, population: dict | None, n_records: int) -> "PopulationModel | None":
-        """The job's ``[population]`` ({"region": ...} or {"size": ...}) as a model for
-        ``n_records`` records; None without one."""
-        if not population:
-            return None
-        if population.get("size") is None and population.get("region") is not None:
-            region = next((r for r in REGIONS if r.lower() == str(population["region"]).lower()),
-                          None)
-            if region is not None:
-                return cls(region, min(1.0, max(n_records, 1) / REGIONS[region]))
-        size = population_size(population)
-        return cls(None, min(1.0, max(n_records, 1) / size))
-
-    def to_job(self, n_records: int) -> dict:
-        """The job's ``[population]`` table for this model (a custom fraction becomes the
-        population size it implies for ``n_records`` records)."""
-        if self.region in REGIONS:
-            return {"region": self.region}
-        return {"size": int(round(self.population_size(max(n_records, 1))))}
-
-    def describe(self, n_records: int) -> str:
-        size = self.population_size(n_records)
-        where = f"{self.region}, " if self.region in REGIONS else ""
-        return f"{where}{size:,.0f} people, sampling fraction {self.fraction(n_records):.3g}"
 
 
 @dataclass(frozen=True)
