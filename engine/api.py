@@ -65,4 +65,10 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     start = time.perf_counter()
     problem = prepare(data, config)
     outcome = run_search(problem, progress, cancel)
-    return AnonymizationResult(problem, outcome, time.perf_counter() - start)
+    recoding = None
+    settings = problem.job.transformation.local_recoding
+    if settings and outcome.optimum is not None and not outcome.cancelled:
+        from engine.transform.local_recoding import local_recoding
+        recoding = local_recoding(problem, outcome.optimum.levels, settings, cancel)
+    return AnonymizationResult(problem, outcome, time.perf_counter() - start,
+                               local_recoding=recoding)

@@ -79,3 +79,37 @@ def transform(problem: Problem, levels) -> TransformedData:
         out[name] = values
     out = finish_columns(problem, out, row_class, suppressed)
     return TransformedData(pd.DataFrame(out), classes, row_class, violating, withheld)
+
+
+def transform_recoded(problem: Problem, recoding) -> TransformedData:
+    """The released table of a local recoding (engine/transform/local_recoding.py):
+    every distinct record at its own levels, suppressed records' quasi-identifiers
+    replaced by the suppression string. Its classes are the records with equal
+    released labels (suppressed records form one flagged class)."""
+    from engine.transform.local_recoding import _Labels, combined_classes
+    row_to_base = problem.classifier.row_to_base
+    classes, group, _, sup_class = combined_classes(problem, _Labels(problem),
+                                                    recoding.levels, recoding.suppressed)
+    row_class = group[row_to_base]
+    suppressed = recoding.suppressed[row_to_base]
+    marker = problem.job.transformation.suppression_string
+    row_levels = recoding.levels[row_to_base]
+    qi_index = {n: j for j, n in enumerate(problem.qis)}
+    out = {}
+    for name in problem.table.names:
+        if name in problem.identifying:
+            continue
+        col = problem.table.column(name)
+        if name in qi_index:
+            j = qi_index[name]
+            h = problem.hierarchies[j]
+            values = np.empty(len(col.codes), dtype=object)
+            for level in np.unique(row_levels[:, j]):
+                rows = row_levels[:, j] == level
+                values[rows] = h.labels[level][h.maps[level][col.codes[rows]]]
+            values[suppressed] = marker
+        else:
+            values = col.dictionary[col.codes]
+        out[name] = values
+    out = finish_columns(problem, out, row_class, suppressed)
+    return TransformedData(pd.DataFrame(out), classes, row_class, sup_class)

@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.io_utils import atomic_write_text
 from engine.metrics import Loss
-from engine.output import TransformedData, transform
+from engine.output import TransformedData, transform, transform_recoded
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome
 
@@ -51,8 +51,11 @@ class AnonymizationResult:
     the models; ``output`` is the released table of the optimum.
     """
 
-    def __init__(self, problem: Problem, outcome: SearchOutcome, elapsed_s: float):
+    def __init__(self, problem: Problem, outcome: SearchOutcome, elapsed_s: float,
+                 local_recoding=None):
         self.problem = problem
+        #: engine.transform.local_recoding.LocalRecoding applied after the optimum, or None
+        self.local_recoding = local_recoding
         self.outcome = outcome
         self.space = outcome.space
         self.lattice = problem.lattice
@@ -104,6 +107,11 @@ class AnonymizationResult:
         return self._transformation(self.problem.evaluate(levels))
 
     def transformed(self, levels=None) -> TransformedData:
+        if levels is None and self.local_recoding is not None:
+            if ("local",) not in self._outputs:
+                self._outputs = {("local",): transform_recoded(self.problem,
+                                                               self.local_recoding)}
+            return self._outputs[("local",)]
         if levels is None:
             if self.optimum is None:
                 raise ValueError("no transformation meets the privacy models: no output")
@@ -137,7 +145,9 @@ class AnonymizationResult:
             "transformations_checked": self.transformations_checked,
             "lattice_size": self.lattice_size,
             "elapsed_s": self.elapsed_s,
-            "suppressed_records": opt.suppressed_records if opt else None,
+            "suppressed_records": (self.local_recoding.suppressed_after
+                                   if self.local_recoding is not None
+                                   else opt.suppressed_records if opt else None),
             "output": output,
             "algorithm": self.outcome.algorithm,
             "cancelled": self.cancelled,
@@ -150,6 +160,8 @@ class AnonymizationResult:
         """Which transformation methods produced the output, with their utility figures
         (microaggregation's squared error, local recoding's steps)."""
         out: dict = {"method": self.method}
+        if self.local_recoding is not None:
+            out["local_recoding"] = self.local_recoding.to_dict()
         if self.problem.micro and self.optimum is not None:
             from engine.transform.release import microaggregation_utility
             data = self.transformed()
@@ -161,6 +173,8 @@ class AnonymizationResult:
     def method(self) -> str:
         """A short name of the transformation method, for result cards and files."""
         parts = ["global generalization"]
+        if self.local_recoding is not None:
+            parts = ["global generalization + local recoding"]
         if self.problem.micro:
             parts.append("microaggregation (" + ", ".join(
                 f"{m.attribute}: {m.function}{' with clustering' if m.clustering else ''}"
