@@ -23,7 +23,6 @@ import functools
 import math
 
 import numpy as np
-from scipy.stats import binom
 
 from engine.classes import Classes
 from engine.errors import JobError
@@ -36,6 +35,8 @@ DATA_DEPENDENT = "data-dependent"
 
 def _tail_bound(k: int, beta: float, epsilon: float) -> float:
     """d(k, beta, epsilon) = max over n >= n_m of P(Bin(n, beta) > gamma n)."""
+    from scipy.stats import binom  # scipy.stats takes seconds to import: only where used
+
     gamma = (math.exp(epsilon) - 1 + beta) / math.exp(epsilon)
     n_m = max(1, math.ceil(k / gamma - 1))
     best, n = 0.0, n_m

@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import digamma
 
 from engine.privacy.distribution_kernels import segment_sum, shannon_entropy
 from engine.privacy.sensitive import SensitiveAttributeModel
@@ -31,6 +30,8 @@ ESTIMATORS = ("shannon", "grassberger")
 def grassberger_g(n: np.ndarray) -> np.ndarray:
     """Grassberger's G(n) for counts n >= 1: psi(floor(n/2) + 1/2) + ln 2 for n >= 2,
     -gamma - ln 2 for n = 1 (equal to psi(n) + 1/2 (-1)^n (psi((n+1)/2) - psi(n/2)))."""
+    from scipy.special import digamma  # scipy loads slowly: only where used
+
     n = np.asarray(n, dtype=np.float64)
     half = np.floor(n / 2)
     return np.where(n < 2, digamma(0.5), digamma(half + 0.5)) + math.log(2)
