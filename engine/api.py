@@ -68,7 +68,7 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     recoding = None
     settings = problem.job.transformation.local_recoding
     if settings and outcome.optimum is not None and not outcome.cancelled:
-        from engine.transform.local_recoding import local_recoding
+        from engine.search.local_recoding import local_recoding
         recoding = local_recoding(problem, outcome.optimum.levels, settings, cancel)
     return AnonymizationResult(problem, outcome, time.perf_counter() - start,
                                local_recoding=recoding)

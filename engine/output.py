@@ -82,11 +82,11 @@ def transform(problem: Problem, levels) -> TransformedData:
 
 
 def transform_recoded(problem: Problem, recoding) -> TransformedData:
-    """The released table of a local recoding (engine/transform/local_recoding.py):
+    """The released table of a local recoding (engine/search/local_recoding.py):
     every distinct record at its own levels, suppressed records' quasi-identifiers
     replaced by the suppression string. Its classes are the records with equal
     released labels (suppressed records form one flagged class)."""
-    from engine.transform.local_recoding import _Labels, combined_classes
+    from engine.search.local_recoding import _Labels, combined_classes
     row_to_base = problem.classifier.row_to_base
     classes, group, _, sup_class = combined_classes(problem, _Labels(problem),
                                                     recoding.levels, recoding.suppressed)

@@ -54,7 +54,7 @@ class AnonymizationResult:
     def __init__(self, problem: Problem, outcome: SearchOutcome, elapsed_s: float,
                  local_recoding=None):
         self.problem = problem
-        #: engine.transform.local_recoding.LocalRecoding applied after the optimum, or None
+        #: engine.search.local_recoding.LocalRecoding applied after the optimum, or None
         self.local_recoding = local_recoding
         self.outcome = outcome
         self.space = outcome.space
