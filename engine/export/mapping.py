@@ -3,7 +3,8 @@
 For the released transformation each quasi-identifier's input value is replaced by
 its hierarchy label at the chosen level; records in classes that violate the models
 (and, under differential privacy, records outside the sample) are suppressed: all
-their quasi-identifiers become ``*``. Suppression is per record, not per value, so
+their quasi-identifiers become the suppression string (``*`` unless the job sets
+``suppression_string``). Suppression is per record, not per value, so
 the mapping is two parts:
 
 * per quasi-identifier a table ``input`` | ``released`` | ``records`` |
@@ -14,7 +15,9 @@ the mapping is two parts:
 Applying the value tables to the input and then writing ``*`` into every
 quasi-identifier of the suppressed rows gives the released table's quasi-identifiers
 exactly (`apply_mapping`). Identifying attributes are not in the mapping: they are
-removed (or pseudonymized, whose lookup is kept apart from the release on purpose).
+removed (or pseudonymized, whose lookup is kept apart from the release on purpose);
+nor are microaggregated quasi-identifiers, whose released value is an aggregate of
+the record's class rather than a function of its own value.
 """
 from __future__ import annotations
 
@@ -28,7 +31,7 @@ import pandas as pd
 
 from engine.errors import DataError
 from engine.io_utils import atomic_write_bytes
-from engine.output import SUPPRESSED, TransformedData
+from engine.output import TransformedData
 from engine.problem import Problem
 
 SUPPRESSED_ROWS = "suppressed_rows"
@@ -42,9 +45,10 @@ class ValueMapping:
     tables: dict[str, pd.DataFrame]
     levels: dict[str, int]
     suppressed_rows: np.ndarray
+    marker: str = "*"
 
     def to_dict(self) -> dict:
-        return {"levels": self.levels,
+        return {"levels": self.levels, "suppression_string": self.marker,
                 "attributes": {q: t.to_dict(orient="records") for q, t in self.tables.items()},
                 "suppressed_rows": self.suppressed_rows.tolist()}
 
@@ -55,7 +59,10 @@ def value_mapping(problem: Problem, levels, released: TransformedData) -> ValueM
     levels = [int(x) for x in levels]
     suppressed = np.asarray(released.suppressed_rows, dtype=bool)
     tables = {}
+    micro = {spec.attribute for spec in problem.micro}
     for j, q in enumerate(problem.qis):
+        if q in micro:
+            continue
         col, h = problem.table.column(q), problem.hierarchies[j]
         labels = h.labels[levels[j]][h.maps[levels[j]]]
         records = np.bincount(col.codes, minlength=len(col.dictionary))
@@ -65,13 +72,14 @@ def value_mapping(problem: Problem, levels, released: TransformedData) -> ValueM
                                   "released": labels[present].astype(str),
                                   "records": records[present].astype(np.int64),
                                   "suppressed_records": sup[present].astype(np.int64)})
-    return ValueMapping(tables, dict(zip(problem.qis, levels)), np.flatnonzero(suppressed))
+    return ValueMapping(tables, {q: lv for q, lv in zip(problem.qis, levels) if q in tables},
+                        np.flatnonzero(suppressed), problem.job.transformation.suppression_string)
 
 
 def apply_mapping(frame: pd.DataFrame, tables: dict[str, pd.DataFrame],
-                  suppressed_rows) -> pd.DataFrame:
+                  suppressed_rows, marker: str = "*") -> pd.DataFrame:
     """The quasi-identifier columns of ``frame`` (the input, as strings) mapped through
-    ``tables`` with ``*`` in ``suppressed_rows``; other columns are left out.
+    ``tables`` with ``marker`` in ``suppressed_rows``; other columns are left out.
 
     Raises ``DataError`` for an input value a table does not list."""
     out = {}
@@ -82,7 +90,7 @@ def apply_mapping(frame: pd.DataFrame, tables: dict[str, pd.DataFrame],
         if unknown:
             raise DataError(f"mapping of '{q}' has no entry for {', '.join(map(repr, unknown[:5]))}")
         col = values.map(lookup).to_numpy(dtype=object)
-        col[np.asarray(suppressed_rows, dtype=np.int64)] = SUPPRESSED
+        col[np.asarray(suppressed_rows, dtype=np.int64)] = marker
         out[q] = col
     return pd.DataFrame(out, index=frame.index)
 
@@ -115,7 +123,8 @@ def write_mapping(mapping: ValueMapping, target: str | Path, delimiter: str = ";
     rows = pd.DataFrame({"row": mapping.suppressed_rows.astype(np.int64)})
     written.append(_write_csv(rows, target / f"{SUPPRESSED_ROWS}.csv", delimiter, encoding))
     index = pd.DataFrame({"attribute": list(names), "file": [f"{names[q]}.csv" for q in names],
-                          "level": [mapping.levels[q] for q in names]})
+                          "level": [mapping.levels[q] for q in names],
+                          "suppression_string": mapping.marker})
     written.append(_write_csv(index, target / "attributes.csv", delimiter, encoding))
     return written
 
@@ -142,11 +151,11 @@ def _write_excel(mapping: ValueMapping, path: Path) -> None:
     wb = Workbook(write_only=True)
     taken = {SUPPRESSED_ROWS, "attributes"}
     index = wb.create_sheet("attributes")
-    index.append(["attribute", "sheet", "level"])
+    index.append(["attribute", "sheet", "level", "suppression_string"])
     sheets = []
     for q, t in mapping.tables.items():
         title = _sheet_title(q, taken)
-        index.append([q, title, mapping.levels[q]])
+        index.append([q, title, mapping.levels[q], mapping.marker])
         sheets.append((title, t))
     for title, t in sheets:
         ws = wb.create_sheet(title)
