@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from engine.errors import AnonymistError
-from engine.export.cli_options import add_arguments as add_document_arguments
-from engine.export.cli_options import check_arguments as check_export_arguments
-from engine.export.cli_options import write_documents, write_release
+from engine.release_docs.cli_options import add_arguments as add_document_arguments
+from engine.release_docs.cli_options import check_arguments as check_export_arguments
+from engine.release_docs.cli_options import write_documents, write_release
 
 
 class _Bar:

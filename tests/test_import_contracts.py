@@ -29,7 +29,7 @@ LAYERS = [
     {"search"},
     {"output", "analysis", "project"},
     {"export", "result", "verify", "guide"},
-    {"api"},
+    {"api", "release_docs"},
     {"cli"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}

@@ -33,11 +33,17 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     d.add_argument("--mapping", type=Path, metavar="DIR|FILE.xlsx",
                    help="value mapping input -> released value per quasi-identifier: a folder "
                         "of CSV files, or one .xlsx with a sheet per attribute")
+    d.add_argument("--report", type=Path, metavar="REPORT.pdf",
+                   help="release report as PDF, and the same content as JSON beside it "
+                        "(REPORT.json)")
 
 
 def check_arguments(args) -> None:
     """Refuse inconsistent export options before the search runs."""
     from engine.export.targets import file_target
+    if args.report and args.report.suffix.lower() != ".pdf":
+        raise AnonymistError(f"--report {args.report}: give a .pdf path (the JSON is "
+                             f"written beside it)")
     if args.output_url and not args.table:
         raise AnonymistError("--output-url needs --table (the name of the new table)")
     if args.table and not args.output_url:
@@ -95,3 +101,19 @@ def write_documents(args, result) -> None:
         levels = [result.optimum.levels[q] for q in result.problem.qis]
         write_mapping(value_mapping(result.problem, levels, result.transformed(levels)),
                       args.mapping)
+    if args.report:
+        write_report(args, result)
+
+
+def write_report(args, result) -> None:
+    """The release report of what was written: the first target is read back and
+    verified, the input file and a written output file are hashed."""
+    from engine.export.targets import FileTarget, read_table
+    from engine.release_docs.pdf import export_report
+    job = result.problem.job
+    written = targets(args, job)
+    data = args.data or (job.resolve(job.data.path) if job.data.path else None)
+    output_file = next((t.path for t in written if isinstance(t, FileTarget)), None)
+    export_report(result, args.report, input_path=data, output_path=output_file,
+                  output_target="; ".join(t.describe() for t in written) or None,
+                  reread=read_table(written[0]) if written else None)

@@ -1,0 +1,310 @@
+"""The release report as a PDF (fpdf2), from `engine.release_docs.report.build_report`'s
+dict and the distribution charts; `write_report` writes the PDF and the same content
+as JSON beside it."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from engine.io_utils import atomic_write_bytes, atomic_write_text
+
+GREEN, RED, GREY = (27, 122, 62), (178, 34, 34), (90, 90, 90)
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.2f} %"
+
+
+def _num(x, digits: int = 4) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, list):
+        return "[" + ", ".join(_num(v, digits) for v in x[:4]) + (", …]" if len(x) > 4 else "]")
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return f"{x:,}"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def _value(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:g}"
+    if isinstance(v, dict):
+        return "{" + _params(v, skip=()) + "}"
+    return str(v)
+
+
+def _params(d: dict, skip=("model", "name")) -> str:
+    return ", ".join(f"{k} = {_value(v)}" for k, v in d.items() if k not in skip) or "–"
+
+
+class _Doc:
+    """A thin layer over FPDF: headings, key-value rows and tables in one style."""
+
+    def __init__(self, title: str):
+        from fpdf import FPDF
+        from matplotlib import get_data_path
+        fonts = Path(get_data_path()) / "fonts" / "ttf"
+        self.pdf = pdf = FPDF(format="A4", unit="mm")
+        pdf.set_margins(18, 16, 18)
+        pdf.set_auto_page_break(True, margin=16)
+        pdf.add_font("DejaVu", "", str(fonts / "DejaVuSans.ttf"))
+        pdf.add_font("DejaVu", "B", str(fonts / "DejaVuSans-Bold.ttf"))
+        pdf.add_font("DejaVuMono", "", str(fonts / "DejaVuSansMono.ttf"))
+        pdf.set_title(title)
+        pdf.set_creator("Anonymist")
+        doc = self
+
+        def footer():
+            pdf.set_y(-12)
+            doc.font(7, color=GREY)
+            pdf.cell(0, 5, f"{title} · page {pdf.page_no()}/{{nb}}", align="C")
+        pdf.footer = footer
+        pdf.add_page()
+
+    @property
+    def width(self) -> float:
+        return self.pdf.w - self.pdf.l_margin - self.pdf.r_margin
+
+    def font(self, size: float, bold: bool = False, color=(0, 0, 0), mono: bool = False):
+        self.pdf.set_font("DejaVuMono" if mono else "DejaVu", "B" if bold and not mono else "",
+                          size)
+        self.pdf.set_text_color(*color)
+
+    def heading(self, text: str, size: float = 13):
+        if self.pdf.get_y() > self.pdf.h - 50:
+            self.pdf.add_page()
+        self.pdf.ln(3)
+        self.font(size, bold=True, color=(20, 45, 90))
+        self.pdf.cell(0, 8, text, new_x="LMARGIN", new_y="NEXT")
+        self.pdf.set_draw_color(20, 45, 90)
+        self.pdf.line(self.pdf.l_margin, self.pdf.get_y(), self.pdf.l_margin + self.width,
+                      self.pdf.get_y())
+        self.pdf.ln(2)
+
+    def text(self, text: str, size: float = 9, color=(0, 0, 0), bold: bool = False):
+        self.font(size, bold=bold, color=color)
+        self.pdf.multi_cell(0, 4.6, text, new_x="LMARGIN", new_y="NEXT", align="L")
+
+    def pairs(self, rows: list[tuple[str, str]], key_width: float = 52, mono_keys=()):
+        for key, value in rows:
+            self.font(9, bold=True)
+            y = self.pdf.get_y()
+            self.pdf.multi_cell(key_width, 5, key, new_x="RIGHT", new_y="TOP", align="L")
+            self.font(8.5 if key in mono_keys else 9, mono=key in mono_keys)
+            self.pdf.multi_cell(self.width - key_width, 5, value, new_x="LMARGIN", new_y="NEXT",
+                                align="L")
+            self.pdf.set_y(max(self.pdf.get_y(), y + 5))
+
+    def table(self, header: list[str], rows: list[list[str]], widths=None, size: float = 8):
+        self.font(size)
+        with self.pdf.table(col_widths=widths, text_align="LEFT", line_height=4.6,
+                            headings_style=_heading_style(), padding=1) as t:
+            r = t.row()
+            for h in header:
+                r.cell(h)
+            for row in rows:
+                r = t.row()
+                for v in row:
+                    r.cell(str(v))
+        self.pdf.ln(2)
+
+    def verdict(self, ok: bool, text: str):
+        color = GREEN if ok else RED
+        self.pdf.set_fill_color(*color)
+        self.font(11, bold=True, color=(255, 255, 255))
+        self.pdf.multi_cell(0, 6, text, fill=True, align="C", new_x="LMARGIN", new_y="NEXT",
+                            padding=2)
+        self.pdf.set_fill_color(255, 255, 255)
+        self.pdf.ln(2)
+
+    def image(self, png: bytes):
+        from PIL import Image
+        w_px, h_px = Image.open(io.BytesIO(png)).size
+        height = self.width * h_px / w_px
+        if self.pdf.get_y() + height > self.pdf.h - 18:
+            self.pdf.add_page()
+        self.pdf.image(io.BytesIO(png), w=self.width)
+        self.pdf.ln(2)
+
+    def output(self) -> bytes:
+        return bytes(self.pdf.output())
+
+
+def _heading_style():
+    from fpdf.fonts import FontFace
+    return FontFace(emphasis="BOLD", fill_color=(225, 232, 242))
+
+
+def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
+    """The PDF of ``report`` (``build_report``'s dict) with ``charts`` (PNG per QI)."""
+    doc = _Doc("Anonymist release report")
+    inp, out, tr = report["input"], report["output"], report["transformation"]
+    ver, conf, risk = report["verification"], report["configuration"], report["risk"]
+
+    doc.font(18, bold=True, color=(20, 45, 90))
+    doc.pdf.cell(0, 10, "Release report", new_x="LMARGIN", new_y="NEXT")
+    doc.text(f"{report['software']} · created {report['created']}", color=GREY)
+    doc.pdf.ln(3)
+    doc.verdict(ver["ok"], "Independent verification PASSED\nthe released table meets every "
+                "privacy model and the suppression limit" if ver["ok"] else
+                "Independent verification FAILED\nsee the violations in section 7")
+    after, before = risk["after"], risk["before"]
+    doc.pairs([
+        ("Input", f"{inp['file'] or '(table in memory)'} — {inp['rows']:,} records, "
+                  f"{inp['columns']} columns"),
+        ("Released", f"{out['rows']:,} records, {out['columns']} columns, "
+                     f"{out['suppressed_records']:,} suppressed, "
+                     f"{out['equivalence_classes']:,} equivalence classes"),
+        ("Privacy models", "; ".join(f"{m.get('model')} ({_params(m)})"
+                                     for m in conf["privacy_models"]) or "–"),
+        ("Transformation", ", ".join(f"{q} {v}" for q, v in tr["levels"].items())),
+        ("Optimality", ("proven optimum — " if tr["proven_optimal"] else "not proven optimal — ")
+         + tr["how"]),
+        ("Highest risk", f"prosecutor {_pct(before['prosecutor']['highest_risk'])} before, "
+                         f"{_pct(after['prosecutor']['highest_risk'])} after"),
+        ("Records at risk", f"{_pct(before['prosecutor']['records_at_risk'])} before, "
+                            f"{_pct(after['prosecutor']['records_at_risk'])} after "
+                            f"(risk above {_pct(risk['threshold'])})"),
+    ])
+
+    doc.heading("1  Input")
+    doc.pairs([("File", inp["file"] or "(table given in memory)"),
+               ("Records", f"{inp['rows']:,}"), ("Columns", ", ".join(inp["column_names"])),
+               (f"SHA-256 ({inp['sha256_of']})", inp["sha256"])],
+              mono_keys=(f"SHA-256 ({inp['sha256_of']})",))
+
+    doc.heading("2  Configuration")
+    rows = []
+    for a in conf["attributes"]:
+        extra = []
+        if "levels" in a:
+            extra.append(f"levels {a['levels'][0]}–{a['levels'][1]}")
+        if "weight" in a:
+            extra.append(f"weight {a['weight']}")
+        if "pseudonym" in a:
+            extra.append("pseudonymized: " + _params(a["pseudonym"], skip=()))
+        rows.append([a["name"], a["type"], a.get("hierarchy", "–"),
+                     str(a.get("height", "–")), "; ".join(extra)])
+    doc.table(["attribute", "type", "hierarchy", "height", "notes"], rows,
+              widths=(34, 30, 50, 14, 46))
+    doc.table(["privacy model", "parameters"],
+              [[m.get("model", "?"), _params(m)] for m in conf["privacy_models"]],
+              widths=(50, 124))
+    metric = conf["metric"]
+    doc.pairs([("Suppression limit", f"{100 * conf['suppression_limit']:g} % of records"),
+               ("Metric", f"{metric['name']} ({_params(metric)})"),
+               ("Search", _params(conf["search"], skip=()) or "defaults"),
+               ("Research subset", _params(conf["subset"], skip=()) if conf.get("subset") else "none"),
+               ("Population", _params(conf["population"], skip=()) if conf.get("population") else "none")])
+
+    doc.heading("3  Released transformation")
+    doc.table(["quasi-identifier", "level", "of height"],
+              [[q, str(v), str(next((a.get("height", "–") for a in conf["attributes"]
+                                     if a["name"] == q), "–"))]
+               for q, v in tr["levels"].items()], widths=(80, 40, 54))
+    doc.pairs([("Information loss", f"{_num(tr['information_loss'])} "
+                                    f"({tr['information_loss_percent']:.2f} % of the range)"),
+               ("Proven optimum", "yes" if tr["proven_optimal"] else "no"),
+               ("How it was found", tr["how"]),
+               ("Search", f"{tr['algorithm']}: {tr['transformations_checked']:,} of "
+                          f"{tr['lattice_size']:,} transformations checked in "
+                          f"{tr['elapsed_s']:.2f} s")])
+
+    doc.heading("4  Output")
+    doc.pairs([("Target", out["target"] or "(not written)"),
+               ("Records", f"{out['rows']:,} ({out['suppressed_records']:,} suppressed: every "
+                           f"quasi-identifier replaced by the suppression string)"),
+               ("Columns", ", ".join(out["column_names"])),
+               ("Equivalence classes", f"{out['equivalence_classes']:,} (smallest "
+                                       f"{out['min_class_size']:,}, average "
+                                       f"{out['average_class_size']:.1f} records)"),
+               (f"SHA-256 ({out['sha256_of']})", out["sha256"])],
+              mono_keys=(f"SHA-256 ({out['sha256_of']})",))
+
+    doc.heading("5  Quality")
+    qual = report["quality"]
+    doc.text(f"The job's metric ({qual['metric']['name']}): {_num(qual['information_loss'])}, "
+             f"{qual['information_loss_percent']:.2f} % between the lowest and the highest "
+             f"possible loss. Per attribute, losses in [0, 1] (0 = all information kept; "
+             f"suppressed records count as fully lost):")
+    doc.pdf.ln(1)
+    doc.table(["attribute", "generalization", "granularity", "entropy loss",
+               "squared error", "missing"],
+              [[a["attribute"], _num(a["generalization_intensity"], 3),
+                _num(a["granularity"], 3), _num(a["non_uniform_entropy"], 3),
+                _num(a["squared_error"], 3), _num(a["missing"], 3)]
+               for a in qual["attributes"]], widths=(44, 28, 26, 26, 26, 24))
+
+    doc.heading("6  Re-identification risk")
+    doc.text(f"Risk of a record = 1 / size of its equivalence class on the quasi-identifiers "
+             f"(suppressed records excluded). Records at risk: risk above "
+             f"{_pct(risk['threshold'])} ({risk['threshold_source']}).")
+    doc.pdf.ln(1)
+    doc.table(["", "input", "released"], [
+        ["prosecutor: records at risk", _pct(before["prosecutor"]["records_at_risk"]),
+         _pct(after["prosecutor"]["records_at_risk"])],
+        ["prosecutor: highest risk", _pct(before["prosecutor"]["highest_risk"]),
+         _pct(after["prosecutor"]["highest_risk"])],
+        ["prosecutor: success rate", _pct(before["prosecutor"]["success_rate"]),
+         _pct(after["prosecutor"]["success_rate"])],
+        ["journalist: records at risk", _pct(before["journalist"]["records_at_risk"]),
+         _pct(after["journalist"]["records_at_risk"])],
+        ["journalist: highest risk", _pct(before["journalist"]["highest_risk"]),
+         _pct(after["journalist"]["highest_risk"])],
+        ["journalist: success rate", _pct(before["journalist"]["success_rate"]),
+         _pct(after["journalist"]["success_rate"])],
+        ["marketer: success rate", _pct(before["marketer"]["success_rate"]),
+         _pct(after["marketer"]["success_rate"])],
+        ["sample uniques", _pct(before["sample_uniques"]), _pct(after["sample_uniques"])],
+        ["equivalence classes", f"{before['classes']:,}", f"{after['classes']:,}"],
+    ], widths=(74, 50, 50))
+
+    doc.heading("7  Independent verification")
+    doc.text(f"The table checked, {ver['of']}, was re-grouped with plain pandas, sharing no "
+             f"code with the search: each quasi-identifier's level was inferred from its labels, "
+             f"equivalence classes recounted and every privacy model and the suppression "
+             f"limit checked.")
+    doc.pdf.ln(1)
+    doc.pairs([("Verdict", "PASSED" if ver["ok"] else "FAILED"),
+               ("Records", f"{ver['records']:,} ({ver['suppressed_records']:,} suppressed)"),
+               ("Equivalence classes", f"{ver['classes']:,}, smallest {ver['min_class_size']:,}")])
+    for v in ver["violations"]:
+        doc.text("• " + v, color=RED)
+
+    if charts:
+        doc.heading("8  Distributions: input and released values")
+        doc.text("Share of records per value (the most frequent values; the rest summed as "
+                 "“other”). Suppressed records appear under the suppression string.")
+        for png in charts.values():
+            doc.image(png)
+    return doc.output()
+
+
+def write_report(report: dict, charts: dict[str, bytes], pdf_path: str | Path,
+                 json_path: str | Path | None = None) -> tuple[Path, Path]:
+    """Write the PDF and the same content as JSON (default: the PDF's path with .json)."""
+    pdf_path = Path(pdf_path)
+    json_path = Path(json_path) if json_path else pdf_path.with_suffix(".json")
+    atomic_write_bytes(pdf_path, render_pdf(report, charts))
+    atomic_write_text(json_path, json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    return pdf_path, json_path
+
+
+def export_report(result, pdf_path: str | Path, levels=None, json_path=None,
+                  **build_kwargs) -> tuple[Path, Path, dict]:
+    """Build the report of ``result`` (see ``build_report`` for ``build_kwargs``), draw
+    the charts and write the PDF and the JSON. Returns both paths and the report."""
+    from engine.release_docs.charts import distribution_png
+    from engine.release_docs.report import build_report, distributions
+    report = build_report(result, levels, **build_kwargs)
+    charts = {q: distribution_png(q, d["input"], d["output"], input_numbers=d["input_numbers"])
+              for q, d in distributions(result, levels).items()}
+    pdf, js = write_report(report, charts, pdf_path, json_path)
+    return pdf, js, report

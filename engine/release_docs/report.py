@@ -1,0 +1,272 @@
+"""The release report: what was released, from what, how, and how it was checked.
+
+`build_report` gathers one JSON-able dict (the same content the PDF shows, see
+``engine.release_docs.pdf``): the input (file, rows, columns, SHA-256), the
+configuration (attribute types, hierarchies and heights, privacy models with
+parameters, suppression limit, metric, search algorithm and limits), the released
+transformation and whether it is the proven optimum, the output (rows, suppressed
+records, equivalence classes, SHA-256), quality (the job's metric and per-attribute
+losses of ``engine.analysis.quality``), risk before and after (``engine.analysis.risk``)
+and the verdict of the independent recount (``engine.verify``) of the released table,
+as re-read from the written file when there is one.
+
+No secret enters the report: pseudonymized attributes are named with their method and
+the key's source (a file path or an environment variable name), never the key.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import math
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.analysis.quality import quality
+from engine.analysis.risk import class_sizes, risk_summary
+from engine.config import QUASI_IDENTIFYING
+from engine.project.job_file import job_to_dict
+from engine.verify import verify_frame
+
+FORMAT_VERSION = 1
+EXACT_ALGORITHMS = ("optimal", "exhaustive")
+DEFAULT_RISK_THRESHOLD = 0.2
+
+
+def sha256_file(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256_table(frame: pd.DataFrame) -> str:
+    """SHA-256 of a table written as UTF-8 CSV (``;``, minimal quoting, LF, header):
+    the digest of a released table that was not written to a file."""
+    buf = io.StringIO()
+    frame.astype(str).to_csv(buf, sep=";", index=False, lineterminator="\n")
+    return hashlib.sha256(buf.getvalue().encode("utf-8")).hexdigest()
+
+
+def _finite(x):
+    """JSON-safe numbers: NaN and infinities become None, numpy scalars Python ones."""
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    if isinstance(x, (np.integer,)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return float(x) if math.isfinite(x) else None
+    return x
+
+
+def risk_threshold(job) -> float:
+    """The risk a single record may carry: 1/k of the strictest k-anonymity, else 0.2."""
+    ks = [m.k for m in job.privacy if m.name == "k-anonymity"]
+    return 1.0 / max(ks) if ks else DEFAULT_RISK_THRESHOLD
+
+
+def _risk(summary) -> dict:
+    def attacker(a):
+        return {"records_at_risk": a.records_at_risk, "highest_risk": a.highest_risk,
+                "success_rate": a.success_rate}
+    return {"records": summary.n_records, "classes": summary.n_classes,
+            "average_risk": summary.average_risk, "highest_risk": summary.highest_risk,
+            "sample_uniques": summary.sample_uniques,
+            "prosecutor": attacker(summary.prosecutor),
+            "journalist": attacker(summary.journalist),
+            "marketer": {"success_rate": summary.marketer}}
+
+
+def _configuration(problem) -> dict:
+    job = problem.job
+    d = job_to_dict(job)
+    heights = {q: problem.hierarchies[j].height for j, q in enumerate(problem.qis)}
+    attributes = []
+    for name in problem.table.names:
+        a = job.attributes.get(name)
+        entry = {"name": name, "type": a.type if a else "insensitive"}
+        if a is not None:
+            if a.hierarchy_path:
+                entry["hierarchy"] = Path(a.hierarchy_path).name
+            if name in heights:
+                entry["height"] = heights[name]
+            if a.type == QUASI_IDENTIFYING:
+                lo, hi = problem.lattice.min_levels, problem.lattice.max_levels
+                j = problem.qis.index(name) if name in problem.qis else None
+                if j is not None:
+                    entry["levels"] = [int(lo[j]), int(hi[j])]
+            if a.weight is not None:
+                entry["weight"] = a.weight
+            pseudonym = _pseudonym_entry(d.get("attributes", {}).get(name, {}))
+            if pseudonym:
+                entry["pseudonym"] = pseudonym
+        attributes.append(entry)
+    tr = d.get("transformation", {})
+    return {"attributes": attributes,
+            "privacy_models": d.get("privacy", []),
+            "suppression_limit": job.transformation.suppression_limit,
+            "metric": job.metric.to_dict(),
+            "search": {k: v for k, v in tr.items() if k != "suppression_limit"},
+            "subset": d.get("subset"), "population": d.get("population")}
+
+
+def _pseudonym_entry(attr: dict) -> dict | None:
+    """Method and key source of a pseudonymized attribute (never the key itself)."""
+    method = attr.get("pseudonymize")
+    if not method:
+        return None
+    return {k: v for k, v in attr.items()
+            if k in ("pseudonymize", "key_file", "key_env", "keep", "mask_char", "length")}
+
+
+def build_report(result, levels=None, *, input_path: str | Path | None = None,
+                 output_path: str | Path | None = None, output_target: str | None = None,
+                 reread: pd.DataFrame | None = None) -> dict:
+    """The report of releasing ``levels`` (default: the optimum) of ``result``.
+
+    Parameters
+    ----------
+    input_path
+        The data file read (for its name and SHA-256); without it the input is hashed
+        as `sha256_table` of the table.
+    output_path, output_target
+        The file the release was written to (hashed), and/or a description of where
+        it went (e.g. a database table); without a file the released table is hashed
+        as `sha256_table`.
+    reread
+        The released table as read back from its target: verified instead of the
+        in-memory table, so the verdict covers what was actually delivered.
+    """
+    problem, job = result.problem, result.problem.job
+    opt = result.optimum if levels is None else result.evaluate(levels)
+    if opt is None:
+        raise ValueError("no transformation meets the privacy models: nothing was released")
+    level_list = [opt.levels[q] for q in problem.qis]
+    released = result.transformed(level_list)
+    frame = released.frame
+    suppressed = np.asarray(released.suppressed_rows, dtype=bool)
+    input_frame = problem.table
+    subset = np.asarray(problem.model_context.subset, dtype=bool) if job.subset else None
+
+    input_info = {"rows": int(problem.table.n_rows), "columns": len(problem.table.names),
+                  "column_names": list(problem.table.names)}
+    if input_path is not None:
+        input_info.update(file=Path(input_path).name, sha256=sha256_file(input_path),
+                          sha256_of="file")
+    else:
+        input_info.update(file=None, sha256=sha256_table(problem.table.to_dataframe()),
+                          sha256_of="table as CSV")
+
+    stats = released.class_statistics()
+    output_info = {"rows": int(len(frame)), "columns": len(frame.columns),
+                   "column_names": [str(c) for c in frame.columns],
+                   "suppressed_records": int(suppressed.sum()),
+                   "equivalence_classes": stats["classes"],
+                   "min_class_size": stats["min_class_size"],
+                   "average_class_size": stats["average_class_size"],
+                   "target": output_target or (str(output_path) if output_path else None)}
+    if output_path is not None:
+        output_info.update(file=Path(output_path).name, sha256=sha256_file(output_path),
+                           sha256_of="file")
+    else:
+        output_info.update(file=None, sha256=sha256_table(frame),
+                           sha256_of="table as CSV")
+
+    exact = result.outcome.algorithm in EXACT_ALGORITHMS and not result.cancelled
+    is_optimum = result.optimum is not None and opt.levels == result.optimum.levels
+    why = ("found by the optimal search, which stops only when no unchecked "
+           "transformation can have a lower loss" if result.outcome.algorithm == "optimal"
+           else "found by checking every transformation")
+    if not exact:
+        why = (f"found by the {result.outcome.algorithm} search"
+               + (" (cancelled)" if result.cancelled else "")
+               + ": a heuristic result, not proven optimal")
+    elif not is_optimum:
+        why = "chosen by hand; the search's optimum has levels " + str(result.optimum.levels)
+
+    hierarchies = {q: job.attributes[q].hierarchy for q in problem.qis
+                   if job.attributes.get(q) is not None}
+    q = quality(input_frame, frame, problem.qis, hierarchies, suppressed=suppressed)
+    threshold = risk_threshold(job)
+    before = risk_summary(class_sizes(input_frame, problem.qis, None, subset), threshold)
+    after = risk_summary(class_sizes(frame, problem.qis, suppressed, subset), threshold)
+
+    checked = reread if reread is not None else frame
+    verdict = verify_frame(checked.astype(str), job, subset)
+
+    report = {
+        "format_version": FORMAT_VERSION,
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "software": "Anonymist " + _version(),
+        "input": input_info,
+        "configuration": _configuration(problem),
+        "transformation": {
+            "levels": opt.levels,
+            "information_loss": opt.loss_json(),
+            "information_loss_percent": opt.information_loss_percent,
+            "proven_optimal": bool(exact and is_optimum),
+            "how": why,
+            "algorithm": result.outcome.algorithm,
+            "transformations_checked": result.transformations_checked,
+            "lattice_size": result.lattice_size,
+            "elapsed_s": result.elapsed_s,
+        },
+        "output": output_info,
+        "quality": {"metric": job.metric.to_dict(),
+                    "information_loss": opt.loss_json(),
+                    "information_loss_percent": opt.information_loss_percent,
+                    "attributes": [a.__dict__ for a in q.attributes],
+                    "overall": q.overall,
+                    "discernibility_normalized": q.discernibility_normalized,
+                    "average_class_size": q.average_class_size},
+        "risk": {"threshold": threshold,
+                 "threshold_source": ("1/k of k-anonymity" if threshold != DEFAULT_RISK_THRESHOLD
+                                      or any(m.name == "k-anonymity" for m in job.privacy)
+                                      else "default 0.2"),
+                 "before": _risk(before), "after": _risk(after)},
+        "verification": {"ok": verdict.ok, "violations": list(verdict.violations),
+                         "records": verdict.records,
+                         "suppressed_records": verdict.suppressed_records,
+                         "classes": verdict.classes, "min_class_size": verdict.min_class_size,
+                         "levels": verdict.levels,
+                         "of": "the table read back from its target" if reread is not None
+                               else "the released table in memory"},
+    }
+    return _finite(report)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+        return version("anonymist")
+    except Exception:
+        return "(development)"
+
+
+def distributions(result, levels=None, top: int = 12) -> dict[str, dict]:
+    """Per quasi-identifier the input's and the output's most frequent values with
+    their counts (the rest summed as "other"), for the report's charts."""
+    problem = result.problem
+    opt = result.optimum if levels is None else result.evaluate(levels)
+    frame = result.transformed([opt.levels[q] for q in problem.qis]).frame
+    out = {}
+    for q in problem.qis:
+        values = pd.Series(problem.table.column(q).values()).astype(str)
+        numbers = pd.to_numeric(values, errors="coerce")
+        numeric = values.nunique() > top and numbers.notna().all()
+        out[q] = {"input": _top(values, top),
+                  "input_numbers": numbers.to_numpy(dtype=float) if numeric else None,
+                  "output": _top(frame[q].astype(str), top)}
+    return out
+
+
+def _top(values: pd.Series, top: int) -> list[tuple[str, int]]:
+    counts = values.astype(str).value_counts()
+    head = [(str(k), int(v)) for k, v in counts.head(top).items()]
+    rest = int(counts.iloc[top:].sum())
+    return head + ([(f"other ({len(counts) - top})", rest)] if rest else [])

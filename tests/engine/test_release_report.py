@@ -1,0 +1,92 @@
+"""The release report: rendered to images, its text read back, its figures recomputed."""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+from pypdf import PdfReader
+
+from engine.cli import main
+from tests.engine.release_fixtures import QIS4, released  # noqa: F401
+
+
+def _text(pdf) -> str:
+    return "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+
+
+def test_cli_report_pdf_and_json(released, tmp_path):  # noqa: F811
+    folder, result = released
+    out, pdf = tmp_path / "out.csv", tmp_path / "report.pdf"
+    assert main(["anonymize", str(folder / "job.toml"), "--quiet", "--output", str(out),
+                 "--report", str(pdf)]) == 0
+    report = json.loads((tmp_path / "report.json").read_text())
+    # figures recomputed from the files themselves
+    released_frame = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    suppressed = (released_frame[QIS4] == "*").all(axis=1)
+    sizes = released_frame[~suppressed].groupby(QIS4).size()
+    assert report["input"]["sha256"] == hashlib.sha256((folder / "small.csv").read_bytes()).hexdigest()
+    assert report["output"]["sha256"] == hashlib.sha256(out.read_bytes()).hexdigest()
+    assert report["input"]["rows"] == report["output"]["rows"] == len(released_frame)
+    assert report["output"]["suppressed_records"] == suppressed.sum()
+    assert report["output"]["equivalence_classes"] == len(sizes)
+    assert report["verification"]["ok"] is True
+    assert report["transformation"]["levels"] == result.optimum.levels
+    assert report["transformation"]["proven_optimal"] is True
+    after = report["risk"]["after"]["prosecutor"]
+    assert after["highest_risk"] == pytest.approx(1 / sizes.min())
+    assert after["records_at_risk"] == 0.0
+    before_sizes = pd.read_csv(folder / "small.csv", sep=";", dtype=str).groupby(QIS4).size()
+    assert report["risk"]["before"]["prosecutor"]["records_at_risk"] == pytest.approx(
+        before_sizes[before_sizes < 5].sum() / before_sizes.sum())
+    assert [a["name"] for a in report["configuration"]["attributes"]][:4] == QIS4
+    assert report["configuration"]["privacy_models"] == [{"model": "k-anonymity", "k": 5}]
+    # the PDF says the same
+    text = _text(pdf)
+    for expected in ("Release report", "Independent verification PASSED", "small.csv",
+                     report["input"]["sha256"], report["output"]["sha256"], "k-anonymity",
+                     "proven optimum", f"{len(released_frame):,}", "prosecutor",
+                     "journalist", "marketer", "Distributions"):
+        assert expected in text, expected
+    for q in QIS4:
+        assert f"{q}: input" not in text  # chart titles are images, not text
+        assert q in text
+
+
+@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="pdftoppm (poppler-utils) missing")
+def test_report_renders_to_images(released, tmp_path):  # noqa: F811
+    folder, result = released
+    from engine.release_docs.pdf import export_report
+    pdf, _, report = export_report(result, tmp_path / "r.pdf")
+    subprocess.run(["pdftoppm", "-r", "40", "-png", str(pdf), str(tmp_path / "page")],
+                   check=True, capture_output=True)
+    pages = sorted(tmp_path.glob("page*.png"))
+    assert len(pages) == len(PdfReader(pdf).pages) >= 3
+    from PIL import Image
+    for page in pages:
+        pixels = np.asarray(Image.open(page).convert("L"))
+        assert (pixels < 128).mean() > 0.005  # something is drawn on every page
+    # the charts are drawn: the last page holds images in the released table's blue
+    rgb = np.asarray(Image.open(pages[-1]).convert("RGB")).reshape(-1, 3).astype(int)
+    assert (np.abs(rgb - [47, 109, 179]).sum(axis=1) < 40).sum() > 200
+
+
+def test_report_of_a_failing_table_says_failed(released, tmp_path):  # noqa: F811
+    folder, result = released
+    from engine.release_docs.pdf import export_report
+    leaked = result.output.copy()
+    original = pd.read_csv(folder / "small.csv", sep=";", dtype=str, keep_default_na=False)
+    leaked.loc[:9, "age"] = original.loc[:9, "age"]
+    pdf, js, report = export_report(result, tmp_path / "bad.pdf", reread=leaked)
+    assert report["verification"]["ok"] is False and report["verification"]["violations"]
+    assert "Independent verification FAILED" in _text(pdf)
+
+
+def test_report_needs_a_pdf_path(released, tmp_path, capsys):  # noqa: F811
+    folder, _ = released
+    assert main(["anonymize", str(folder / "job.toml"), "--quiet",
+                 "--report", str(tmp_path / "r.docx")]) == 2
