@@ -13,7 +13,7 @@ import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.output import SUPPRESSED
-from engine.transform.checks import check_column
+from engine.transform.checks import check_column, restore_removed, with_hierarchy
 
 
 @dataclass
@@ -93,7 +93,10 @@ def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyRepor
     if n_sup > allowed:
         violations.append(f"{n_sup} records are suppressed, more than the limit "
                           f"{limit:g} x {n} = {allowed}")
+    frame, restored = restore_removed(frame, job, sup)
+    violations.extend(restored)
     for model in job.privacy:
+        model = with_hierarchy(model, job)
         violations.extend(_check_model(model, kept, qis, sizes, subset_mask, frame, sup))
     return VerifyReport(not violations, len(frame), n_sup, int(len(sizes)),
                         int(sizes.min()) if len(sizes) else 0, levels, violations)

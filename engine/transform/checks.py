@@ -58,3 +58,49 @@ def check_column(frame: pd.DataFrame, job, name: str, qis: list[str], kept: pd.S
         return [f"column '{name}' holds values that are no label of its hierarchy: "
                 f"{unknown[:3]}"] if unknown else []
     return None
+
+
+def restore_removed(frame: pd.DataFrame, job, suppressed: pd.Series) -> tuple[pd.DataFrame, list]:
+    """With ``remove_suppressed_values`` the suppressed records' sensitive values are not
+    in the export, but t-closeness, delta-disclosure and beta-likeness compare classes
+    with the distribution over every record: put them back from the job's input data
+    (same rows, same order). Returns the frame and any problem found."""
+    if not getattr(job.transformation, "remove_suppressed_values", False) \
+            or not suppressed.any():
+        return frame, []
+    needs = sorted({m.attribute for m in job.privacy
+                    if m.name in ("t-closeness", "delta-disclosure", "beta-likeness")})
+    if not needs:
+        return frame, []
+    if not job.data.path:
+        return frame, [f"suppressed records' values of {', '.join(needs)} were removed and "
+                       f"the job names no input data to restore the overall distribution"]
+    from engine.data.csv_import import read_csv
+    try:
+        source = read_csv(job.resolve(job.data.path), delimiter=job.data.delimiter,
+                          encoding=job.data.encoding, header=True)
+    except Exception as e:  # noqa: BLE001 - reported, never raised
+        return frame, [f"cannot read the input data to restore removed values: {e}"]
+    if len(source) != len(frame):
+        return frame, [f"the input data has {len(source)} rows, the output {len(frame)}: "
+                       f"cannot restore the suppressed records' removed values"]
+    frame = frame.copy()
+    for attribute in needs:
+        if attribute in source.columns and attribute in frame.columns:
+            values = source[attribute].astype(str).to_numpy()
+            frame.loc[suppressed.to_numpy(), attribute] = values[suppressed.to_numpy()]
+    return frame, []
+
+
+def with_hierarchy(model, job):
+    """A copy of a hierarchical-distance t-closeness model that knows its sensitive
+    attribute's hierarchy from the job (an unbound model read from a job file does not),
+    so verify can check it; other models as they are."""
+    if getattr(model, "distance", None) == "hierarchical" \
+            and getattr(model, "hierarchy", None) is None:
+        a = job.attributes.get(model.attribute)
+        if a is not None and a.hierarchy is not None:
+            import copy
+            model = copy.copy(model)
+            model.hierarchy = a.hierarchy
+    return model
