@@ -12,6 +12,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    "data file (opens the import wizard)")
     p.add_argument("--anonymize", action="store_true",
                    help="start the anonymization as soon as PATH is loaded")
+    p.add_argument("--guide", action="store_true",
+                   help="open the guided release wizard (on PATH, a data file, if given)")
     p.add_argument("--quit-after", type=float, default=None, metavar="SECONDS",
                    help="quit after this many seconds (smoke checks of built bundles)")
     p.add_argument("--smoke-check", action="store_true",
@@ -51,7 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     qapp.aboutToQuit.connect(lambda: (window.search.wait_all(5000),
                                       window.files.tasks.wait_all(5000)))
-    if args.path:
+    if args.guide:
+        QTimer.singleShot(0, lambda: window.guided_release(args.path))
+    elif args.path:
         QTimer.singleShot(0, lambda: window.open_path(args.path, anonymize=args.anonymize))
     if args.quit_after is not None:
         QTimer.singleShot(int(args.quit_after * 1000), window.close)

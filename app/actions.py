@@ -11,6 +11,8 @@ SP = QStyle.StandardPixmap
 _SPECS = (  # key, text, shortcut, icon, standard-icon fallback, tip
     ("new", "&New project", QKeySequence.StandardKey.New, "new", SP.SP_FileIcon,
      "Start an empty project"),
+    ("guided", "New &guided release…", "Ctrl+G", "sample", SP.SP_DialogHelpButton,
+     "Release a data file step by step, each step explained in plain words"),
     ("open", "&Open…", QKeySequence.StandardKey.Open, "open", SP.SP_DialogOpenButton,
      "Open a project, a job file (TOML) or a data file"),
     ("save", "&Save", QKeySequence.StandardKey.Save, "save", SP.SP_DialogSaveButton,
@@ -74,6 +76,7 @@ def build_menus(window: QMainWindow, actions: dict[str, QAction]) -> dict[str, Q
     menus = {}
     file = bar.addMenu("&File")
     file.addAction(actions["new"])
+    file.addAction(actions["guided"])
     file.addAction(actions["open"])
     menus["recent"] = file.addMenu("Open &recent")
     menus["recent"].setObjectName("recentMenu")

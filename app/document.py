@@ -182,6 +182,17 @@ class Document(QObject):
         self.attributes_changed.emit([name])
         self.set_modified(True)
 
+    def set_built_hierarchy(self, name: str, rows, spec=None) -> None:
+        """Hierarchy rows built by a wizard, with the builder specification that built them
+        (kept so that the wizard reopens it while the rows stay unchanged; None: edited)."""
+        rows = [list(r) for r in rows]
+        self.set_hierarchy_rows(name, rows)
+        specs = self.extras.setdefault("hierarchy_specs", {})
+        if spec is None:
+            specs.pop(name, None)
+        else:
+            specs[name] = {"spec": spec.to_json(), "rows": rows_digest(rows)}
+
     def hierarchy_status(self, name: str) -> HierarchyStatus:
         rows = self.hierarchy_rows.get(name)
         if not rows:
@@ -307,3 +318,9 @@ class Document(QObject):
         except AnonymistError as e:
             return str(e)
         return None
+
+
+def rows_digest(rows) -> str:
+    """A fingerprint of a hierarchy's rows, to tell whether it changed since it was built."""
+    import hashlib
+    return hashlib.sha256("\n".join("\x1f".join(r) for r in rows).encode()).hexdigest()

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QStackedWidget
 import engine
 from app import APP_NAME, __version__
 from app.actions import build_menus, build_toolbar, create_actions
-from app.document import Document
+from app.document import Document, rows_digest
 from app.file_operations import FileOperations
 from app.perspectives import PERSPECTIVES, PerspectiveContext, create_perspective
 from app.perspectives.configure import ConfigurePerspective
@@ -72,7 +72,7 @@ class MainWindow(QMainWindow):
         a = self.actions
         self.configure = ConfigurePerspective(
             self.document, self.settings.page_size,
-            [a["import_data"], a["open"], a["open_sample"]])
+            [a["guided"], a["import_data"], a["open"], a["open_sample"]])
         self.perspectives = {"configure": self.configure}
         self.stack.addWidget(self.configure)
         context = PerspectiveContext(self.document, self.search, self.settings, self,
@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         a, f = self.actions, self.files
         a["new"].triggered.connect(self.new_project)
+        a["guided"].triggered.connect(lambda: self.guided_release())
         a["open"].triggered.connect(f.open_dialog)
         a["save"].triggered.connect(f.save)
         a["save_as"].triggered.connect(f.save_as)
@@ -132,6 +133,19 @@ class MainWindow(QMainWindow):
         """Open a project, job or data file; with ``anonymize`` run the search once loaded."""
         then = self.anonymize if anonymize else None
         self.files.open_path(path, then)
+
+    def guided_release(self, path: str | None = None):
+        """Show the guided release wizard (the one already open, where it was, unless a
+        new ``path`` is given); it edits this window's document."""
+        from app.wizards.guided import GuidedReleaseWizard
+        wizard = getattr(self, "guide", None)
+        if wizard is None or path:
+            if wizard is not None:
+                wizard.deleteLater()
+            wizard = self.guide = GuidedReleaseWizard(self, path)
+        wizard.show()
+        wizard.raise_()
+        return wizard
 
     def new_project(self) -> None:
         if not self.files.confirm_discard():
@@ -221,10 +235,13 @@ class MainWindow(QMainWindow):
         show_error(self, "Anonymization failed", message)
 
     # --- other dialogs ---------------------------------------------------------------------------
-    def create_hierarchy(self, name: str) -> None:
-        """Open the hierarchy wizard for the selected attributes (one if ``name``)."""
+    def create_hierarchy(self, name: str, names: list[str] | None = None) -> None:
+        """Open the hierarchy wizard for ``names``, else the selected attributes (one if
+        ``name``)."""
         doc = self.document
-        names = [n for n in self.configure.attributes.selected() if n] or ([name] if name else [])
+        if names is None:
+            names = [n for n in self.configure.attributes.selected() if n] or (
+                [name] if name else [])
         if doc.table is None or not names:
             show_message(self, "Create hierarchy", "Select an attribute first.")
             return
@@ -245,13 +262,8 @@ class MainWindow(QMainWindow):
         results = run_hierarchy_wizard(self, {n: doc.table.column(n) for n in names},
                                        (a.data_type, a.format) if a.data_type else None,
                                        existing, spec)
-        specs = doc.extras.setdefault("hierarchy_specs", {})
         for attr, (hierarchy, built_spec) in (results or {}).items():
-            doc.set_hierarchy_rows(attr, [list(r) for r in hierarchy.rows])
-            if built_spec is None:
-                specs.pop(attr, None)
-            else:
-                specs[attr] = {"spec": built_spec.to_json(), "rows": _rows_digest(hierarchy.rows)}
+            doc.set_built_hierarchy(attr, hierarchy.rows, built_spec)
         if results:
             self.configure.hierarchy.show_attribute(names[0] if len(names) == 1 else None)
 
@@ -270,7 +282,7 @@ class MainWindow(QMainWindow):
         stored = self.document.extras.get("hierarchy_specs", {}).get(name)
         if stored is None:
             return hierarchy, None
-        if not isinstance(stored, dict) or stored.get("rows") != _rows_digest(hierarchy.rows):
+        if not isinstance(stored, dict) or stored.get("rows") != rows_digest(hierarchy.rows):
             return hierarchy, None  # edited by hand since it was built
         try:
             from engine.hierarchy.builders import spec_from_json
@@ -305,8 +317,3 @@ class MainWindow(QMainWindow):
                 shutdown()
         event.accept()
 
-
-def _rows_digest(rows) -> str:
-    """A fingerprint of a hierarchy's rows, to tell whether it changed since it was built."""
-    import hashlib
-    return hashlib.sha256("\n".join("\x1f".join(r) for r in rows).encode()).hexdigest()

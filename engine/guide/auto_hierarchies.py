@@ -113,7 +113,7 @@ def propose_hierarchy(column: EncodedColumn, target_intervals: int = 16) -> Hier
         spec = PrioritySpec(max_levels=1)
         reason = f"{len(present)} values: kept, or hidden altogether"
     else:
-        spec = PrioritySpec(max_levels=min(len(present) - 1, 4))
+        spec = PrioritySpec(max_levels=min(len(present) - 1, 3))
         reason = (f"{len(present)} categories: the rarest are hidden first, common ones "
                   f"stay visible longest")
     return HierarchyProposal(column.name, spec, spec.build(column, column.name), reason)

@@ -32,8 +32,10 @@ class ConfigurePerspective(QWidget):
         outer.addWidget(self.stack)
         self.empty = EmptyState(
             "Start by importing data",
-            "Import a CSV file, an Excel sheet or a database table, open a saved project, "
-            "or explore the sample project (the Adult census data with its hierarchies).",
+            "New to anonymization? The guided release takes you from a data file to a "
+            "checked release step by step. Or import a CSV file, an Excel sheet or a "
+            "database table, open a saved project, or explore the sample project (the "
+            "Adult census data with its hierarchies).",
             list(empty_actions))
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self._build_editor(page_size))

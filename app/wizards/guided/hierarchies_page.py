@@ -1,0 +1,100 @@
+"""Step 3: a generalization hierarchy for every quasi-identifier, proposed from its data.
+
+Each proposal is a builder specification, so "Edit…" opens it in the hierarchy
+wizard; hierarchies the project already has are kept.
+"""
+from __future__ import annotations
+
+from PySide6.QtWidgets import QPushButton, QVBoxLayout
+
+from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
+from engine.guide.auto_hierarchies import propose_hierarchy
+
+NAME, LEVELS, EXAMPLE, REASON, EDIT = range(5)
+
+
+def example_chain(rows, counts: dict[str, int]) -> str:
+    """The most frequent value through every level: "39 → [35, 40[ → [30, 40[ → *"."""
+    row = max(rows, key=lambda r: counts.get(r[0], 0))
+    return " → ".join(row)
+
+
+class HierarchiesPage(GuidedPage):
+    def __init__(self, wizard):
+        super().__init__(wizard, "How far each quasi-identifier may be generalized",
+                         "Each level replaces values by broader groups; the search picks the "
+                         "lowest levels that meet your privacy goal.")
+        lay = QVBoxLayout(self)
+        lay.addWidget(explanation(
+            "Anonymist built a hierarchy for every quasi-identifier from its values. The "
+            "example follows the most common value up the levels. Edit one if its groups "
+            "do not make sense for your data."))
+        self.table = table(["Quasi-identifier", "Levels", "Example", "Why", ""])
+        lay.addWidget(self.table, 1)
+        self.status = muted()
+        lay.addWidget(self.status)
+        self.reasons: dict[str, str] = {}
+
+    def qis(self) -> list[str]:
+        return [n for n, a in self.document.attributes.items() if a.type == "quasi-identifying"]
+
+    def initializePage(self) -> None:
+        doc = self.document
+        missing = [n for n in self.qis() if not doc.hierarchy_rows.get(n)]
+        for n in self.qis():
+            if n not in missing:
+                self.reasons.setdefault(n, "the project's own hierarchy, kept")
+        if not missing:
+            self._show()
+            return
+        self.status.setText(f"Building {len(missing)} hierarchies…")
+        columns = {n: doc.table.column(n) for n in missing}
+        self.wiz.run_task("Proposing hierarchies",
+                          lambda r, c: [propose_hierarchy(col) for col in columns.values()],
+                          self._proposed)
+
+    def _proposed(self, proposals) -> None:
+        for p in proposals:
+            self.document.set_built_hierarchy(p.attribute, p.hierarchy.rows, p.spec)
+            self.reasons[p.attribute] = p.reason
+        self._show()
+
+    def _show(self) -> None:
+        doc = self.document
+        qis = self.qis()
+        self.table.setRowCount(len(qis))
+        for i, name in enumerate(qis):
+            rows = doc.hierarchy_rows.get(name) or []
+            col = doc.table.column(name)
+            counts = dict(zip(map(str, col.dictionary), col.value_counts().tolist()))
+            height = max((len(r) for r in rows), default=1) - 1
+            self.table.setItem(i, NAME, read_only_item(name))
+            self.table.setItem(i, LEVELS, read_only_item(str(height)))
+            chain = example_chain(rows, counts) if rows else "no hierarchy"
+            self.table.setItem(i, EXAMPLE, read_only_item(chain, chain))
+            reason = self.reasons.get(name, "")
+            self.table.setItem(i, REASON, read_only_item(reason, reason))
+            edit = QPushButton("Edit…")
+            edit.setToolTip(f"Open {name}'s hierarchy in the hierarchy wizard")
+            edit.clicked.connect(lambda _c=False, n=name: self.edit(n))
+            self.table.setCellWidget(i, EDIT, edit)
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+        bad = [n for n in qis if not self._valid(n)]
+        self.status.setText("Every quasi-identifier has a hierarchy." if not bad else
+                            f"No valid hierarchy yet for: {', '.join(bad)}.")
+        self.completeChanged.emit()
+
+    def _valid(self, name: str) -> bool:
+        status = self.document.hierarchy_status(name)
+        return status.complete
+
+    def edit(self, name: str) -> None:
+        self.window.create_hierarchy(name, names=[name])
+        self.reasons[name] = "edited in the hierarchy wizard"
+        self._show()
+
+    def isComplete(self) -> bool:
+        qis = self.qis()
+        return bool(qis) and all(self._valid(n) for n in qis)
+

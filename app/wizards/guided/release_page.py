@@ -1,0 +1,99 @@
+"""Step 7: write the release (data, value mapping) and check each file independently."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (QCheckBox, QFileDialog, QHBoxLayout, QLineEdit, QPushButton,
+                               QVBoxLayout)
+
+from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
+from engine.guide.release import release as write_release
+
+
+class ReleasePage(GuidedPage):
+    def __init__(self, wizard):
+        super().__init__(wizard, "Release",
+                         "Write the anonymized data and its documents; each file is checked "
+                         "independently before it counts as released.")
+        lay = QVBoxLayout(self)
+        lay.addWidget(explanation(
+            "The data file is read back and its groups recounted against your privacy goal; "
+            "the value mapping (which input value became which released value) is applied "
+            "to the input and must give the released file exactly."))
+        row = QHBoxLayout()
+        self.folder = QLineEdit()
+        self.folder.setPlaceholderText("folder for the release")
+        choose = QPushButton("Choose…")
+        choose.clicked.connect(self._choose)
+        row.addWidget(self.folder, 1)
+        row.addWidget(choose)
+        lay.addLayout(row)
+        self.with_mapping = QCheckBox("Value mapping (one table per quasi-identifier)")
+        self.with_mapping.setChecked(True)
+        lay.addWidget(self.with_mapping)
+        self.release_button = QPushButton("Release")
+        self.release_button.setObjectName("primaryButton")
+        self.release_button.clicked.connect(self.release)
+        lay.addWidget(self.release_button)
+        self.files = table(["File", "Check"])
+        lay.addWidget(self.files, 1)
+        self.status = muted()
+        lay.addWidget(self.status)
+        self.artefacts: list = []
+
+    def initializePage(self) -> None:
+        if not self.folder.text():
+            source = self.document.source.location
+            base = Path(source).parent if source else Path.home()
+            self.folder.setText(str(base / f"{Path(source).stem or 'data'}-release"))
+        self.artefacts = []
+        self._show()
+
+    def _choose(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Folder for the release",
+                                                self.folder.text())
+        if path:
+            self.folder.setText(path)
+
+    def release(self) -> None:
+        doc = self.document
+        folder = Path(self.folder.text()).expanduser()
+        stem = Path(doc.source.location).stem or "data"
+        result, levels = doc.result, self.wiz.current_levels()
+        job = result.problem.job  # the job that produced the result
+        mapping = self.with_mapping.isChecked()
+
+        def work(_report, _cancelled):
+            return write_release(result, levels, job, folder, stem, mapping)
+
+        self.release_button.setEnabled(False)
+        self.status.setText("Writing and checking…")
+        self.wiz.run_task("Releasing", work, self._released, self._failed)
+
+    def _released(self, artefacts) -> None:
+        self.artefacts = artefacts
+        self.release_button.setEnabled(True)
+        self._show()
+
+    def _failed(self, message: str) -> None:
+        self.release_button.setEnabled(True)
+        self.status.setText(f"The release failed: {message}")
+
+    def _show(self) -> None:
+        self.files.setRowCount(len(self.artefacts))
+        for i, a in enumerate(self.artefacts):
+            mark = "✔ " if a.verified else "✘ "
+            self.files.setItem(i, 0, read_only_item(str(a.path), str(a.path)))
+            self.files.setItem(i, 1, read_only_item(mark + a.message, a.message))
+        self.files.resizeColumnsToContents()
+        if self.artefacts:
+            ok = self.done()
+            self.status.setText("Done: every file passed its check." if ok else
+                                "A check failed: do not publish these files.")
+        self.completeChanged.emit()
+
+    def done(self) -> bool:
+        return bool(self.artefacts) and all(a.verified for a in self.artefacts)
+
+    def isComplete(self) -> bool:
+        return self.done()

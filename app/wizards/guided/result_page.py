@@ -1,0 +1,142 @@
+"""Step 6: the result in plain words: what each attribute became, records suppressed,
+risk before and after, distributions, and alternatives one click away."""
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from app.perspectives.utility.charts import FrequencyChart
+from app.theme import ACCENT
+from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
+from engine.analysis.risk import analyze_risk
+from engine.guide.summary import attribute_changes, finer_alternatives
+
+TOP_VALUES = 12
+
+
+def shares(values: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The most frequent values and their shares of the records."""
+    labels, counts = np.unique(values.astype(str), return_counts=True)
+    order = np.argsort(-counts, kind="stable")[:TOP_VALUES]
+    return [str(v) for v in labels[order]], counts[order] / max(len(values), 1)
+
+
+class ResultPage(GuidedPage):
+    def __init__(self, wizard):
+        super().__init__(wizard, "The result",
+                         "What the release looks like, how safe it is, and what it costs.")
+        lay = QVBoxLayout(self)
+        self.headline = explanation("")
+        self.headline.setObjectName("resultHeadline")
+        lay.addWidget(self.headline)
+        self.changes = table(["Quasi-identifier", "In the release"])
+        lay.addWidget(self.changes, 2)
+        self.risk = muted()
+        lay.addWidget(self.risk)
+        charts = QWidget()
+        grid = QGridLayout(charts)
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.attribute = QComboBox()
+        self.attribute.currentTextChanged.connect(self._chart)
+        grid.addWidget(QLabel("Distribution of"), 0, 0)
+        grid.addWidget(self.attribute, 0, 1)
+        grid.addWidget(muted("before"), 1, 0)
+        grid.addWidget(muted("after"), 1, 2)
+        self.before = FrequencyChart(ACCENT)
+        self.after = FrequencyChart("#5cb85c")
+        grid.addWidget(self.before, 2, 0, 1, 2)
+        grid.addWidget(self.after, 2, 2, 1, 2)
+        charts.setMinimumHeight(200)
+        lay.addWidget(charts, 3)
+        self.alternatives_box = QVBoxLayout()
+        lay.addLayout(self.alternatives_box)
+        links = QHBoxLayout()
+        links.addWidget(muted("See it in:"))
+        for key, title in (("explore", "Explore"), ("utility", "Analyze utility"),
+                           ("risk", "Analyze risk")):
+            b = QPushButton(title)
+            b.setObjectName(f"open_{key}")
+            b.clicked.connect(lambda _c=False, k=key: self.wiz.show_perspective(k))
+            links.addWidget(b)
+        links.addStretch()
+        lay.addLayout(links)
+        self._data = None
+
+    def initializePage(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        doc = self.document
+        result = doc.result
+        levels = self.wiz.current_levels()
+        problem = result.problem
+        t = result.evaluate(levels)
+        n = problem.table.n_rows
+        loss = t.information_loss_percent
+        applied = "" if tuple(levels) == self.wiz.optimum_levels() else " (your choice)"
+        self.headline.setText(
+            f"Information loss {loss:.1f} %{applied} (0 % is the data as it is, 100 % "
+            f"everything generalized). {t.suppressed_records:,} of {n:,} records "
+            f"({t.suppressed_records / max(n, 1):.1%}) suppressed: their quasi-identifiers "
+            f"show '*'.")
+        changes = attribute_changes(result, levels)
+        self.changes.setRowCount(len(changes))
+        for i, c in enumerate(changes):
+            self.changes.setItem(i, 0, read_only_item(c.attribute))
+            self.changes.setItem(i, 1, read_only_item(c.text(), c.text()))
+        self.changes.resizeColumnsToContents()
+        self.changes.resizeRowsToContents()
+        self.risk.setText("Measuring the risk before and after…")
+        self._clear_alternatives()
+        qis = list(problem.qis)
+        table = problem.table
+
+        def work(_report, _cancelled):
+            data = result.transformed(levels)
+            before = analyze_risk(table, qis)[0]
+            after = analyze_risk(data.frame, qis, suppressed=data.suppressed_rows)[0]
+            return data, before, after, finer_alternatives(result, levels)
+
+        self.wiz.run_task("Summarizing the result", work, self._summarized)
+
+    def _summarized(self, value) -> None:
+        data, before, after, alternatives = value
+        self._data = data
+        pb, pa = before.prosecutor, after.prosecutor
+        self.risk.setText(
+            f"Re-identification risk: highest {pb.highest_risk:.0%} before, "
+            f"{pa.highest_risk:.0%} after; records above a 20 % risk: "
+            f"{pb.records_at_risk:.0%} before, {pa.records_at_risk:.0%} after; "
+            f"average {before.average_risk:.1%} before, {after.average_risk:.1%} after.")
+        current = self.wiz.current_levels()
+        t = self.document.result.evaluate(current)
+        for alt in alternatives:
+            b = QPushButton(alt.text(t.information_loss_percent, t.suppressed_records))
+            b.setObjectName("alternativeButton")
+            b.clicked.connect(lambda _c=False, lv=alt.levels: self.apply(lv))
+            self.alternatives_box.addWidget(b)
+        names = list(self.document.result.problem.qis)
+        self.attribute.blockSignals(True)
+        self.attribute.clear()
+        self.attribute.addItems(names)
+        self.attribute.blockSignals(False)
+        self._chart(names[0] if names else "")
+
+    def _clear_alternatives(self) -> None:
+        while self.alternatives_box.count():
+            w = self.alternatives_box.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+
+    def _chart(self, name: str) -> None:
+        if not name or self._data is None:
+            return
+        col = self.document.table.column(name)
+        self.before.set_frequencies(*shares(col.values()))
+        self.after.set_frequencies(*shares(self._data.frame[name].to_numpy()))
+
+    def apply(self, levels) -> None:
+        """Make an alternative the released transformation."""
+        self.document.apply_transformation(levels)
+        self.refresh()

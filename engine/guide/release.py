@@ -1,0 +1,110 @@
+"""Write a release and check each written file independently before calling it done.
+
+A release folder holds the anonymized data, the job that made it (a normal job
+file, with every hierarchy as a CSV beside it, so ``anonymist anonymize`` can
+reproduce it and ``anonymist verify`` check it) and, optionally, the value
+mapping. The data file is read back with plain pandas and recounted against the
+job read back from its file (what ``anonymist verify`` does); the value mapping
+is applied to the input and must give the released quasi-identifiers exactly.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from engine.config import Job
+
+
+@dataclass(frozen=True)
+class Artefact:
+    """One written file (or folder) and the verdict of its independent check."""
+
+    kind: str  # "data" | "job" | "mapping"
+    path: Path
+    verified: bool
+    message: str
+
+
+def _read_back(path: Path, delimiter: str) -> pd.DataFrame:
+    return pd.read_csv(path, sep=delimiter, dtype=str, keep_default_na=False)
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", name).strip("._") or "attribute"
+
+
+def write_release_job(job: Job, folder: Path, stem: str) -> Path:
+    """The job as a TOML file in ``folder``, each hierarchy written as CSV beside it
+    (``<stem>-hierarchies/<attribute>.csv``), the data path absolute."""
+    import tomli_w
+
+    from engine.hierarchy.csv_io import write_hierarchy
+    from engine.io_utils import atomic_write_text
+    from engine.project.job_file import job_to_dict
+    d = job_to_dict(job)
+    if job.data.path:
+        d["data"]["path"] = str(job.resolve(job.data.path).resolve())
+    hierarchies = folder / f"{stem}-hierarchies"
+    for name, a in job.attributes.items():
+        if a.hierarchy is None:
+            continue
+        hierarchies.mkdir(parents=True, exist_ok=True)
+        path = hierarchies / f"{_safe(name)}.csv"
+        write_hierarchy(a.hierarchy, path)
+        d["attributes"][name]["hierarchy"] = str(path.relative_to(folder))
+    path = folder / f"{stem}-job.toml"
+    atomic_write_text(path, tomli_w.dumps(d))
+    return path
+
+
+def verify_release(data_path: Path, job_path: Path) -> Artefact:
+    """``anonymist verify DATA JOB``: the file recounted against the job read from disk."""
+    from engine.project.job_file import load_job
+    from engine.verify import verify_frame
+    job = load_job(job_path)
+    report = verify_frame(_read_back(data_path, job.data.delimiter or ";"), job)
+    if report.ok:
+        return Artefact("data", data_path, True, "recounted from the file: meets every "
+                        "privacy model and the suppression limit")
+    return Artefact("data", data_path, False, "FAILED the recount: " +
+                    "; ".join(report.violations))
+
+
+def release_mapping(result, levels, folder: Path, data_path: Path,
+                    delimiter: str = ";") -> Artefact:
+    """Write the value mapping into ``folder`` and check that, applied to the input, it
+    gives the released file's quasi-identifiers exactly."""
+    from engine.export.mapping import apply_mapping, read_mapping, value_mapping, write_mapping
+    problem = result.problem
+    write_mapping(value_mapping(problem, levels, result.transformed(levels)), folder, delimiter)
+    tables, rows = read_mapping(folder, delimiter)
+    source = pd.DataFrame({q: problem.table.column(q).values().astype(str) for q in tables})
+    mapped = apply_mapping(source, tables, rows).to_numpy(dtype=str)
+    written = _read_back(data_path, delimiter)[list(tables)].to_numpy(dtype=str)
+    if mapped.shape == written.shape and bool((mapped == written).all()):
+        return Artefact("mapping", Path(folder), True, "applied to the input, it gives the "
+                        "released quasi-identifiers exactly")
+    return Artefact("mapping", Path(folder), False, "FAILED: applied to the input it does "
+                    "not give the released file")
+
+
+def release(result, levels, job: Job, folder: str | Path, stem: str,
+            mapping: bool = True) -> list[Artefact]:
+    """Write data, job and (optionally) mapping for ``levels`` into ``folder`` and check
+    each; the data is written with the job's delimiter."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    delimiter = job.data.delimiter or ";"
+    data_path = folder / f"{stem}-anonymized.csv"
+    result.write_output(data_path, levels, delimiter=delimiter)
+    job_path = write_release_job(job, folder, stem)
+    artefacts = [verify_release(data_path, job_path),
+                 Artefact("job", job_path, True, "the job that made this release "
+                          "(anonymist anonymize / verify read it)")]
+    if mapping:
+        artefacts.append(release_mapping(result, levels, folder / f"{stem}-mapping",
+                                         data_path, delimiter))
+    return artefacts

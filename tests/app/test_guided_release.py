@@ -1,0 +1,127 @@
+"""Journeys through the guided release wizard, ending in `anonymist verify` on the
+released file and a cell-for-cell comparison with the released transformation."""
+from __future__ import annotations
+
+import shutil
+
+import pandas as pd
+import pytest
+from PySide6.QtWidgets import QWizard
+
+from app.wizards.guided.common import (ATTRIBUTES_PAGE, DATA_PAGE, GOAL_PAGE, HIERARCHIES_PAGE,
+                                       RELEASE_PAGE, RESULT_PAGE, RUN_PAGE)
+from engine.cli import main as cli
+from tests.engine.test_guide import people
+
+WAIT = 120_000
+
+
+def _next(wiz, qtbot, expected: int) -> None:
+    qtbot.waitUntil(lambda: wiz.currentPage().isComplete(), timeout=WAIT)
+    assert wiz.button(QWizard.WizardButton.NextButton).isEnabled()
+    wiz.next()
+    assert wiz.currentId() == expected
+
+
+def _release(window, qtbot, path, out, goal="agreement", pick_alternative=False):
+    """Go through every step accepting the proposals; returns (wizard, clicks)."""
+    wiz = window.guided_release(str(path))
+    clicks = 0
+    assert wiz.currentId() == DATA_PAGE
+    _next(wiz, qtbot, ATTRIBUTES_PAGE)
+    clicks += 1
+    attrs = wiz.currentPage()
+    qtbot.waitUntil(lambda: attrs.table.rowCount() == len(window.document.table.names),
+                    timeout=WAIT)
+    # nothing is released without an explicit choice
+    assert not attrs.isComplete()
+    assert not wiz.button(QWizard.WizardButton.NextButton).isEnabled()
+    attrs.accept_all.click()
+    clicks += 1
+    _next(wiz, qtbot, HIERARCHIES_PAGE)
+    clicks += 1
+    _next(wiz, qtbot, GOAL_PAGE)
+    clicks += 1
+    goal_page = wiz.currentPage()
+    if goal != "agreement":
+        goal_page.select(goal)
+        clicks += 1
+    _next(wiz, qtbot, RUN_PAGE)
+    clicks += 1
+    _next(wiz, qtbot, RESULT_PAGE)
+    clicks += 1
+    result_page = wiz.currentPage()
+    qtbot.waitUntil(lambda: result_page._data is not None, timeout=WAIT)
+    if pick_alternative:
+        buttons = [result_page.alternatives_box.itemAt(i).widget()
+                   for i in range(result_page.alternatives_box.count())]
+        assert buttons, "an alternative keeping some attribute finer"
+        result_page._data = None
+        buttons[0].click()
+        clicks += 1
+        qtbot.waitUntil(lambda: result_page._data is not None, timeout=WAIT)
+        assert window.document.applied_levels is not None
+    _next(wiz, qtbot, RELEASE_PAGE)
+    clicks += 1
+    release = wiz.currentPage()
+    release.folder.setText(str(out))
+    release.release_button.click()
+    clicks += 1
+    qtbot.waitUntil(release.isComplete, timeout=WAIT)
+    return wiz, clicks
+
+
+def _check_release(window, out, stem):
+    data, job = out / f"{stem}-anonymized.csv", out / f"{stem}-job.toml"
+    assert cli(["verify", str(data), str(job)]) == 0
+    written = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
+    doc = window.document
+    levels = doc.applied_levels or tuple(doc.result.optimum.levels[q]
+                                         for q in doc.result.problem.qis)
+    shown = doc.result.transformed(levels).frame.astype(str)
+    pd.testing.assert_frame_equal(written, shown.reset_index(drop=True), check_dtype=False)
+    return written
+
+
+def test_guided_release_of_adult(window, qtbot, tmp_path, adult_dir):
+    shutil.copy(adult_dir / "adult.csv", tmp_path / "adult.csv")
+    out = tmp_path / "release"
+    wiz, clicks = _release(window, qtbot, tmp_path / "adult.csv", out, pick_alternative=True)
+    written = _check_release(window, out, "adult")
+    assert len(written) == 30_162
+    assert clicks <= 10
+    assert (out / "adult-mapping" / "age.csv").exists()
+    assert all(a.verified for a in wiz.currentPage().artefacts)
+    # the same job is in the perspectives: k-anonymity with k = 5
+    assert window.document.settings.privacy == [{"model": "k-anonymity", "k": 5}]
+
+
+def test_guided_release_of_a_register_removes_identifiers(window, qtbot, tmp_path):
+    people().to_csv(tmp_path / "register.csv", sep=";", index=False)
+    out = tmp_path / "release"
+    _release(window, qtbot, tmp_path / "register.csv", out, goal="public")
+    written = _check_release(window, out, "register")
+    assert "name" not in written.columns and "email" not in written.columns
+    assert set(written.columns) == {"zip", "birth_date", "sex", "diagnosis", "visits"}
+    # public release: 11-anonymity and distinct 2-diversity of the diagnosis
+    sizes = written[written["sex"] != "*"].groupby(["zip", "birth_date", "sex", "visits"]).size()
+    assert sizes.min() >= 11
+    diverse = written[written["sex"] != "*"].groupby(
+        ["zip", "birth_date", "sex", "visits"])["diagnosis"].nunique()
+    assert diverse.min() >= 2
+
+
+@pytest.mark.parametrize("confirm", [False, True])
+def test_unconfirmed_columns_block_the_release(window, qtbot, tmp_path, confirm):
+    people(60).to_csv(tmp_path / "register.csv", sep=";", index=False)
+    wiz = window.guided_release(str(tmp_path / "register.csv"))
+    _next(wiz, qtbot, ATTRIBUTES_PAGE)
+    attrs = wiz.currentPage()
+    qtbot.waitUntil(lambda: attrs.table.rowCount() == 7, timeout=WAIT)
+    for row in range(6):  # all but the last confirmed
+        attrs._changed(row)
+    assert not attrs.isComplete()
+    assert "1 column(s) still to confirm" in attrs.status.text()
+    if confirm:
+        attrs._changed(6)
+        assert attrs.isComplete()
