@@ -96,6 +96,9 @@ def write_documents(args, result) -> None:
     """Write what the options ask for, of the optimum (a result without one writes none)."""
     if result.optimum is None:
         return
+    if args.mapping and getattr(result, "local_recoding", None) is not None:
+        raise AnonymistError("--mapping: under local recoding records of one value carry "
+                             "different levels, so there is no value mapping to write")
     if args.mapping:
         from engine.export.mapping import value_mapping, write_mapping
         levels = [result.optimum.levels[q] for q in result.problem.qis]

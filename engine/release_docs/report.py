@@ -147,7 +147,8 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     if opt is None:
         raise ValueError("no transformation meets the privacy models: nothing was released")
     level_list = [opt.levels[q] for q in problem.qis]
-    released = result.transformed(level_list)
+    local = result.local_recoding if levels is None else None
+    released = result.transformed(None if local is not None else level_list)
     frame = released.frame
     suppressed = np.asarray(released.suppressed_rows, dtype=bool)
     input_frame = problem.table
@@ -188,6 +189,9 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
                + ": a heuristic result, not proven optimal")
     elif not is_optimum:
         why = "chosen by hand; the search's optimum has levels " + str(result.optimum.levels)
+    if local is not None:
+        why += ("; then local recoding re-anonymized the suppressed records on their own "
+                "(records carry different levels)")
 
     hierarchies = {q: job.attributes[q].hierarchy for q in problem.qis
                    if job.attributes.get(q) is not None}
@@ -215,6 +219,7 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
             "transformations_checked": result.transformations_checked,
             "lattice_size": result.lattice_size,
             "elapsed_s": result.elapsed_s,
+            "local_recoding": None if local is None else local.to_dict(),
         },
         "output": output_info,
         "quality": {"metric": job.metric.to_dict(),
@@ -252,8 +257,7 @@ def distributions(result, levels=None, top: int = 12) -> dict[str, dict]:
     """Per quasi-identifier the input's and the output's most frequent values with
     their counts (the rest summed as "other"), for the report's charts."""
     problem = result.problem
-    opt = result.optimum if levels is None else result.evaluate(levels)
-    frame = result.transformed([opt.levels[q] for q in problem.qis]).frame
+    frame = result.transformed(levels).frame
     out = {}
     for q in problem.qis:
         values = pd.Series(problem.table.column(q).values()).astype(str)
