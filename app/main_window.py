@@ -199,7 +199,7 @@ class MainWindow(QMainWindow):
             return
         job, table = self.document.build_job(), self.document.table
         self.search.start("Anonymizing", lambda report, cancelled: engine.anonymize(
-            table, job, progress=report, cancel=cancelled))
+            table, job, progress=report, cancel=cancelled, build_output=True))
 
     def cancel(self) -> None:
         if self.search.running:

@@ -13,6 +13,7 @@ from engine.errors import JobError
 from engine.problem import Problem
 from engine.project.job_file import job_from_dict, load_data, load_job
 from engine.result import AnonymizationResult
+from engine.progress import Reporter
 from engine.search import CancelCheck, ProgressCallback, run_search
 
 
@@ -48,7 +49,8 @@ def prepare(data, config) -> Problem:
 
 
 def anonymize(data, config, progress: ProgressCallback | None = None,
-              cancel: CancelCheck | None = None) -> AnonymizationResult:
+              cancel: CancelCheck | None = None,
+              build_output: bool = False) -> AnonymizationResult:
     """Find the transformation that meets the job's privacy models with least loss.
 
     Parameters
@@ -61,14 +63,32 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
         Receives ``engine.search.Progress`` about every 100 ms.
     cancel : callable, optional
         Polled during the search; returning True stops it with the best so far.
+    build_output : bool
+        Also build the optimum's released table (``result.transformed()``) before
+        returning, as a reported phase (the app does, so that its views open at once).
+
+    Progress reports name their phase: ``"preparing"`` (reading the job, encoding
+    the data and hierarchies), the search's (``"search"`` and its steps), then
+    ``"output"`` (local recoding, and the released table when ``build_output``).
     """
     start = time.perf_counter()
+    phases = Reporter(progress, 0, cancel)
+    phases.report(0, None, None, force=True, phase="preparing", done=0.0)
     problem = prepare(data, config)
+    phases.report(0, None, None, force=True, phase="preparing", done=1.0)
     outcome = run_search(problem, progress, cancel)
     recoding = None
     settings = problem.job.transformation.local_recoding
     if settings and outcome.optimum is not None and not outcome.cancelled:
         from engine.search.local_recoding import local_recoding
+        phases.report(0, None, None, force=True, phase="output", done=0.0)
         recoding = local_recoding(problem, outcome.optimum.levels, settings, cancel)
-    return AnonymizationResult(problem, outcome, time.perf_counter() - start,
-                               local_recoding=recoding)
+    result = AnonymizationResult(problem, outcome, time.perf_counter() - start,
+                                 local_recoding=recoding)
+    built = build_output and result.optimum is not None and not phases.cancelled()
+    if built:
+        phases.report(0, None, None, force=True, phase="output", done=0.5 if recoding else 0.0)
+        result.transformed()
+    if built or recoding is not None:
+        phases.report(0, None, None, force=True, phase="output", done=1.0)
+    return result

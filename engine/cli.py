@@ -21,12 +21,17 @@ class _Bar:
 
     def __init__(self, stream=sys.stderr, width: int = 30):
         self.stream, self.width = stream, width
+        self._width = 0
 
     def __call__(self, p) -> None:
         filled = int(self.width * p.fraction)
         best = "" if p.best_loss is None else f" best {_short(p.best_loss)}"
-        self.stream.write(f"\r[{'#' * filled}{'.' * (self.width - filled)}] "
-                          f"{p.checked:,} checked {p.elapsed_s:6.1f}s{best}   ")
+        checked = f" {p.checked:,} checked" if p.checked else ""
+        line = (f"[{'#' * filled}{'.' * (self.width - filled)}] {p.fraction * 100:3.0f}% "
+                f"{p.phase_title}{checked} {p.elapsed_s:6.1f}s{best}")
+        # pad over a longer previous line (the phase names differ in length)
+        self.stream.write("\r" + line.ljust(self._width))
+        self._width = len(line)
         self.stream.flush()
 
     def close(self) -> None:

@@ -193,7 +193,17 @@ class AnytimeSearch:
         best = self.best
         self.reporter.report(self.checked, best.levels if best is not None else None,
                              best.loss if best is not None else None, force=force,
-                             phase=self.phase)
+                             phase=self.phase, done=self.share_done)
+
+    def share_done(self) -> float | None:
+        """The share of the budget used (steps or time, whichever is further), or None
+        (checked of the expected checks) without a limit."""
+        shares = []
+        if self.step_limit:
+            shares.append(self.checked / self.step_limit)
+        if self.time_limit:
+            shares.append(self.elapsed / self.time_limit)
+        return min(1.0, max(shares)) if shares else None
 
     # --- running ----------------------------------------------------------------
     def run(self, body: Callable[[], None]) -> SearchOutcome:

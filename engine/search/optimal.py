@@ -72,6 +72,7 @@ class _OptimalSearch:
         self.best = None
         self.best_id = None
         self.checked = 0
+        self.position = -1  # index in ``order`` of the transformation being visited
 
     def check(self, idx: int) -> bool:
         ev = self.problem.evaluate(self.levels[idx])
@@ -90,8 +91,22 @@ class _OptimalSearch:
                 self.part[idx] = part
                 flood(self.part, idx, part, self.radix, self.strides, part == ANONYMOUS)
         self.reporter.report(self.checked, self.levels[self.best_id]
-                             if self.best_id is not None else None, self.best)
+                             if self.best_id is not None else None, self.best,
+                             done=self.share_done)
         return ev.anonymous
+
+    def share_done(self) -> float:
+        """The share of the lattice settled: every transformation before the current one
+        in the visiting order (checked, tagged or passed over), and those after it that
+        a check has already classified. It grows with the search and is 1 when it ends
+        (the remaining transformations' bounds cannot beat the optimum)."""
+        states = self.space.states
+        rest = self.order[self.position + 1:]
+        settled = np.count_nonzero(states[rest] != UNKNOWN)
+        if self.prune:
+            settled += np.count_nonzero((self.part[rest] == NOT_ANONYMOUS)
+                                        & (states[rest] == UNKNOWN))
+        return (self.position + 1 + int(settled)) / max(1, len(self.order))
 
     def climb(self, start: int, states: np.ndarray) -> None:
         """Classify ``start`` by a binary search on a path of unknown nodes up the lattice.
@@ -127,8 +142,9 @@ class _OptimalSearch:
     def run(self) -> SearchOutcome:
         states = self.space.states
         cancelled = False
-        for idx in self.order:
+        for position, idx in enumerate(self.order):
             idx = int(idx)
+            self.position = position - 1  # the ones before are settled
             if self.reporter.cancelled():
                 cancelled = True
                 break
@@ -155,6 +171,7 @@ class _OptimalSearch:
         optimum = (self.problem.evaluate(levels[self.best_id])
                    if self.best_id is not None else None)
         best_levels = levels[self.best_id] if self.best_id is not None else None
-        self.reporter.report(self.checked, best_levels, self.best, force=True)
+        self.reporter.report(self.checked, best_levels, self.best, force=True,
+                             done=1.0 if not cancelled else self.share_done)
         return SearchOutcome(space, optimum, self.checked, self.reporter.elapsed, cancelled,
                              "optimal")

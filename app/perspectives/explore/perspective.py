@@ -127,6 +127,9 @@ class ExplorePerspective(QWidget):
         self.list_model = NodeListModel(self)
         self.list_view = QTableView()
         self.list_view.setModel(self.list_model)
+        # widths from the first rows only: measuring every one of a lattice's thousands of
+        # rows froze the window for seconds after each run
+        self.list_view.horizontalHeader().setResizeContentsPrecision(50)
         self.list_view.setSortingEnabled(True)
         self.list_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
