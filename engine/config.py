@@ -39,9 +39,10 @@ class AttributeConfig:
     #: microaggregation: arithmetic-mean | geometric-mean | median | mode | interval
     function: str | None = None
     ignore_missing: bool = False
-    #: microaggregation: classes formed with the attribute's own hierarchy first
-    #: (ARX's "clustering and microaggregation")
-    clustering: bool = False
+    #: microaggregation: "none"; "hierarchy": classes formed with the attribute's own
+    #: hierarchy first (ARX's "clustering and microaggregation"); "mdav": classes split
+    #: into MDAV clusters of similar values (engine/transform/clustering.py)
+    clustering: str = "none"
     #: top-bottom-coding: values above ``top`` become ``top``, below ``bottom`` ``bottom``
     top: float | None = None
     bottom: float | None = None

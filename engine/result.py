@@ -177,7 +177,8 @@ class AnonymizationResult:
             parts = ["global generalization + local recoding"]
         if self.problem.micro:
             parts.append("microaggregation (" + ", ".join(
-                f"{m.attribute}: {m.function}{' with clustering' if m.clustering else ''}"
+                f"{m.attribute}: {m.function}"
+                f"{'' if m.clustering == 'none' else ', clustering: ' + m.clustering}"
                 for m in self.problem.micro) + ")")
         return " + ".join(parts)
 

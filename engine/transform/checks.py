@@ -13,7 +13,7 @@ def column_kind(job, name: str) -> str:
     """How a quasi-identifier is released: generalized | aggregated | clustered | rule."""
     a = job.attributes[name]
     if a.transformation == "microaggregation":
-        return "clustered" if a.clustering else "aggregated"
+        return "aggregated" if a.clustering == "none" else "clustered"
     if a.transformation in RULES:
         return "rule"
     return "generalized"

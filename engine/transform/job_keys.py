@@ -6,7 +6,8 @@ methods"):
                                           # suppression | top-bottom-coding
     function = "arithmetic-mean"          # arithmetic-mean | geometric-mean | median | mode | interval
     ignore_missing = true
-    clustering = false                    # microaggregation over the hierarchy's classes
+    clustering = "none"                   # "hierarchy" (or true): ARX's clustering over the
+                                          # attribute's hierarchy; "mdav": MDAV clusters
     top = 90                              # top-bottom-coding
     bottom = 17
 
@@ -24,6 +25,7 @@ from engine.transform.coding import RULES, check_rule
 from engine.transform.microaggregation import check_function
 
 TRANSFORMATIONS = ("generalization", "microaggregation") + RULES
+CLUSTERING = ("none", "hierarchy", "mdav")
 LOCAL_RECODING_KEYS = {"iterations": 100, "gs_factor": 0.05, "adaption_factor": 0.05}
 
 
@@ -72,13 +74,24 @@ def read_attribute_transformation(cfg, a: dict, where: str) -> None:
             raise JobError(f"{where} {key} only applies to transformation = "
                            f"\"microaggregation\"")
     cfg.ignore_missing = _bool(a, "ignore_missing", where)
-    cfg.clustering = _bool(a, "clustering", where)
-    if cfg.clustering and cfg.hierarchy is None:
-        raise JobError(f"{where}: clustering = true forms the classes with the attribute's "
-                       f"hierarchy: give it a 'hierarchy'")
+    cfg.clustering = _clustering(a.get("clustering", "none"), where)
+    if cfg.clustering == "hierarchy" and cfg.hierarchy is None:
+        raise JobError(f"{where}: clustering = \"hierarchy\" forms the classes with the "
+                       f"attribute's hierarchy: give it a 'hierarchy'")
     cfg.top = _float(a, "top", where)
     cfg.bottom = _float(a, "bottom", where)
     check_rule(cfg, where)
+
+
+def _clustering(v, where: str) -> str:
+    if v is True:
+        return "hierarchy"
+    if v is False:
+        return "none"
+    if v not in CLUSTERING:
+        raise JobError(f"{where} clustering = {v!r} is not one of true, false, "
+                       f"{', '.join(repr(c) for c in CLUSTERING)}")
+    return v
 
 
 def attribute_transformation_to_dict(a) -> dict:

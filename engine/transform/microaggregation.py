@@ -54,7 +54,7 @@ class MicroSpec:
     attribute: str
     function: str
     ignore_missing: bool = False
-    clustering: bool = False
+    clustering: str = "none"  # none | hierarchy | mdav
     integer: bool = False  # round numeric aggregates to whole numbers (data_type integer)
 
 
@@ -221,7 +221,7 @@ def is_aggregated_only(job, name: str) -> bool:
     """A microaggregated QI that is not generalized (no clustering): not in the lattice."""
     a = job.attributes.get(name)
     return (a is not None and a.type == "quasi-identifying"
-            and a.transformation == "microaggregation" and not a.clustering)
+            and a.transformation == "microaggregation" and a.clustering != "hierarchy")
 
 
 def micro_dimensions(metric, specs: list[MicroSpec], table) -> list[tuple]:
@@ -233,7 +233,7 @@ def micro_dimensions(metric, specs: list[MicroSpec], table) -> list[tuple]:
         return []
     out = []
     for spec in specs:
-        if spec.clustering:
+        if spec.clustering == "hierarchy":
             continue  # measured through its hierarchy, as ARX does
         column = table.column(spec.attribute)
         n = len(column.dictionary)

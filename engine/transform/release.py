@@ -10,7 +10,8 @@ import numpy as np
 
 from engine.config import INSENSITIVE, SENSITIVE
 from engine.transform.coding import RULES, code_values
-from engine.transform.microaggregation import aggregate_by_class, utility
+from engine.transform.clustering import scaled_matrix, split_classes
+from engine.transform.microaggregation import aggregate_by_class, numbers, utility
 
 
 def finish_columns(problem, columns: dict, row_class: np.ndarray,
@@ -23,11 +24,13 @@ def finish_columns(problem, columns: dict, row_class: np.ndarray,
     job = problem.job
     marker = job.transformation.suppression_string
     released = ~suppressed
+    clusters = mdav_clusters(problem, row_class, released)
     for spec in problem.micro:
         if spec.attribute not in columns:
             continue
         original = problem.table.column(spec.attribute).values()
-        values = aggregate_by_class(original, row_class, released, spec)
+        groups = clusters if spec.clustering == "mdav" else row_class
+        values = aggregate_by_class(original, groups, released, spec)
         values[suppressed] = marker
         columns[spec.attribute] = values
     for name, a in job.attributes.items():
@@ -42,6 +45,18 @@ def finish_columns(problem, columns: dict, row_class: np.ndarray,
                 col[suppressed] = marker
                 columns[name] = col
     return columns
+
+
+def mdav_clusters(problem, row_class: np.ndarray, released: np.ndarray) -> np.ndarray | None:
+    """Each row's MDAV cluster over the job's ``clustering = "mdav"`` attributes (a
+    refinement of ``row_class``), or None without such attributes."""
+    specs = [s for s in problem.micro if s.clustering == "mdav"]
+    if not specs:
+        return None
+    columns = [numbers(problem.table.column(s.attribute).values(), s.attribute)
+               for s in specs]
+    k = max([m.implied_class_size() for m in problem.models] + [1])
+    return split_classes(problem, scaled_matrix(columns), row_class, released, k)
 
 
 def microaggregation_utility(problem, frame, suppressed: np.ndarray) -> dict:

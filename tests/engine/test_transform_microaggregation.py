@@ -15,7 +15,7 @@ from engine.verify import verify_frame
 
 
 def spec(function, ignore=False, integer=False):
-    return MicroSpec("x", function, ignore, False, integer)
+    return MicroSpec("x", function, ignore, "none", integer)
 
 
 @pytest.mark.parametrize("function,values,ignore,expected", [
@@ -155,3 +155,42 @@ def test_job_round_trips(tmp_path, small):
     assert d["attributes"]["age"]["function"] == "median"
     assert d["attributes"]["age"]["ignore_missing"] is True
     assert math.isfinite(engine.anonymize(small, d).optimum.information_loss)
+
+
+def test_mdav_by_hand():
+    from engine.transform.clustering import mdav
+    x = np.array([1, 2, 3, 10, 11, 12, 20, 21, 22, 23], dtype=float)[:, None]
+    labels = mdav(x, 3)
+    groups = sorted(sorted(x[labels == c, 0].tolist()) for c in np.unique(labels))
+    # 10 >= 3k: the farthest from the mean (16.5) is 1 -> {1,2,3}; the farthest from 1
+    # is 23 -> {21,22,23}; 4 left (< 2k = 6): one last cluster
+    assert groups == [[1, 2, 3], [10, 11, 12, 20], [21, 22, 23]]
+    assert all(len(g) >= 3 for g in groups)
+
+
+def mdav_frame():
+    return pd.DataFrame({"sex": ["m"] * 6 + ["f"] * 3,
+                         "age": ["20", "21", "22", "60", "61", "62", "30", "40", "50"],
+                         "disease": ["a", "b", "c", "a", "b", "c", "a", "a", "b"]})
+
+
+def test_mdav_splits_classes_by_similarity_and_verifies(small):
+    job = small_job(k=3, extra={"clustering": "mdav"})
+    r = engine.anonymize(mdav_frame(), job)
+    assert r.optimum.levels == {"sex": 0}
+    # the class of m (6 records >= 2k) splits into {20,21,22} and {60,61,62}; f stays whole
+    assert list(r.output["age"]) == ["21"] * 3 + ["61"] * 3 + ["40"] * 3
+    report = verify_frame(r.output, engine.api.as_job(job))
+    assert report.ok, report.violations
+    assert report.classes == 3 and report.min_class_size == 3
+    assert r.to_dict()["microaggregation"]["age"]["sse"] == pytest.approx(2 + 2 + 200)
+
+
+def test_mdav_keeps_a_class_whole_when_a_cluster_would_violate(small):
+    job = small_job(k=3, extra={"clustering": "mdav"})
+    job["privacy"].append({"model": "distinct-l-diversity", "attribute": "disease", "l": 2})
+    frame = mdav_frame().assign(disease=["a", "a", "a", "b", "b", "b", "a", "b", "a"])
+    r = engine.anonymize(frame, job)
+    # clusters {20,21,22} and {60,61,62} would hold one disease each: m aggregated whole
+    assert list(r.output["age"][:6]) == ["41"] * 6
+    assert verify_frame(r.output, engine.api.as_job(job)).ok
