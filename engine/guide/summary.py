@@ -28,9 +28,8 @@ class AttributeChange:
         if self.level >= self.height:
             return "removed: every record shows '*'"
         before, after = self.example
-        return (f"generalized to level {self.level} of {self.height}: "
-                f"{self.distinct_before:,} values become {self.distinct_after:,} groups "
-                f"(e.g. '{before}' → '{after}')")
+        return (f"level {self.level} of {self.height}: {self.distinct_before:,} values → "
+                f"{self.distinct_after:,} groups, e.g. '{before}' → '{after}'")
 
 
 @dataclass(frozen=True)
@@ -60,10 +59,14 @@ def attribute_changes(result, levels: Sequence[int]) -> list[AttributeChange]:
         col = problem.table.column(name)
         counts = col.value_counts()
         present = counts > 0
-        top = int(np.argmax(counts))
         mapped = h.maps[level]
+        labels = h.labels[level][mapped].astype(str)
         groups = len(np.unique(mapped[present])) if present.any() else 0
-        example = (str(col.dictionary[top]), str(h.labels[level][mapped[top]]))
+        # the most frequent value that changes (the most frequent one if none does)
+        changed = present & (labels != col.dictionary.astype(str))
+        pool = np.where(changed if changed.any() else present, counts, -1)
+        top = int(np.argmax(pool))
+        example = (str(col.dictionary[top]), str(labels[top]))
         changes.append(AttributeChange(name, level, len(h.labels) - 1, int(present.sum()),
                                        int(groups), example))
     return changes

@@ -14,9 +14,15 @@ NAME, LEVELS, EXAMPLE, REASON, EDIT = range(5)
 
 
 def example_chain(rows, counts: dict[str, int]) -> str:
-    """The most frequent value through every level: "39 → [35, 40[ → [30, 40[ → *"."""
-    row = max(rows, key=lambda r: counts.get(r[0], 0))
-    return " → ".join(row)
+    """The most frequent value through every level ("39 → [35, 40[ → [30, 40[ → *"), and
+    the rarest one too when the most frequent stays as it is until the top."""
+    present = [r for r in rows if counts.get(r[0], 0) > 0] or list(rows)
+    common = max(present, key=lambda r: counts.get(r[0], 0))
+    chain = " → ".join(common)
+    if len(common) > 2 and common[-2] == common[0]:
+        rare = min(present, key=lambda r: counts.get(r[0], 0))
+        chain += ";  " + " → ".join(rare)
+    return chain
 
 
 class HierarchiesPage(GuidedPage):
@@ -30,6 +36,7 @@ class HierarchiesPage(GuidedPage):
             "example follows the most common value up the levels. Edit one if its groups "
             "do not make sense for your data."))
         self.table = table(["Quasi-identifier", "Levels", "Example", "Why", ""])
+        self.table.horizontalHeader().setStretchLastSection(False)
         lay.addWidget(self.table, 1)
         self.status = muted()
         lay.addWidget(self.status)
@@ -78,7 +85,11 @@ class HierarchiesPage(GuidedPage):
             edit.setToolTip(f"Open {name}'s hierarchy in the hierarchy wizard")
             edit.clicked.connect(lambda _c=False, n=name: self.edit(n))
             self.table.setCellWidget(i, EDIT, edit)
+        header = self.table.horizontalHeader()
         self.table.resizeColumnsToContents()
+        self.table.setColumnWidth(EXAMPLE, min(self.table.columnWidth(EXAMPLE), 420))
+        header.setSectionResizeMode(REASON, header.ResizeMode.Stretch)
+        header.setSectionResizeMode(EDIT, header.ResizeMode.ResizeToContents)
         self.table.resizeRowsToContents()
         bad = [n for n in qis if not self._valid(n)]
         self.status.setText("Every quasi-identifier has a hierarchy." if not bad else

@@ -3,8 +3,9 @@ risk before and after, distributions, and alternatives one click away."""
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
-                               QVBoxLayout, QWidget)
+                               QVBoxLayout)
 
 from app.perspectives.utility.charts import FrequencyChart
 from app.theme import ACCENT
@@ -30,26 +31,31 @@ class ResultPage(GuidedPage):
         self.headline = explanation("")
         self.headline.setObjectName("resultHeadline")
         lay.addWidget(self.headline)
+        body = QHBoxLayout()
+        left = QVBoxLayout()
         self.changes = table(["Quasi-identifier", "In the release"])
-        lay.addWidget(self.changes, 2)
+        self.changes.setTextElideMode(Qt.TextElideMode.ElideNone)
+        left.addWidget(self.changes, 1)
         self.risk = muted()
-        lay.addWidget(self.risk)
-        charts = QWidget()
-        grid = QGridLayout(charts)
-        grid.setContentsMargins(0, 0, 0, 0)
+        left.addWidget(self.risk)
+        body.addLayout(left, 3)
+        right = QGridLayout()
         self.attribute = QComboBox()
         self.attribute.currentTextChanged.connect(self._chart)
-        grid.addWidget(QLabel("Distribution of"), 0, 0)
-        grid.addWidget(self.attribute, 0, 1)
-        grid.addWidget(muted("before"), 1, 0)
-        grid.addWidget(muted("after"), 1, 2)
+        right.addWidget(QLabel("Distribution of"), 0, 0)
+        right.addWidget(self.attribute, 0, 1)
         self.before = FrequencyChart(ACCENT)
         self.after = FrequencyChart("#5cb85c")
-        grid.addWidget(self.before, 2, 0, 1, 2)
-        grid.addWidget(self.after, 2, 2, 1, 2)
-        charts.setMinimumHeight(200)
-        lay.addWidget(charts, 3)
+        right.addWidget(muted("before"), 1, 0)
+        right.addWidget(self.before, 2, 0, 1, 2)
+        right.addWidget(muted("after"), 3, 0)
+        right.addWidget(self.after, 4, 0, 1, 2)
+        body.addLayout(right, 2)
+        lay.addLayout(body, 1)
+        self.alternatives_title = muted("Alternatives, one click away:")
+        lay.addWidget(self.alternatives_title)
         self.alternatives_box = QVBoxLayout()
+        self.alternatives_box.setSpacing(2)
         lay.addLayout(self.alternatives_box)
         links = QHBoxLayout()
         links.addWidget(muted("See it in:"))
@@ -111,6 +117,7 @@ class ResultPage(GuidedPage):
             f"average {before.average_risk:.1%} before, {after.average_risk:.1%} after.")
         current = self.wiz.current_levels()
         t = self.document.result.evaluate(current)
+        self.alternatives_title.setVisible(bool(alternatives))
         for alt in alternatives:
             b = QPushButton(alt.text(t.information_loss_percent, t.suppressed_records))
             b.setObjectName("alternativeButton")
