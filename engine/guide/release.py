@@ -3,7 +3,7 @@
 A release folder holds the anonymized data, the job that made it (a normal job
 file, with every hierarchy as a CSV beside it, so ``anonymist anonymize`` can
 reproduce it and ``anonymist verify`` check it) and, optionally, the value
-mapping. The data file is read back with plain pandas and recounted against the
+mapping and the release report (PDF and JSON, `engine.release_docs`). The data file is read back with plain pandas and recounted against the
 job read back from its file (what ``anonymist verify`` does); the value mapping
 is applied to the input and must give the released quasi-identifiers exactly.
 """
@@ -91,10 +91,27 @@ def release_mapping(result, levels, folder: Path, data_path: Path,
                     "not give the released file")
 
 
+def release_report(result, levels, folder: Path, stem: str, data_path: Path,
+                   input_path: str | None, delimiter: str = ";") -> Artefact:
+    """The release report (PDF and JSON) of the data file as read back; it counts as
+    checked when its own verification of the re-read file passed."""
+    from engine.release_docs.pdf import export_report
+    pdf, _json, report = export_report(
+        result, folder / f"{stem}-report.pdf", list(levels),
+        input_path=input_path or None, output_path=data_path,
+        reread=_read_back(data_path, delimiter))
+    verdict = report.get("verification", {})
+    if verdict.get("ok"):
+        return Artefact("report", pdf, True, "PDF and JSON; its verification of the "
+                        "re-read file passed")
+    return Artefact("report", pdf, False, "FAILED: the report's verification found " +
+                    "; ".join(verdict.get("violations", [])))
+
+
 def release(result, levels, job: Job, folder: str | Path, stem: str,
-            mapping: bool = True) -> list[Artefact]:
-    """Write data, job and (optionally) mapping for ``levels`` into ``folder`` and check
-    each; the data is written with the job's delimiter."""
+            mapping: bool = True, report: bool = True) -> list[Artefact]:
+    """Write data, job and (optionally) mapping and report for ``levels`` into
+    ``folder`` and check each; the data is written with the job's delimiter."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     delimiter = job.data.delimiter or ";"
@@ -107,4 +124,8 @@ def release(result, levels, job: Job, folder: str | Path, stem: str,
     if mapping:
         artefacts.append(release_mapping(result, levels, folder / f"{stem}-mapping",
                                          data_path, delimiter))
+    if report:
+        source = str(job.resolve(job.data.path)) if job.data.path else None
+        artefacts.append(release_report(result, levels, folder, stem, data_path, source,
+                                        delimiter))
     return artefacts

@@ -91,6 +91,8 @@ def test_guided_release_of_adult(window, qtbot, tmp_path, adult_dir):
     assert len(written) == 30_162
     assert clicks <= 10
     assert (out / "adult-mapping" / "age.csv").exists()
+    assert (out / "adult-report.pdf").stat().st_size > 0
+    assert [a.kind for a in wiz.currentPage().artefacts] == ["data", "job", "mapping", "report"]
     assert all(a.verified for a in wiz.currentPage().artefacts)
     # the same job is in the perspectives: k-anonymity with k = 5
     assert window.document.settings.privacy == [{"model": "k-anonymity", "k": 5}]

@@ -31,6 +31,9 @@ class ReleasePage(GuidedPage):
         self.with_mapping = QCheckBox("Value mapping (one table per quasi-identifier)")
         self.with_mapping.setChecked(True)
         lay.addWidget(self.with_mapping)
+        self.with_report = QCheckBox("Release report (PDF and JSON) for an approval board")
+        self.with_report.setChecked(True)
+        lay.addWidget(self.with_report)
         self.release_button = QPushButton("Release")
         self.release_button.setObjectName("primaryButton")
         self.release_button.clicked.connect(self.release)
@@ -61,10 +64,10 @@ class ReleasePage(GuidedPage):
         stem = Path(doc.source.location).stem or "data"
         result, levels = doc.result, self.wiz.current_levels()
         job = result.problem.job  # the job that produced the result
-        mapping = self.with_mapping.isChecked()
+        mapping, report = self.with_mapping.isChecked(), self.with_report.isChecked()
 
         def work(_report, _cancelled):
-            return write_release(result, levels, job, folder, stem, mapping)
+            return write_release(result, levels, job, folder, stem, mapping, report)
 
         self.release_button.setEnabled(False)
         self.status.setText("Writing and checking…")
