@@ -11,6 +11,7 @@ from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable
 from engine.errors import JobError
 from engine.problem import Problem
+from engine.pseudonyms import check_keys
 from engine.project.job_file import job_from_dict, load_data, load_job
 from engine.result import AnonymizationResult
 from engine.progress import Reporter
@@ -75,6 +76,7 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     phases = Reporter(progress, 0, cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=0.0)
     problem = prepare(data, config)
+    check_keys(problem.job)  # pseudonym keys: refused now rather than after the search
     phases.report(0, None, None, force=True, phase="preparing", done=1.0)
     outcome = run_search(problem, progress, cancel)
     recoding = None

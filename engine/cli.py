@@ -51,7 +51,7 @@ def _loss_json(loss):
 def cmd_anonymize(args) -> int:
     from engine.api import anonymize, as_job
     job = as_job(args.job)
-    check_export_arguments(args)
+    check_export_arguments(args, job)
     bar = None if args.quiet else _Bar()
     result = anonymize(args.data, job, progress=bar)
     if bar:

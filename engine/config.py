@@ -33,6 +33,8 @@ class AttributeConfig:
     weight: float | None = None
     data_type: str | None = None
     format: str | None = None
+    #: identifying attributes: engine.pseudonyms.PseudonymSpec, released instead of removed
+    pseudonym: object | None = None
     #: generalization | microaggregation | identity | suppression | top-bottom-coding
     #: (engine/transform/, README "Transformation methods")
     transformation: str = "generalization"

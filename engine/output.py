@@ -9,6 +9,7 @@ import pandas as pd
 from engine.classes import Classes
 from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
+from engine.pseudonyms import pseudonymize
 from engine.transform.release import finish_columns
 
 SUPPRESSED = "*"
@@ -39,6 +40,16 @@ class TransformedData:
                 "suppressed_records": int(self.classes.counts[self.violating].sum())}
 
 
+def pseudonym_column(problem: Problem, name: str) -> np.ndarray | None:
+    """The released column of an identifying attribute the job pseudonymizes
+    (engine/pseudonyms.py; the key is read now and kept nowhere), else None: removed."""
+    spec = getattr(problem.job.attributes.get(name), "pseudonym", None)
+    if spec is None:
+        return None
+    col = problem.table.column(name)
+    return pseudonymize(col.dictionary, spec, problem.job.base_dir, name)[col.codes]
+
+
 def withheld_rows(problem: Problem) -> np.ndarray | None:
     """Rows that are not released at all: under differential privacy those outside
     SafePub's sample (its guarantee holds for the sample alone); else None."""
@@ -50,7 +61,7 @@ def withheld_rows(problem: Problem) -> np.ndarray | None:
 def transform(problem: Problem, levels) -> TransformedData:
     """Generalize every quasi-identifier to ``levels`` (hierarchy labels), replace the
     quasi-identifiers of records in violating classes by ``*`` and drop identifying
-    attributes. Other columns are released unchanged.
+    attributes (or pseudonymize those the job asks to, `pseudonym_column`). Other columns are released unchanged.
 
     Under differential privacy only the random sample is released: records outside
     it are suppressed too (SafePub's guarantee holds for the sample alone)."""
@@ -64,6 +75,9 @@ def transform(problem: Problem, levels) -> TransformedData:
     qi_index = {n: j for j, n in enumerate(problem.qis)}
     for name in problem.table.names:
         if name in problem.identifying:
+            pseudonyms = pseudonym_column(problem, name)
+            if pseudonyms is not None:
+                out[name] = pseudonyms
             continue
         col = problem.table.column(name)
         if name in qi_index:
@@ -98,6 +112,9 @@ def transform_recoded(problem: Problem, recoding) -> TransformedData:
     out = {}
     for name in problem.table.names:
         if name in problem.identifying:
+            pseudonyms = pseudonym_column(problem, name)
+            if pseudonyms is not None:
+                out[name] = pseudonyms
             continue
         col = problem.table.column(name)
         if name in qi_index:

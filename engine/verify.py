@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
+from engine.pseudonyms import looks_pseudonymized
 from engine.output import SUPPRESSED
 from engine.transform.checks import check_column, restore_removed, with_hierarchy
 
@@ -58,7 +59,12 @@ def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyRepor
     violations = []
     for n, a in job.attributes.items():
         if a.type == IDENTIFYING and n in frame.columns:
-            violations.append(f"identifying attribute '{n}' is present in the output")
+            spec = getattr(a, "pseudonym", None)
+            if spec is None:
+                violations.append(f"identifying attribute '{n}' is present in the output")
+            elif not looks_pseudonymized(frame[n], spec):
+                violations.append(f"identifying attribute '{n}' holds values that are not "
+                                  f"{spec.method} pseudonyms")
     missing = [q for q in qis if q not in frame.columns]
     if missing:
         violations.append(f"quasi-identifier(s) missing from the output: {', '.join(missing)}")

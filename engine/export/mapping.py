@@ -188,3 +188,38 @@ def read_mapping(target: str | Path, delimiter: str = ";",
         tables = {a: read(f) for a, f in zip(index["attribute"], index["file"])}
         rows = read(f"{SUPPRESSED_ROWS}.csv")["row"]
     return tables, rows.astype(np.int64).to_numpy()
+
+
+def pseudonym_lookup(problem: Problem) -> pd.DataFrame:
+    """The reversible table of a release's pseudonyms: ``attribute``, ``value``,
+    ``pseudonym`` for every pseudonymized identifying attribute (empty values left
+    out). Whoever holds it can re-identify: keep it apart from the release."""
+    from engine.pseudonyms import pseudonymize
+    parts = []
+    for name in problem.identifying:
+        spec = getattr(problem.job.attributes.get(name), "pseudonym", None)
+        if spec is None:
+            continue
+        values = problem.table.column(name).dictionary.astype(str)
+        keep = values != ""
+        pseudonyms = pseudonymize(values, spec, problem.job.base_dir, name)
+        parts.append(pd.DataFrame({"attribute": name, "value": values[keep],
+                                   "pseudonym": pseudonyms[keep]}))
+    if not parts:
+        raise DataError("the job pseudonymizes no identifying attribute: no pseudonym table")
+    return pd.concat(parts, ignore_index=True)
+
+
+def write_pseudonym_lookup(frame: pd.DataFrame, path: str | Path, apart_from=()) -> Path:
+    """Write the reversible table (``;`` CSV, readable by the owner only), refusing a
+    folder that holds any of ``apart_from`` (the release's own files)."""
+    path = Path(path)
+    for other in apart_from:
+        if other is not None and Path(other).resolve().parent == path.resolve().parent:
+            raise DataError(f"{path}: the pseudonym table would sit beside {Path(other).name}; "
+                            f"keep it in another folder than the release")
+    buf = io.StringIO()
+    frame.to_csv(buf, sep=";", index=False)
+    atomic_write_bytes(path, buf.getvalue().encode("utf-8"))
+    path.chmod(0o600)
+    return path

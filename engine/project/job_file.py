@@ -17,6 +17,8 @@ from engine.hierarchy.csv_io import read_hierarchy
 from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
 from engine.privacy import model_from_dict
+from engine.pseudonyms import JOB_KEYS as PSEUDONYM_KEYS
+from engine.pseudonyms import read_pseudonym
 from engine.search.genetic_settings import check_genetic_table
 from engine.transform.job_keys import (attribute_transformation_to_dict,
                                        read_attribute_transformation,
@@ -31,7 +33,7 @@ _TRANSFORMATION_KEYS = {"suppression_limit", "algorithm", "practical_monotonicit
                         "local_recoding", "suppression_string", "remove_suppressed_values"}
 _ATTRIBUTE_KEYS = {"type", "hierarchy", "min_level", "max_level", "weight", "data_type",
                    "format", "transformation", "function", "ignore_missing", "clustering",
-                   "top", "bottom"}
+                   "top", "bottom"} | PSEUDONYM_KEYS
 
 
 def load_job(path: str | Path) -> Job:
@@ -96,6 +98,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
             cfg.hierarchy_path = a["hierarchy"]
             cfg.hierarchy = read_hierarchy(job.resolve(a["hierarchy"]), name)
         read_attribute_transformation(cfg, a, where)
+        cfg.pseudonym = read_pseudonym(a, where, kind)
         job.attributes[name] = cfg
     privacy = d.get("privacy", [])
     if not isinstance(privacy, list):
@@ -146,6 +149,8 @@ def job_to_dict(job: Job) -> dict:
         if a.hierarchy_path:
             t["hierarchy"] = a.hierarchy_path
         t.update(attribute_transformation_to_dict(a))
+        if a.pseudonym is not None:
+            t.update(a.pseudonym.to_dict())
         attrs[name] = t
     d["attributes"] = attrs
     d["privacy"] = [m.to_dict() for m in job.privacy]

@@ -33,14 +33,23 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     d.add_argument("--mapping", type=Path, metavar="DIR|FILE.xlsx",
                    help="value mapping input -> released value per quasi-identifier: a folder "
                         "of CSV files, or one .xlsx with a sheet per attribute")
+    d.add_argument("--create-keys", action="store_true",
+                   help="create the key files the job names for hmac-sha256 pseudonyms "
+                        "when they do not exist (random 256-bit, owner-only)")
+    d.add_argument("--pseudonym-table", type=Path, metavar="FILE.csv",
+                   help="reversible table value -> pseudonym, to keep apart from the release "
+                        "(refused in the release's folder)")
     d.add_argument("--report", type=Path, metavar="REPORT.pdf",
                    help="release report as PDF, and the same content as JSON beside it "
                         "(REPORT.json)")
 
 
-def check_arguments(args) -> None:
-    """Refuse inconsistent export options before the search runs."""
+def check_arguments(args, job=None) -> None:
+    """Refuse inconsistent export options before the search runs; with --create-keys
+    create the job's missing key files."""
     from engine.export.targets import file_target
+    if job is not None and args.create_keys:
+        create_missing_keys(job)
     if args.report and args.report.suffix.lower() != ".pdf":
         raise AnonymistError(f"--report {args.report}: give a .pdf path (the JSON is "
                              f"written beside it)")
@@ -50,6 +59,22 @@ def check_arguments(args) -> None:
         raise AnonymistError("--table needs --output-url (the database)")
     if args.output:
         file_target(args.output, None)
+    if args.pseudonym_table:
+        apart = args.pseudonym_table.resolve().parent
+        for other in (args.output, args.report):
+            if other is not None and other.resolve().parent == apart:
+                raise AnonymistError(f"--pseudonym-table {args.pseudonym_table}: keep it in "
+                                     f"another folder than the release ({other.name})")
+
+
+def create_missing_keys(job) -> None:
+    from engine.pseudonyms import create_key, key_path
+    for name, a in job.attributes.items():
+        spec = getattr(a, "pseudonym", None)
+        if spec is not None and spec.key_file and not key_path(spec, job.base_dir).exists():
+            path = create_key(key_path(spec, job.base_dir))
+            print(f"created key file {path} for '{name}': keep it safe, outside the "
+                  f"project; without it later releases get other pseudonyms", file=sys.stderr)
 
 
 def targets(args, job) -> list:
@@ -104,6 +129,10 @@ def write_documents(args, result) -> None:
         levels = [result.optimum.levels[q] for q in result.problem.qis]
         write_mapping(value_mapping(result.problem, levels, result.transformed(levels)),
                       args.mapping)
+    if args.pseudonym_table:
+        from engine.export.mapping import pseudonym_lookup, write_pseudonym_lookup
+        write_pseudonym_lookup(pseudonym_lookup(result.problem), args.pseudonym_table,
+                               (args.output, args.report, args.mapping))
     if args.report:
         write_report(args, result)
 
