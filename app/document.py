@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from engine.config import (INSENSITIVE, AttributeConfig, DataConfig, Job,
+from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig, Job,
                            TransformationConfig)
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, HierarchyError
@@ -205,6 +205,19 @@ class Document(QObject):
         if self.table is not None and name in self.table:
             missing = h.uncovered(str(v) for v in self.table.column(name).dictionary)
         return HierarchyStatus(not missing, h.height, tuple(missing))
+
+    def lacks_hierarchy(self, name: str) -> bool:
+        """A quasi-identifier without a valid hierarchy (Anonymize would refuse it)."""
+        a = self.attributes[name]
+        return a.type == QUASI_IDENTIFYING and a.hierarchy is None
+
+    def qis_without_hierarchy(self) -> list[str]:
+        return [n for n in self.attributes if self.lacks_hierarchy(n)]
+
+    def verbatim_columns(self) -> list[str]:
+        """Insensitive columns: released exactly as they are (as are columns a job file
+        does not name)."""
+        return [n for n, a in self.attributes.items() if a.type == INSENSITIVE]
 
     # --- settings ------------------------------------------------------------------------
     def update_settings(self, **values) -> None:

@@ -2,12 +2,19 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor, QIcon
+from PySide6.QtWidgets import QApplication, QStyle
 
 from app.document import Document
 from app.theme import TYPE_LABELS, type_icon
 
 _Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Attribute", "Type", "Data type", "Hierarchy")
+WARNING_COLOR = "#b3261e"
+
+
+def warning_icon() -> QIcon:
+    return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
 
 
 class AttributeListModel(QAbstractTableModel):
@@ -43,7 +50,10 @@ class AttributeListModel(QAbstractTableModel):
 
     def _hierarchy_text(self, name: str) -> str:
         if name not in self._status:
-            self._status[name] = self.doc.hierarchy_status(name).text()
+            text = self.doc.hierarchy_status(name).text()
+            if self.doc.lacks_hierarchy(name) and text == "No hierarchy":
+                text = "Needs a hierarchy"
+            self._status[name] = text
         return self._status[name]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
@@ -68,8 +78,15 @@ class AttributeListModel(QAbstractTableModel):
             return self._hierarchy_text(name)
         if role == Qt.ItemDataRole.DecorationRole and col == 1:
             return type_icon(a.type)
-        if role == Qt.ItemDataRole.ToolTipRole and col == 3:
-            return self._hierarchy_text(name)
+        missing = self.doc.lacks_hierarchy(name)
+        if role == Qt.ItemDataRole.DecorationRole and col == 0 and missing:
+            return warning_icon()
+        if role == Qt.ItemDataRole.ForegroundRole and col in (0, 3) and missing:
+            return QBrush(QColor(WARNING_COLOR))
+        if role == Qt.ItemDataRole.ToolTipRole and (col == 3 or missing):
+            text = self._hierarchy_text(name)
+            return (f"Quasi-identifier without a valid hierarchy ({text}): create or load "
+                    f"one before anonymizing" if missing else text)
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation,

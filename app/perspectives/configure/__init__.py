@@ -42,6 +42,9 @@ class ConfigurePerspective(QWidget):
         document.data_changed.connect(self._data_changed)
         document.result_changed.connect(
             lambda: self.result.show_summary(self.doc.result_summary))
+        for signal in (document.attributes_changed, document.settings_changed,
+                       document.subset_changed):
+            signal.connect(lambda *_: self.result.mark_stale())
         self._data_changed()
 
     def _build_editor(self, page_size: int) -> QWidget:

@@ -1,7 +1,9 @@
 """Attributes: the list (many can be selected) and the selected one's settings."""
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Signal
+from html import escape
+
+from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout,
                                 QHeaderView, QLabel, QLineEdit, QSpinBox,
                                QTableView, QVBoxLayout, QWidget)
@@ -44,6 +46,11 @@ class AttributePanel(QWidget):
         hh.setStretchLastSection(True)
         self.view.selectionModel().selectionChanged.connect(self._selection)
         lay.addWidget(self.view, 1)
+        self.warnings = QLabel()
+        self.warnings.setObjectName("attributeWarnings")
+        self.warnings.setWordWrap(True)
+        self.warnings.setTextFormat(Qt.TextFormat.RichText)
+        lay.addWidget(self.warnings)
         grid = QGridLayout()
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setHorizontalSpacing(8)
@@ -88,8 +95,35 @@ class AttributePanel(QWidget):
         self.form_host.setObjectName("attributeForm")
         self.form_host.setLayout(form)  # placed above the hierarchy editor by the perspective
         document.attributes_changed.connect(self._refresh)
+        document.attributes_changed.connect(self._update_warnings)
         document.data_changed.connect(lambda: self._show([]))
+        document.data_changed.connect(self._update_warnings)
         self._show([])
+        self._update_warnings()
+
+    def _update_warnings(self, *_) -> None:
+        """Before Anonymize: quasi-identifiers that still need a hierarchy, and the
+        columns that will be released exactly as they are."""
+        if self.doc.table is None:
+            self.warnings.hide()
+            return
+        lines = []
+        missing = self.doc.qis_without_hierarchy()
+        if missing:
+            lines.append(f"<span style='color:#b3261e'>⚠ Needs a hierarchy: "
+                         f"{_names(missing)}</span> (Create… or Load… below)")
+        verbatim = self.doc.verbatim_columns()
+        if verbatim:
+            lines.append(f"⚠ Released as they are (insensitive): {_names(verbatim)}. "
+                         f"Mark direct identifiers Identifying to remove them.")
+        self.warnings.setText("<br>".join(lines))
+        tips = []
+        if missing:
+            tips.append("Quasi-identifiers without a hierarchy: " + ", ".join(missing))
+        if verbatim:
+            tips.append("Released unchanged: " + ", ".join(verbatim))
+        self.warnings.setToolTip("\n".join(tips))
+        self.warnings.setVisible(bool(lines))
 
     # --- selection -----------------------------------------------------------------------
     def selected(self) -> list[str]:
@@ -172,3 +206,8 @@ class AttributePanel(QWidget):
     def _weight_edited(self, value: float) -> None:
         if not self._updating and len(self._names) == 1:
             self.doc.update_attributes(self._names, weight=None if value == 1.0 else value)
+
+
+def _names(names: list[str], shown: int = 4) -> str:
+    text = ", ".join(escape(n) for n in names[:shown])
+    return text + (f" and {len(names) - shown} more" if len(names) > shown else "")

@@ -39,13 +39,30 @@ class ResultSummary(QFrame):
         self.details.setWordWrap(True)
         lay.addWidget(self.headline)
         lay.addWidget(self.details)
+        self._summary: dict | None = None
+        self.stale = False
         self.show_summary(None)
 
     def show_summary(self, summary: dict | None) -> None:
+        self._summary = summary
+        self.stale = False
         head, details = summary_text(summary)
         self.headline.setText(head)
         self.details.setText(details)
-        self.setProperty("state", "none" if not summary else
-                         "ok" if summary.get("optimum") else "bad")
+        self._set_state("none" if not summary else "ok" if summary.get("optimum") else "bad")
+
+    def mark_stale(self) -> None:
+        """The configuration changed since this result: say so until the next run."""
+        if not self._summary or self.stale:
+            return
+        self.stale = True
+        head, details = summary_text(self._summary)
+        self.headline.setText(f"{head} (out of date)")
+        self.details.setText("The configuration changed after this run: press Anonymize "
+                             "to update.\n" + details)
+        self._set_state("stale")
+
+    def _set_state(self, state: str) -> None:
+        self.setProperty("state", state)
         self.style().unpolish(self)
         self.style().polish(self)

@@ -21,7 +21,7 @@ from app.perspectives.risk.attacker_view import AttackerView
 from app.perspectives.risk.common import STYLE, muted_label, title_label
 from app.perspectives.risk.controls import ThresholdBar
 from app.perspectives.risk.hipaa_view import IdentifierView
-from app.perspectives.risk.profile_view import RiskProfileView
+from app.perspectives.risk.profile_view import NO_OPTIMUM, NOT_RUN, RiskProfileView
 from app.perspectives.risk.qi_view import QIAnalysisView
 from app.perspectives.risk.uniqueness_view import UniquenessView
 from app.widgets.empty_state import EmptyState
@@ -110,7 +110,7 @@ class RiskPerspective(QWidget):
         else:
             text = "Output of the transformation " + " · ".join(
                 f"{q} {v}" for q, v in shown.items())
-        self.set_sides(before, after, text)
+        self.set_sides(before, after, text, NO_OPTIMUM)
 
     def set_input(self, data: Data | None, qis: Sequence[str],
                   subset=None) -> None:
@@ -124,7 +124,8 @@ class RiskPerspective(QWidget):
                        "Input only: anonymize the data to compare it with an output.")
 
     def set_sides(self, before: RiskSide | None, after: RiskSide | None,
-                  subtitle: str = "") -> None:
+                  subtitle: str = "", missing: str = NOT_RUN) -> None:
+        """``missing`` says why ``after`` is None (nothing has run yet, by default)."""
         self.sides = [before, after]
         self.empty.text.setText(NO_DATA)
         self.stack.setCurrentIndex(0 if before is None else 1)
@@ -132,7 +133,7 @@ class RiskPerspective(QWidget):
         if before is not None:
             qis = ", ".join(before.qis)
             self.subtitle.setToolTip(f"Quasi-identifiers: {qis}")
-        self.profile.set_sides(before, after)
+        self.profile.set_sides(before, after, missing)
         self.profile.set_threshold(self.thresholds.highest_risk)
         for view in (self.uniqueness, self.identifiers, self.qi):
             view.set_sides(before, after)

@@ -93,6 +93,12 @@ class ProfilePlot(BarPlot):
         self.line.setVisible(0 < first < len(p))
 
 
+#: why the output side is empty
+NOT_RUN = ("Nothing has been anonymized yet.\nPress Anonymize to see the output's risks "
+           "beside the input's.")
+NO_OPTIMUM = "No output: no transformation meets the privacy models."
+
+
 class ProfileSide(QWidget):
     """One table's profile: plot above the interval table."""
 
@@ -104,6 +110,11 @@ class ProfileSide(QWidget):
         lay.addWidget(header)
         self.plot = ProfilePlot()
         lay.addWidget(self.plot, 3)
+        self.placeholder = muted_label()
+        self.placeholder.setObjectName("noOutput")
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.hide()
+        lay.addWidget(self.placeholder, 5)
         self.model = RiskProfileModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -115,11 +126,16 @@ class ProfileSide(QWidget):
         self.table.setAlternatingRowColors(True)
         lay.addWidget(self.table, 2)
 
-    def set_side(self, side: RiskSide | None) -> None:
+    def set_side(self, side: RiskSide | None, missing: str = NOT_RUN) -> None:
+        """Show ``side``; without one, say why (``missing``) instead of an empty chart."""
         self.model.set_profile(None if side is None else side.profile)
         self.plot.set_profile(None if side is None else side.profile)
+        self.plot.setVisible(side is not None)
+        self.table.setVisible(side is not None)
+        self.placeholder.setVisible(side is None)
         if side is None:
-            self.caption.setText("no output: no transformation meets the privacy models")
+            self.caption.setText("")
+            self.placeholder.setText(missing)
         else:
             s = side.sizes
             self.caption.setText(f"{s.n_records:,} records in {s.n_classes:,} classes")
@@ -156,10 +172,12 @@ class RiskProfileView(QWidget):
                 lambda cur, _prev, b=b: self._select(b, cur.row()))
             a.table.verticalScrollBar().valueChanged.connect(b.table.verticalScrollBar().setValue)
 
-    def set_sides(self, before: RiskSide | None, after: RiskSide | None) -> None:
+    def set_sides(self, before: RiskSide | None, after: RiskSide | None,
+                  missing: str = NOT_RUN) -> None:
+        """``missing``: why there is no output (nothing has run, or nothing met the models)."""
         self.sides = [before, after]
         self.input.set_side(before)
-        self.output.set_side(after)
+        self.output.set_side(after, missing)
         self.output.setEnabled(after is not None)
         self._rescale()
 

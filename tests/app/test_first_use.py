@@ -1,0 +1,69 @@
+"""What a first-time user met: a result card that stays fresh after edits, Analyze risk
+that blamed the models before any run, quasi-identifiers without hierarchy and columns
+released as they are found out only at Anonymize."""
+from __future__ import annotations
+
+from engine.config import INSENSITIVE, QUASI_IDENTIFYING
+from tests.app.conftest import open_sample
+
+
+def _run(qtbot, window):
+    with qtbot.waitSignal(window.search.finished, timeout=120_000):
+        window.anonymize()
+
+
+def test_result_card_is_marked_stale_when_the_configuration_changes(qtbot, window):
+    open_sample(qtbot, window)
+    card = window.configure.result
+    _run(qtbot, window)
+    assert not card.stale and "out of date" not in card.headline.text()
+    window.configure.privacy.suppression.setValue(1.0)
+    assert card.stale and "out of date" in card.headline.text()
+    assert card.property("state") == "stale"
+    _run(qtbot, window)
+    assert not card.stale and card.property("state") == "ok"
+    window.document.update_attributes(["sex"], weight=0.5)
+    assert card.stale
+    _run(qtbot, window)
+    window.document.set_subset_spec({"sample": 0.5, "seed": 1})
+    assert card.stale
+
+
+def test_no_result_card_is_not_stale(qtbot, window):
+    open_sample(qtbot, window)
+    window.document.set_result(None)
+    window.configure.privacy.suppression.setValue(2.0)
+    assert not window.configure.result.stale
+    assert window.configure.result.headline.text() == "No result yet"
+
+
+def test_risk_before_any_run_says_nothing_has_run(qtbot, window):
+    open_sample(qtbot, window)
+    window.document.set_result(None)
+    view = window.perspectives["risk"]
+    qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=20_000)
+    out = view.profile.output
+    assert out.placeholder.isVisibleTo(view.profile)
+    assert "Nothing has been anonymized yet" in out.placeholder.text()
+    assert "no transformation meets" not in out.placeholder.text().lower()
+    assert not out.plot.isVisibleTo(view.profile)  # no empty chart with a junk axis
+
+
+def test_attribute_list_flags_missing_hierarchies_and_verbatim_columns(qtbot, window):
+    open_sample(qtbot, window)
+    doc = window.document
+    panel = window.configure.attributes
+    assert doc.qis_without_hierarchy() == []
+    doc.set_hierarchy_rows("sex", None)  # a quasi-identifier loses its hierarchy
+    assert doc.qis_without_hierarchy() == ["sex"]
+    assert "Needs a hierarchy: sex" in panel.warnings.text()
+    assert panel.warnings.isVisibleTo(panel)
+    model = panel.model
+    row = model.row_of("sex")
+    assert model.data(model.index(row, 3)) == "Needs a hierarchy"
+    assert model.data(model.index(row, 0), 1) is not None  # warning icon (DecorationRole)
+    doc.update_attributes(["sex"], type=INSENSITIVE)
+    assert "Needs a hierarchy" not in panel.warnings.text()
+    assert "Released as they are (insensitive): sex" in panel.warnings.text()
+    doc.update_attributes(["sex"], type=QUASI_IDENTIFYING)
+    assert "Released as they are" not in panel.warnings.text()
