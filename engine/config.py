@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.hierarchy.model import Hierarchy
+from engine.markers import SUPPRESSED
 from engine.metrics import Metric
 from engine.metrics.loss import LossMetric
 from engine.privacy.base import PrivacyModel
@@ -71,7 +72,7 @@ class TransformationConfig:
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off
     local_recoding: dict | None = None
     #: what suppressed cells are released as
-    suppression_string: str = "*"
+    suppression_string: str = SUPPRESSED
     #: suppressed records also lose their sensitive and insensitive values
     remove_suppressed_values: bool = False
 

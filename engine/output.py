@@ -1,43 +1,56 @@
-"""Apply a transformation to the data: the released table."""
+"""The released table of a transformation: the one place that says what is released.
+
+``transform(problem, levels)`` is the only way to the released data: the export
+(CLI, Python API, the app's File > Export), Analyze utility's output table and
+analyses, Analyze risk's output side and Explore's inspection all read the
+`ReleasedTable` it returns. It is lazy and safe to use from a worker thread:
+building it rolls the distinct quasi-identifier combinations up to ``levels``
+(without touching the classifier's snapshot cache) and decides which classes are
+suppressed; cells, columns, the DataFrame and the CSV are produced when asked:
+
+    row's class      = base_to_class[row_to_base[row]]
+    row's QI label   = labels[level][maps[level][codes[row]]], or the suppression
+                       marker if its class violates the privacy models (or the row is
+                       withheld: outside a differential-privacy sample)
+
+Identifying attributes are not released (they are not columns of the table),
+unless the job pseudonymizes them (`pseudonym_column`);
+quasi-identifiers are replaced by their hierarchy labels at ``levels``; other
+columns are released unchanged, except those the job's transformation methods
+change (microaggregation, coding rules, ``remove_suppressed_values``: see
+``engine.transform.release.finish_columns``), which are built whole when first
+read. ``transform_recoded`` gives a local recoding's table the same way (every
+distinct record at its own levels).
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import io
+import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from engine.classes import Classes
+from engine.data.table import EncodedColumn, EncodedTable
+from engine.errors import DataError
+from engine.io_utils import atomic_write_text
+from engine.markers import SUPPRESSED, suppression_marker
 from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
 from engine.pseudonyms import pseudonymize
-from engine.transform.release import finish_columns
+from engine.transform.release import finish_columns, finished_names
 
-SUPPRESSED = "*"
+__all__ = ["SUPPRESSED", "ReleasedTable", "transform", "transform_recoded", "withheld_rows",
+           "pseudonym_column", "compact_codes"]
 
 
-@dataclass
-class TransformedData:
-    """The released table of one transformation, with its class structure."""
-
-    frame: pd.DataFrame
-    classes: Classes
-    row_class: np.ndarray
-    violating: np.ndarray
-    #: rows that are not released at all (outside a differential-privacy sample)
-    withheld: np.ndarray | None = None
-
-    @property
-    def suppressed_rows(self) -> np.ndarray:
-        rows = self.violating[self.row_class]
-        return rows if self.withheld is None else rows | self.withheld
-
-    def class_statistics(self) -> dict:
-        counts = self.classes.counts[~self.violating]
-        return {"classes": int(len(counts)),
-                "min_class_size": int(counts.min()) if len(counts) else 0,
-                "max_class_size": int(counts.max()) if len(counts) else 0,
-                "average_class_size": float(counts.mean()) if len(counts) else 0.0,
-                "suppressed_records": int(self.classes.counts[self.violating].sum())}
+def withheld_rows(problem: Problem) -> np.ndarray | None:
+    """Rows that are not released at all: under differential privacy those outside
+    SafePub's sample (its guarantee holds for the sample alone); else None."""
+    if dp_model(problem) is None:
+        return None
+    return ~np.asarray(problem.model_context.subset, dtype=bool)
 
 
 def pseudonym_column(problem: Problem, name: str) -> np.ndarray | None:
@@ -50,83 +63,352 @@ def pseudonym_column(problem: Problem, name: str) -> np.ndarray | None:
     return pseudonymize(col.dictionary, spec, problem.job.base_dir, name)[col.codes]
 
 
-def withheld_rows(problem: Problem) -> np.ndarray | None:
-    """Rows that are not released at all: under differential privacy those outside
-    SafePub's sample (its guarantee holds for the sample alone); else None."""
-    if dp_model(problem) is None:
-        return None
-    return ~np.asarray(problem.model_context.subset, dtype=bool)
+def compact_codes(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """``codes`` in the smallest unsigned type that holds ``n_values`` codes."""
+    dtype = np.uint8 if n_values <= 2**8 else np.uint16 if n_values <= 2**16 else np.int32
+    return codes.astype(dtype, copy=False)
 
 
-def transform(problem: Problem, levels) -> TransformedData:
-    """Generalize every quasi-identifier to ``levels`` (hierarchy labels), replace the
-    quasi-identifiers of records in violating classes by ``*`` and drop identifying
-    attributes (or pseudonymize those the job asks to, `pseudonym_column`). Other columns are released unchanged.
+def transform(problem: Problem, levels) -> "ReleasedTable":
+    """The released table of ``levels`` (a sequence in ``problem.qis`` order or a dict
+    by attribute): quasi-identifiers generalized to their hierarchy labels, records in
+    violating classes suppressed (their quasi-identifiers replaced by the suppression
+    marker), identifying attributes dropped (or pseudonymized), other columns unchanged.
 
     Under differential privacy only the random sample is released: records outside
     it are suppressed too (SafePub's guarantee holds for the sample alone)."""
-    levels = np.asarray(levels, dtype=np.int64)
-    classes, row_class = problem.classifier.classify_rows(levels)
-    violating = problem.violating(classes)
-    withheld = withheld_rows(problem)
-    suppressed = violating[row_class] if withheld is None else violating[row_class] | withheld
-    out = {}
-    marker = problem.job.transformation.suppression_string
-    qi_index = {n: j for j, n in enumerate(problem.qis)}
-    for name in problem.table.names:
-        if name in problem.identifying:
-            pseudonyms = pseudonym_column(problem, name)
-            if pseudonyms is not None:
-                out[name] = pseudonyms
-            continue
-        col = problem.table.column(name)
-        if name in qi_index:
-            h = problem.hierarchies[qi_index[name]]
-            lvl = int(levels[qi_index[name]])
-            labels = h.labels[lvl][h.maps[lvl]]
-            values = labels[col.codes]
-            if suppressed.any():
-                values = values.copy()
-                values[suppressed] = marker
-        else:
-            values = col.dictionary[col.codes]
-        out[name] = values
-    out = finish_columns(problem, out, row_class, suppressed)
-    return TransformedData(pd.DataFrame(out), classes, row_class, violating, withheld)
+    levels = _level_tuple(problem, levels)
+    classifier = problem.classifier
+    # rolling the distinct combinations up touches no cache: safe beside a search
+    classes, base_to_class = classifier.rollup(classifier.base,
+                                               np.asarray(levels, dtype=np.int64))
+    violating = np.asarray(problem.violating(classes), dtype=bool)
+    return ReleasedTable(problem, levels, classes, base_to_class, violating,
+                         violating[base_to_class], withheld_rows(problem))
 
 
-def transform_recoded(problem: Problem, recoding) -> TransformedData:
+def transform_recoded(problem: Problem, recoding, levels=None) -> "ReleasedTable":
     """The released table of a local recoding (engine/search/local_recoding.py):
     every distinct record at its own levels, suppressed records' quasi-identifiers
     replaced by the suppression string. Its classes are the records with equal
-    released labels (suppressed records form one flagged class)."""
+    released labels (suppressed records form one flagged class). ``levels``: the
+    global transformation the recoding started from (for display)."""
     from engine.search.local_recoding import _Labels, combined_classes
-    row_to_base = problem.classifier.row_to_base
     classes, group, _, sup_class = combined_classes(problem, _Labels(problem),
                                                     recoding.levels, recoding.suppressed)
-    row_class = group[row_to_base]
-    suppressed = recoding.suppressed[row_to_base]
-    marker = problem.job.transformation.suppression_string
-    row_levels = recoding.levels[row_to_base]
-    qi_index = {n: j for j, n in enumerate(problem.qis)}
-    out = {}
-    for name in problem.table.names:
-        if name in problem.identifying:
-            pseudonyms = pseudonym_column(problem, name)
-            if pseudonyms is not None:
-                out[name] = pseudonyms
-            continue
-        col = problem.table.column(name)
-        if name in qi_index:
-            j = qi_index[name]
+    if levels is None:
+        levels = np.asarray(recoding.levels).min(axis=0) if len(recoding.levels) else \
+            np.zeros(len(problem.qis), dtype=np.int64)
+    return ReleasedTable(problem, _level_tuple(problem, levels), classes, group,
+                         np.asarray(sup_class, dtype=bool),
+                         np.asarray(recoding.suppressed, dtype=bool), None,
+                         np.asarray(recoding.levels))
+
+
+def _level_tuple(problem: Problem, levels) -> tuple[int, ...]:
+    qis = list(problem.qis)
+    if isinstance(levels, dict):
+        missing = [q for q in qis if q not in levels]
+        if missing:
+            raise ValueError(f"no level for quasi-identifier(s) {', '.join(missing)}")
+        levels = [levels[q] for q in qis]
+    levels = tuple(int(x) for x in levels)
+    if len(levels) != len(qis):
+        raise ValueError(f"expected {len(qis)} levels (one per quasi-identifier), "
+                         f"got {len(levels)}")
+    return levels
+
+
+class ReleasedTable:
+    """The released table of one transformation, read on demand from the engine's arrays.
+
+    Built by `transform` (or `transform_recoded`). Nothing is copied per row until
+    asked: ``value``/``values`` answer cells, ``column`` builds one encoded column,
+    ``frame`` the whole DataFrame and ``write_csv`` the exported file, in chunks.
+
+    The row -> class map and the suppression are kept per distinct quasi-identifier
+    combination (the classifier's base items), so a row costs nothing until read.
+    """
+
+    def __init__(self, problem: Problem, levels: tuple[int, ...], classes: Classes,
+                 base_to_class: np.ndarray, violating: np.ndarray,
+                 base_suppressed: np.ndarray, withheld: np.ndarray | None = None,
+                 base_levels: np.ndarray | None = None):
+        qis = list(problem.qis)
+        self.problem = problem
+        self.levels: tuple[int, ...] = levels
+        self.qis: list[str] = qis
+        self.level_of: dict[str, int] = dict(zip(qis, levels))
+        attrs = problem.job.attributes
+        #: identifying attributes released as pseudonyms
+        self.pseudonymized = frozenset(
+            n for n in problem.identifying
+            if getattr(attrs.get(n), "pseudonym", None) is not None)
+        #: identifying attributes not released at all
+        self.removed = frozenset(problem.identifying) - self.pseudonymized
+        self.input_names: list[str] = problem.table.names
+        #: the released columns, in the data's order (removed attributes left out)
+        self.names: list[str] = [n for n in self.input_names if n not in self.removed]
+        self.marker: str = suppression_marker(problem.job)
+        self._table: EncodedTable = problem.table
+        self.classes: Classes = classes
+        self._base_to_class = base_to_class
+        #: per class: suppressed (its records' quasi-identifiers are the marker)
+        self.violating = violating
+        self._base_suppressed = base_suppressed
+        #: rows that are not released at all (outside a differential-privacy sample)
+        self.withheld: np.ndarray | None = withheld
+        #: a local recoding's levels per base item (None: one global transformation)
+        self.base_levels = base_levels
+        self._row_to_base = problem.classifier.row_to_base  # the engine's array
+        self._finished_names = finished_names(problem, self.names) | self.pseudonymized
+        self._finished: dict[str, np.ndarray] = {}
+        self._maps, self._labels = {}, {}
+        for j, name in enumerate(qis):
             h = problem.hierarchies[j]
-            values = np.empty(len(col.codes), dtype=object)
-            for level in np.unique(row_levels[:, j]):
-                rows = row_levels[:, j] == level
-                values[rows] = h.labels[level][h.maps[level][col.codes[rows]]]
-            values[suppressed] = marker
+            self._maps[name] = h.maps[levels[j]]
+            self._labels[name] = h.labels[levels[j]]
+        self._lock = threading.Lock()
+        self._suppressed: np.ndarray | None = None
+        self._columns: dict[str, EncodedColumn] = {}
+        self._frame: pd.DataFrame | None = None
+
+    # --- sizes ------------------------------------------------------------------------
+    @property
+    def n_rows(self) -> int:
+        return self._table.n_rows
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.classes.n_classes)
+
+    @property
+    def released_classes(self) -> int:
+        """Classes released with their quasi-identifiers (not suppressed, not empty)."""
+        counts = self.problem.record_counts(self.classes)
+        return int(((~self.violating) & (counts > 0)).sum())
+
+    @property
+    def suppressed_records(self) -> int:
+        """Records suppressed by the privacy models, counted as the evaluation of the
+        transformation counts them (research-subset records when a model has one)."""
+        return int(self.problem.record_counts(self.classes)[self.violating].sum())
+
+    def class_statistics(self) -> dict:
+        counts = self.problem.record_counts(self.classes)
+        kept = counts[~self.violating]
+        kept = kept[kept > 0]
+        return {"classes": int(len(kept)),
+                "min_class_size": int(kept.min()) if len(kept) else 0,
+                "max_class_size": int(kept.max()) if len(kept) else 0,
+                "average_class_size": float(kept.mean()) if len(kept) else 0.0,
+                "suppressed_records": self.suppressed_records}
+
+    # --- rows ---------------------------------------------------------------------------
+    def row_class(self, rows) -> np.ndarray | int:
+        """Equivalence class of row(s) ``rows`` (an int or an index array)."""
+        return self._base_to_class[self._row_to_base[rows]]
+
+    def row_classes(self) -> np.ndarray:
+        """Every row's class (allocates one array of n rows)."""
+        return self._base_to_class[self._row_to_base]
+
+    @property
+    def local_recoding(self) -> bool:
+        return self.base_levels is not None
+
+    @property
+    def any_suppressed(self) -> bool:
+        return bool(self._base_suppressed.any()) or self.withheld is not None
+
+    @property
+    def suppressed_rows(self) -> np.ndarray:
+        """Boolean mask of the rows written suppressed (built once, one byte a row)."""
+        if self._suppressed is None:
+            sup = self._base_suppressed[self._row_to_base]
+            if self.withheld is not None:
+                sup = sup | self.withheld
+            sup.flags.writeable = False
+            with self._lock:
+                if self._suppressed is None:
+                    self._suppressed = sup
+        return self._suppressed
+
+    def is_suppressed(self, row: int) -> bool:
+        return bool(self._base_suppressed[self._row_to_base[row]]) or (
+            self.withheld is not None and bool(self.withheld[row]))
+
+    def rows_suppressed(self, rows) -> np.ndarray:
+        """Whether each of ``rows`` (an index array or slice) is written suppressed."""
+        sup = self._base_suppressed[self._row_to_base[rows]]
+        return sup if self.withheld is None else sup | self.withheld[rows]
+
+    # --- cells --------------------------------------------------------------------------
+    def _released(self, name: str) -> None:
+        if name in self.removed:
+            raise DataError(f"'{name}' is an identifying attribute: it is not released")
+        self._table.column(name)  # the engine's message for an unknown column
+
+    def is_generalized(self, name: str) -> bool:
+        return self.level_of.get(name, 0) > 0
+
+    def value(self, name: str, row: int) -> str:
+        """The released cell of column ``name`` in data row ``row``."""
+        self._released(name)
+        if name in self._finished_names:
+            return str(self._finished_column(name)[row])
+        col = self._table.column(name)
+        maps = self._maps.get(name)
+        if maps is None:
+            return str(col.dictionary[col.codes[row]])
+        if self.is_suppressed(row):
+            return self.marker
+        if self.base_levels is not None:
+            return str(self._recoded_labels(name, np.array([row]))[0])
+        return str(self._labels[name][maps[col.codes[row]]])
+
+    def values(self, name: str, rows=None) -> np.ndarray:
+        """Released cells of ``rows`` (an index array or slice; None: all) as objects."""
+        self._released(name)
+        if name in self._finished_names:
+            full = self._finished_column(name)
+            return full if rows is None else full[rows]
+        return self._values(name, rows)
+
+    def _values(self, name: str, rows=None) -> np.ndarray:
+        """Generalized (or input) cells before the transformation methods' finish."""
+        col = self._table.column(name)
+        codes = col.codes if rows is None else col.codes[rows]
+        if name not in self._maps:
+            return col.dictionary[codes]
+        if self.base_levels is not None:
+            out = self._recoded_labels(name, np.arange(self.n_rows) if rows is None
+                                       else np.arange(self.n_rows)[rows])
         else:
-            values = col.dictionary[col.codes]
-        out[name] = values
-    out = finish_columns(problem, out, row_class, suppressed)
-    return TransformedData(pd.DataFrame(out), classes, row_class, sup_class)
+            out = self._labels[name][self._maps[name][codes]]
+        if self.any_suppressed:
+            sup = self.suppressed_rows if rows is None else self.suppressed_rows[rows]
+            if sup.any():
+                out = out.copy()
+                out[sup] = self.marker
+        return out
+
+    def _recoded_labels(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """A local recoding's labels of ``rows``: each at its own record's levels."""
+        j = self.qis.index(name)
+        h = self.problem.hierarchies[j]
+        codes = self._table.column(name).codes[rows]
+        row_levels = self.base_levels[self._row_to_base[rows], j]
+        out = np.empty(len(rows), dtype=object)
+        for level in np.unique(row_levels):
+            at = row_levels == level
+            out[at] = h.labels[level][h.maps[level][codes[at]]]
+        return out
+
+    def _finished_column(self, name: str) -> np.ndarray:
+        """A column the transformation methods change, built whole once."""
+        with self._lock:
+            built = self._finished.get(name)
+        if built is not None:
+            return built
+        if name in self.pseudonymized:
+            built = np.asarray(pseudonym_column(self.problem, name), dtype=object)
+        else:
+            done = finish_columns(self.problem, {name: self._values(name)},
+                                  self.row_classes(), self.suppressed_rows)
+            built = np.asarray(done[name], dtype=object)
+        built.flags.writeable = False
+        with self._lock:
+            return self._finished.setdefault(name, built)
+
+    def column(self, name: str) -> EncodedColumn:
+        """Column ``name`` of the released table, encoded (built once; columns the
+        transformation leaves unchanged are the input's own)."""
+        self._released(name)
+        col = self._table.column(name)
+        if name not in self._maps and name not in self._finished_names:
+            return col
+        with self._lock:
+            built = self._columns.get(name)
+        if built is not None:
+            return built
+        if name in self._finished_names or self.base_levels is not None:
+            codes, uniques = pd.factorize(pd.Series(self.values(name), dtype=object),
+                                          sort=False)
+            built = EncodedColumn(name, codes.astype(np.int32),
+                                  np.asarray(uniques, dtype=object))
+            with self._lock:
+                return self._columns.setdefault(name, built)
+        labels = self._labels[name]
+        dictionary = labels
+        star = np.flatnonzero(labels == self.marker)
+        if len(star):
+            star_code = int(star[0])
+        else:
+            star_code = len(labels)
+            dictionary = np.append(labels, self.marker).astype(object)
+        codes = compact_codes(self._maps[name], len(dictionary))[col.codes]
+        if self.any_suppressed:
+            codes[self.suppressed_rows] = star_code
+        built = EncodedColumn(name, codes, dictionary)
+        with self._lock:
+            self._columns.setdefault(name, built)
+            return self._columns[name]
+
+    def encoded(self) -> "ReleasedColumns":
+        """The released table as an `EncodedTable` (for the analysis functions)."""
+        return ReleasedColumns(self)
+
+    # --- whole table --------------------------------------------------------------------
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The released table as a DataFrame of strings (built once: a copy of every
+        cell; prefer ``values``/``column`` for large data)."""
+        if self._frame is None:
+            frame = pd.DataFrame({n: self.values(n) for n in self.names})
+            with self._lock:
+                if self._frame is None:
+                    self._frame = frame
+        return self._frame
+
+    def chunks(self, rows: int = 100_000):
+        """The released table as DataFrames of at most ``rows`` rows, in order."""
+        n = self.n_rows
+        for start in range(0, max(n, 1), rows):
+            part = slice(start, min(n, start + rows))
+            yield pd.DataFrame({c: self.values(c, part) for c in self.names})
+
+    def to_csv_text(self, delimiter: str = ";") -> str:
+        buf = io.StringIO()
+        for i, chunk in enumerate(self.chunks()):
+            chunk.to_csv(buf, sep=delimiter, index=False, header=i == 0)
+        return buf.getvalue()
+
+    def write_csv(self, path: str | Path, delimiter: str = ";") -> None:
+        """Write the released table to ``path`` (CSV, atomically)."""
+        atomic_write_text(Path(path), self.to_csv_text(delimiter))
+
+
+class ReleasedColumns(EncodedTable):
+    """A `ReleasedTable` as an `EncodedTable`: the analyses read the output as they
+    read the input. Columns are built when first asked for."""
+
+    def __init__(self, released: ReleasedTable):  # noqa: D107 - lazy, no EncodedTable init
+        self.released = released
+        self.n_rows = released.n_rows
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.released.names)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.released.names
+
+    def column(self, name: str) -> EncodedColumn:
+        return self.released.column(name)
+
+    def suppressed_rows(self) -> np.ndarray:
+        return self.released.suppressed_rows
+
+    def to_dataframe(self, rows=None) -> pd.DataFrame:
+        return pd.DataFrame({n: self.column(n).values(rows) for n in self.names})

@@ -1,8 +1,8 @@
 """The result of an anonymization: the solution space, the optimum, the output."""
 from __future__ import annotations
 
-import io
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.io_utils import atomic_write_text
 from engine.metrics import Loss
-from engine.output import TransformedData, transform, transform_recoded
+from engine.output import ReleasedTable, transform, transform_recoded
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome
 
@@ -63,7 +63,8 @@ class AnonymizationResult:
         self._low, self._high = self._bounds()
         opt = outcome.optimum
         self.optimum = self._transformation(opt) if opt is not None else None
-        self._outputs: dict[tuple, TransformedData] = {}
+        self._released: ReleasedTable | None = None  # the last one asked for
+        self._released_lock = threading.Lock()
 
     @property
     def transformations_checked(self) -> int:
@@ -106,31 +107,41 @@ class AnonymizationResult:
             levels = [levels[q] for q in self.problem.qis]
         return self._transformation(self.problem.evaluate(levels))
 
-    def transformed(self, levels=None) -> TransformedData:
-        if levels is None and self.local_recoding is not None:
-            if ("local",) not in self._outputs:
-                self._outputs = {("local",): transform_recoded(self.problem,
-                                                               self.local_recoding)}
-            return self._outputs[("local",)]
+    def levels_of(self, levels=None) -> tuple[int, ...]:
+        """``levels`` (a dict by attribute or a sequence in ``problem.qis`` order; None:
+        the optimum) as a tuple in quasi-identifier order."""
         if levels is None:
             if self.optimum is None:
                 raise ValueError("no transformation meets the privacy models: no output")
-            levels = [self.optimum.levels[q] for q in self.problem.qis]
-        elif isinstance(levels, dict):
+            levels = self.optimum.levels
+        if isinstance(levels, dict):
             levels = [levels[q] for q in self.problem.qis]
-        key = tuple(int(x) for x in levels)
-        if key not in self._outputs:
-            self._outputs = {key: transform(self.problem, key)}
-        return self._outputs[key]
+        return tuple(int(x) for x in levels)
+
+    def transformed(self, levels=None) -> ReleasedTable:
+        """The released table of ``levels``; None: the result's own output (the optimum,
+        or its local recoding when the job asked for one). From `engine.output`'s
+        `transform` / `transform_recoded`; the last one asked for is kept."""
+        local = levels is None and self.local_recoding is not None
+        key = self.levels_of(levels)
+        with self._released_lock:
+            kept = self._released
+        if kept is not None and kept.levels == key and kept.local_recoding == local:
+            return kept
+        released = (transform_recoded(self.problem, self.local_recoding, key) if local
+                    else transform(self.problem, key))
+        with self._released_lock:
+            self._released = released
+        return released
 
     @property
     def output(self) -> pd.DataFrame | None:
+        """The released table of the result as a DataFrame (None without an optimum)."""
         return self.transformed().frame if self.optimum is not None else None
 
     def write_output(self, path: str | Path, levels=None, delimiter: str = ";") -> None:
-        buf = io.StringIO()
-        self.transformed(levels).frame.to_csv(buf, sep=delimiter, index=False)
-        atomic_write_text(Path(path), buf.getvalue())
+        """Write the released table of ``levels`` (None: the result's own) as CSV."""
+        self.transformed(levels).write_csv(path, delimiter)
 
     def to_dict(self, output: str | None = None) -> dict:
         opt = self.optimum

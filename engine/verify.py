@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
+from engine.markers import SUPPRESSED, suppression_marker
 from engine.pseudonyms import looks_pseudonymized
-from engine.output import SUPPRESSED
 from engine.transform.checks import check_column, restore_removed, with_hierarchy
 
 
@@ -71,7 +71,7 @@ def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyRepor
         return VerifyReport(False, len(frame), 0, 0, 0, {}, violations)
     levels: dict[str, int | None] = {}
     star_everywhere = True
-    marker = job.transformation.suppression_string
+    marker = suppression_marker(job)
     all_marked = (frame[qis] == marker).all(axis=1) if qis else pd.Series(False, frame.index)
     for q in qis:
         col = frame[q]
@@ -124,5 +124,5 @@ def _check_model(model, kept, qis, sizes, subset_mask, frame, sup) -> list[str]:
         return [f"no independent check is available for model '{model.name}'"]
     mask = None if subset_mask is None else pd.Series(subset_mask, index=frame.index)
     released = frame.copy()
-    released.loc[sup, qis] = SUPPRESSED
+    released.loc[sup, qis] = SUPPRESSED  # the checks' own convention for suppressed rows
     return list(check(model, released, qis, mask))

@@ -16,7 +16,7 @@ ENGINE = ROOT / "engine"
 
 #: the engine's floors, bottom first: a room imports only from floors below its own
 LAYERS = [
-    {"errors", "io_utils", "progress"},
+    {"errors", "io_utils", "progress", "markers"},
     {"data", "pseudonyms"},
     {"hierarchy", "query"},
     {"kernel"},

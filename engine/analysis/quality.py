@@ -207,7 +207,7 @@ def quality(input: Data, output: Data, attributes: Sequence[str],
         Data types by attribute (detected from the input when not given); squared error
         applies to integer, decimal and date attributes.
     suppressed
-        Boolean mask of suppressed records (e.g. ``TransformedData.suppressed_rows``);
+        Boolean mask of suppressed records (e.g. ``ReleasedTable.suppressed_rows``);
         they count as fully lost and outside any class.
     missing
         Output values that mean "no value".

@@ -36,9 +36,10 @@ import pandas as pd
 from engine.data.datatypes import DECIMAL, DataType, DateType, Kind, OrdinalType, best_type
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.kernel.grouping import group_rows
+from engine.markers import SUPPRESSED
 
 Data = Union[EncodedTable, pd.DataFrame]
-MISSING, SUPPRESSED = "", "*"
+MISSING = ""
 IGNORED = (MISSING, SUPPRESSED)
 OTHER = "(other)"
 

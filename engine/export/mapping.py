@@ -31,7 +31,8 @@ import pandas as pd
 
 from engine.errors import DataError
 from engine.io_utils import atomic_write_bytes
-from engine.output import TransformedData
+from engine.markers import SUPPRESSED
+from engine.output import ReleasedTable
 from engine.problem import Problem
 
 SUPPRESSED_ROWS = "suppressed_rows"
@@ -45,7 +46,7 @@ class ValueMapping:
     tables: dict[str, pd.DataFrame]
     levels: dict[str, int]
     suppressed_rows: np.ndarray
-    marker: str = "*"
+    marker: str = SUPPRESSED
 
     def to_dict(self) -> dict:
         return {"levels": self.levels, "suppression_string": self.marker,
@@ -53,7 +54,7 @@ class ValueMapping:
                 "suppressed_rows": self.suppressed_rows.tolist()}
 
 
-def value_mapping(problem: Problem, levels, released: TransformedData) -> ValueMapping:
+def value_mapping(problem: Problem, levels, released: ReleasedTable) -> ValueMapping:
     """The mapping of ``released`` (the table `engine.output.transform` gave for
     ``levels``): hierarchy labels at ``levels`` and the released rows' suppression."""
     levels = [int(x) for x in levels]
@@ -77,7 +78,7 @@ def value_mapping(problem: Problem, levels, released: TransformedData) -> ValueM
 
 
 def apply_mapping(frame: pd.DataFrame, tables: dict[str, pd.DataFrame],
-                  suppressed_rows, marker: str = "*") -> pd.DataFrame:
+                  suppressed_rows, marker: str = SUPPRESSED) -> pd.DataFrame:
     """The quasi-identifier columns of ``frame`` (the input, as strings) mapped through
     ``tables`` with ``marker`` in ``suppressed_rows``; other columns are left out.
 

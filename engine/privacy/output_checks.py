@@ -19,7 +19,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-SUPPRESSED = "*"
+from engine.markers import SUPPRESSED  # suppressed rows come normalized to it
 
 
 # --- recounting -----------------------------------------------------------------

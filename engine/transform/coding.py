@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.errors import JobError
 from engine.hierarchy.model import Hierarchy
+from engine.markers import SUPPRESSED
 from engine.transform.microaggregation import MISSING, format_number, numbers
 
 RULES = ("identity", "suppression", "top-bottom-coding")
@@ -40,7 +41,7 @@ def check_rule(cfg, where: str) -> None:
                        f"(the privacy models judge its original values)")
 
 
-def code_values(values: np.ndarray, cfg, attribute: str, marker: str = "*") -> np.ndarray:
+def code_values(values: np.ndarray, cfg, attribute: str, marker: str = SUPPRESSED) -> np.ndarray:
     """The released values of a column under its rule (object array of strings)."""
     values = np.asarray([str(v) for v in values], dtype=object)
     rule = cfg.transformation
@@ -58,7 +59,7 @@ def code_values(values: np.ndarray, cfg, attribute: str, marker: str = "*") -> n
     return out
 
 
-def rule_hierarchy(cfg, attribute: str, dictionary, marker: str = "*") -> tuple[Hierarchy, int]:
+def rule_hierarchy(cfg, attribute: str, dictionary, marker: str = SUPPRESSED) -> tuple[Hierarchy, int]:
     """The hierarchy a rule stands for on a quasi-identifier, and its fixed level."""
     values = [str(v) for v in dictionary]
     if cfg.transformation == "identity":
@@ -67,7 +68,7 @@ def rule_hierarchy(cfg, attribute: str, dictionary, marker: str = "*") -> tuple[
     return Hierarchy.from_rows([(v, c) for v, c in zip(values, coded)], attribute), 1
 
 
-def released_ok(values, cfg, marker: str = "*") -> str | None:
+def released_ok(values, cfg, marker: str = SUPPRESSED) -> str | None:
     """Independent check of a released column under its rule: None, or what is wrong."""
     values = [str(v) for v in values]
     rule = cfg.transformation

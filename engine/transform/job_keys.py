@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 
 from engine.errors import JobError
+from engine.markers import SUPPRESSED
 from engine.transform.coding import RULES, check_rule
 from engine.transform.microaggregation import check_function
 
@@ -132,7 +133,7 @@ def read_local_recoding(v, where: str = "[transformation] local_recoding") -> di
 
 def read_transformation_options(t: dict) -> dict:
     where = "[transformation]"
-    marker = t.get("suppression_string", "*")
+    marker = t.get("suppression_string", SUPPRESSED)
     if not isinstance(marker, str):
         raise JobError(f"{where} suppression_string must be text, got {marker!r}")
     return {"local_recoding": read_local_recoding(t.get("local_recoding")),
@@ -144,7 +145,7 @@ def transformation_options_to_dict(tr) -> dict:
     t: dict = {}
     if tr.local_recoding:
         t["local_recoding"] = dict(tr.local_recoding)
-    if tr.suppression_string != "*":
+    if tr.suppression_string != SUPPRESSED:
         t["suppression_string"] = tr.suppression_string
     if tr.remove_suppressed_values:
         t["remove_suppressed_values"] = True

@@ -14,6 +14,21 @@ from engine.transform.clustering import scaled_matrix, split_classes
 from engine.transform.microaggregation import aggregate_by_class, numbers, utility
 
 
+def finished_names(problem, names) -> set[str]:
+    """The columns among ``names`` that `finish_columns` may change (the released table
+    builds those whole; the others it reads cell by cell)."""
+    job = problem.job
+    out = {spec.attribute for spec in problem.micro}
+    for name in names:
+        a = job.attributes.get(name)
+        kind = a.type if a is not None else INSENSITIVE
+        if kind == INSENSITIVE and a is not None and a.transformation in RULES:
+            out.add(name)
+        if job.transformation.remove_suppressed_values and kind in (SENSITIVE, INSENSITIVE):
+            out.add(name)
+    return out & set(names)
+
+
 def finish_columns(problem, columns: dict, row_class: np.ndarray,
                    suppressed: np.ndarray) -> dict:
     """Replace microaggregated columns by their class aggregates, code insensitive

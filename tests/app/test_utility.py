@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from PySide6.QtCore import QItemSelectionModel, QObject, Qt, Signal
 
@@ -75,27 +76,35 @@ def other_levels(result) -> tuple[int, ...]:
     return tuple(opt)
 
 
-# --- the engine-side view ------------------------------------------------------------------
-def test_output_view_reads_what_the_engine_releases(result):
-    from app.perspectives.utility.output_view import OutputTable, OutputView
+# --- the output side shows the released table ---------------------------------------------
+def output_cells(model) -> pd.DataFrame:
+    """The output model's cells, read through the Qt model (every page of columns)."""
+    cols = {}
+    for page in range(model.page_count):
+        model.set_page(page)
+        for c in range(model.columnCount()):
+            name = model.headerData(c, Qt.Orientation.Horizontal)
+            rows = [model.source_row(r) for r in range(model.rowCount())]
+            order = np.argsort(rows)
+            cells = [model.data(model.index(r, c)) for r in range(model.rowCount())]
+            cols[name] = [cells[i] for i in order]
+    model.set_page(0)
+    return pd.DataFrame(cols)
 
-    view = OutputView(result)
-    out = result.transformed()
-    rows = np.arange(result.problem.table.n_rows)
-    for name in result.problem.table.names:
-        assert list(view.values(name, rows)) == list(out.frame[name])
-        assert view.value(name, 123) == out.frame[name].iloc[123]
-        assert list(OutputTable(view).column(name).values()) == list(out.frame[name])
-    assert np.array_equal(view.row_classes(), out.row_class)
-    assert np.array_equal(view.suppressed_rows(), out.suppressed_rows)
-    assert view.suppressed_records == result.optimum.suppressed_records
+
+def test_output_side_shows_what_the_export_writes(result, perspective, qtbot):
+    """Cell for cell, the output table is the released table of the shown levels
+    (identifying columns, not released, are shown as removed)."""
+    levels = other_levels(result)
+    shown(qtbot, perspective, result, levels)
+    released = result.transformed(levels)
+    cells = output_cells(perspective.tables.output_model)
+    assert cells.astype(str).equals(released.frame.astype(str))
 
 
-def test_output_view_withholds_records_outside_a_dp_sample():
-    """Under differential privacy the view shows the exported table: records outside
-    SafePub's sample suppressed, cell for cell as ``engine.output.transform``."""
-    from app.perspectives.utility.output_view import OutputTable, OutputView
-
+def test_output_side_withholds_records_outside_a_dp_sample(perspective, qtbot):
+    """Under differential privacy the output side shows records outside SafePub's
+    sample suppressed, as the export writes them."""
     frame = read_csv(ADULT / "adult.csv", delimiter=";", header=True, categorical=True)
     table = EncodedTable.from_dataframe(frame.head(3000))
     cfg = {"attributes": {q: {"type": "quasi-identifying",
@@ -105,17 +114,11 @@ def test_output_view_withholds_records_outside_a_dp_sample():
                         "generalization": "data-dependent", "seed": 3}],
            "metric": {"name": "loss"}}
     result = engine.anonymize(table, cfg)
-    view = OutputView(result)
-    out = result.transformed()
+    shown(qtbot, perspective, result)
     outside = ~np.asarray(result.problem.model_context.subset, dtype=bool)
-    assert outside.any() and view.suppressed_rows()[outside].all()
-    assert np.array_equal(view.suppressed_rows(), out.suppressed_rows)
-    rows = np.arange(table.n_rows)
-    for name in QIS:
-        assert list(view.values(name, rows)) == list(out.frame[name])
-        assert list(OutputTable(view).column(name).values()) == list(out.frame[name])
-    row = int(np.flatnonzero(outside)[0])
-    assert view.is_suppressed(row) and view.value(QIS[0], row) == "*"
+    cells = output_cells(perspective.tables.output_model)
+    assert outside.any() and (cells.loc[outside, list(QIS)] == "*").all().all()
+    assert cells.astype(str).equals(result.output.astype(str))
 
 
 # --- models ---------------------------------------------------------------------------------
@@ -211,7 +214,7 @@ def test_class_shading_matches_the_engines_classes(perspective, result, qtbot):
     t.classes_box.click()
     assert t.show_classes
     out = result.transformed()
-    row_class, suppressed = out.row_class, out.suppressed_rows
+    row_class, suppressed = out.row_classes(), out.suppressed_rows
     im, om = t.input_model, t.output_model
     n = im.rowCount()
     src = t.order.source_rows()

@@ -63,13 +63,12 @@ def test_million_row_tables_open_without_copying(qtbot, million):
     screen with a small result (warm widgets and kernels) to the 1M rows shown and
     scrolled to random places."""
     from app.perspectives.utility.analysis import job_data_types
-    from app.perspectives.utility.output_view import OutputView
     from app.perspectives.utility.tables import ComparisonTables
 
     def show(result):
         problem = result.problem
         types = {n: a.type for n, a in problem.job.attributes.items()}
-        tables.set_data(problem.table, OutputView(result, None, job_data_types(problem)),
+        tables.set_data(problem.table, result.transformed(),
                         problem.model_context.subset,
                         types, job_data_types(problem))
 

@@ -1,9 +1,9 @@
 """What Properties shows of one transformation, computed from the engine (no Qt).
 
 Runs in Explore's worker thread: classifying a transformation takes from a
-millisecond to a second. The classifier's snapshot cache is not touched
-(``cache=False``), so this never writes state the search or other
-perspectives share.
+millisecond to a second. The classes are those of the transformation's
+released table (`engine.output.transform`, what Export writes and Analyze
+shows), which touches no cache the search or other perspectives share.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.metrics import Loss
+from engine.output import transform
 from engine.result import relative_percent
 
 
@@ -43,13 +44,12 @@ class NodeDetails:
 def inspect_transformation(result, levels) -> NodeDetails:
     """Check ``levels`` on ``result``'s problem and describe it."""
     problem = result.problem
-    levels = tuple(int(v) for v in levels)
-    classes = problem.classifier.classify(levels, cache=False)
+    released = transform(problem, levels)
+    levels = released.levels
+    classes, violating = released.classes, released.violating
     ev = problem.evaluate_classes(classes)
     counts = problem.record_counts(classes)
-    violating = problem.violating(classes)
-    kept = counts[~violating]
-    kept = kept[kept > 0]
+    stats = released.class_statistics()
     models = []
     for m in problem.models:
         v = m.violating(classes)
@@ -58,6 +58,6 @@ def inspect_transformation(result, levels) -> NodeDetails:
         models.append(ModelState(m.describe(), ok, n_v))
     low, high = result.loss_bounds
     return NodeDetails(levels, bool(ev.anonymous), ev.loss, relative_percent(ev.loss, low, high),
-                       int(ev.suppressed_records), int(len(kept)),
-                       int(kept.min()) if len(kept) else 0, int(kept.max()) if len(kept) else 0,
+                       int(ev.suppressed_records), stats["classes"],
+                       stats["min_class_size"], stats["max_class_size"],
                        int(np.count_nonzero(violating & (counts > 0))), tuple(models))

@@ -94,8 +94,9 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
     data_in = make_side("Input", problem.table, problem.qis, None, subset)
     if levels is None and result.optimum is None:
         return data_in, None
-    out = result.transformed(levels)
-    return data_in, make_side("Output", out.frame, problem.qis, out.suppressed_rows, subset)
+    out = result.transformed(levels)  # the released table, as exported
+    return data_in, make_side("Output", out.encoded(), problem.qis, out.suppressed_rows,
+                              subset)
 
 
 def result_levels(result, levels=None) -> dict[str, int] | None:

@@ -1,7 +1,7 @@
 """What the panels compute, as plain functions run in the worker (no Qt here).
 
-`Comparison` bundles the input, the output (an `OutputTable` over the
-transformation) and the job's settings the analyses need. Each ``*_task``
+`Comparison` bundles the input, the output (the engine's released table of the
+transformation, as an `EncodedTable`) and the job's settings the analyses need. Each ``*_task``
 returns an immutable payload for the GUI.
 """
 from __future__ import annotations
@@ -19,8 +19,8 @@ from engine.config import IDENTIFYING, INSENSITIVE
 from engine.data.datatypes import DataType
 from engine.data.table import EncodedTable
 from engine.hierarchy.model import Hierarchy
+from engine.output import ReleasedColumns, ReleasedTable
 
-from app.perspectives.utility.output_view import OutputTable, OutputView
 
 CONTINGENCY_VALUES = 100  # most frequent values per axis of a heat map; the rest is "(other)"
 
@@ -46,21 +46,21 @@ class Comparison:
     """Input and output of one transformation, with what the analyses need."""
 
     input: EncodedTable
-    output: OutputTable
-    view: OutputView
+    output: ReleasedColumns
+    view: ReleasedTable
     qis: tuple[str, ...]
     types: dict  # attribute -> attribute type (quasi-identifying, ...)
     data_types: dict  # attribute -> DataType
     hierarchies: dict  # attribute -> Hierarchy
 
     @classmethod
-    def of(cls, view: OutputView) -> "Comparison":
+    def of(cls, view: ReleasedTable) -> "Comparison":
         problem = view.problem
         attrs = problem.job.attributes
         types = {n: (attrs[n].type if n in attrs else INSENSITIVE) for n in view.names}
         hierarchies: dict[str, Hierarchy] = {n: attrs[n].hierarchy for n in problem.qis
                                              if attrs[n].hierarchy is not None}
-        return cls(problem.table, OutputTable(view), view, tuple(problem.qis), types,
+        return cls(problem.table, view.encoded(), view, tuple(problem.qis), types,
                    job_data_types(problem), hierarchies)
 
     @property
@@ -127,6 +127,6 @@ def default_target(c: Comparison) -> str | None:
                                     -pool.index(n)))
 
 
-def levels_text(view: OutputView) -> str:
+def levels_text(view: ReleasedTable) -> str:
     """``age 3 · education 2 · …``: the transformation in words."""
     return " · ".join(f"{n} {lv}" for n, lv in view.level_of.items())

@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.theme import ACCENT
+from engine.markers import SUPPRESSED
 
 INPUT_COLOR = "#7b8ca3"
 OUTPUT_COLOR = ACCENT
@@ -94,6 +95,7 @@ class FrequencyChart(QWidget):
     def __init__(self, color: str, parent=None):
         super().__init__(parent)
         self.color = color
+        self.marker = SUPPRESSED  # bars of suppressed values are drawn red
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         self.axis = CategoryAxis("left")
@@ -115,7 +117,8 @@ class FrequencyChart(QWidget):
         n = len(values)
         if n:
             y = np.arange(n)
-            brushes = [pg.mkBrush("#e07a73" if v == "*" else self.color) for v in values]
+            brushes = [pg.mkBrush("#e07a73" if v == self.marker else self.color)
+                       for v in values]
             self.bars = pg.BarGraphItem(x0=0, y=y, height=0.72, width=shares,
                                         brushes=brushes, pen=pg.mkPen(None))
             self.plot.addItem(self.bars)

@@ -16,13 +16,13 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpl
 
 from app.perspectives.utility import analysis as an
 from app.perspectives.utility.classification_panel import ClassificationPanel
-from app.perspectives.utility.output_view import OutputView
 from app.perspectives.utility.quality_panel import QualityPanel
 from app.perspectives.utility.statistics_panel import (ContingencyPanel, DistributionPanel,
                                                        SummaryPanel)
 from app.perspectives.utility.tables import ComparisonTables
 from app.widgets.empty_state import EmptyState
 from app.workers import TaskController, TaskOutcome
+from engine.output import ReleasedTable
 
 STYLE = """
 QToolButton#segmentLeft, QToolButton#segmentRight { background: #ffffff; border: 1px solid #c9d1dc;
@@ -178,7 +178,7 @@ class UtilityPerspective(QWidget):
             return
         problem = result.problem
         try:
-            view = OutputView(result, levels, an.job_data_types(problem))
+            view = result.transformed(levels)  # the released table, as exported
         except ValueError:
             view = None
         self.comparison = an.Comparison.of(view) if view is not None else None
@@ -196,7 +196,7 @@ class UtilityPerspective(QWidget):
         self.result_shown.emit()
         self._refresh()
 
-    def _update_header(self, view: OutputView | None) -> None:
+    def _update_header(self, view: ReleasedTable | None) -> None:
         if view is None:
             self.transformation_label.setText("No transformation meets the privacy models: "
                                               "only the input is shown.")

@@ -1,7 +1,7 @@
 """Virtual table models of the input and the output, aligned by one `RowOrder`.
 
 Both models read cells on demand: the input from the encoded columns
-(``dictionary[codes[row]]``), the output through `OutputView`. They show one
+(``dictionary[codes[row]]``), the output from the engine's `ReleasedTable` (what the export writes). They show one
 page of columns at a time (ARX's pagination of wide data) and shade rows by
 equivalence class or mark suppressed records, all from the engine's arrays.
 """
@@ -11,11 +11,12 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from app.models.paged_model import PagedModel
-from app.perspectives.utility.output_view import SUPPRESSED, OutputView
+from app.perspectives.utility.output_view import class_rank
 from app.perspectives.utility.row_order import RowOrder
 from app.theme import TYPE_LABELS, type_icon
 from engine.config import INSENSITIVE
 from engine.data.table import EncodedTable
+from engine.output import ReleasedTable
 
 _Index = QModelIndex | QPersistentModelIndex
 _Role = Qt.ItemDataRole
@@ -35,8 +36,9 @@ class ComparisonTableModel(PagedModel):
         self.order = order
         self.output = output
         self._table: EncodedTable | None = None
-        self._view: OutputView | None = None
+        self._view: ReleasedTable | None = None
         self._types: dict[str, str] = {}
+        self._data_types: dict = {}
         self._names: list[str] = []
         self._columns: list = []
         self._show_classes = False
@@ -44,13 +46,15 @@ class ComparisonTableModel(PagedModel):
         order.changed.connect(self._order_changed)
 
     # --- source ---------------------------------------------------------------------------
-    def set_source(self, table: EncodedTable | None, view: OutputView | None,
-                   types: dict[str, str] | None = None) -> None:
+    def set_source(self, table: EncodedTable | None, view: ReleasedTable | None,
+                   types: dict[str, str] | None = None,
+                   data_types: dict | None = None) -> None:
         """Show ``table`` (input side) or ``view`` (output side); ``view`` also gives
         the classes and suppressed rows that both sides mark."""
         self.beginResetModel()
         self._table, self._view = table, view
         self._types = dict(types or {})
+        self._data_types = dict(data_types or {})  # to order classes by released value
         self._class_shade = None
         self._page = min(self._page, self.page_count - 1)
         self._load_page()
@@ -58,7 +62,7 @@ class ComparisonTableModel(PagedModel):
         self.page_changed.emit(self._page, self.page_count)
 
     @property
-    def view(self) -> OutputView | None:
+    def view(self) -> ReleasedTable | None:
         return self._view
 
     @property
@@ -106,7 +110,7 @@ class ComparisonTableModel(PagedModel):
         if v is None or v.is_suppressed(source_row):
             return None
         if self._class_shade is None:
-            self._class_shade = (v.class_rank() % 2).astype(bool)
+            self._class_shade = (class_rank(v, self._data_types) % 2).astype(bool)
         return int(self._class_shade[v.row_class(source_row)])
 
     def _repaint(self) -> None:
@@ -127,7 +131,10 @@ class ComparisonTableModel(PagedModel):
         """The cell shown at view ``row``, ``column``."""
         src = self.order.source_row(row)
         if self.output:
-            return self._view.value(self._names[column], src)
+            name = self._names[column]
+            if name in self._view.removed:  # not released: shown as removed
+                return self._view.marker
+            return self._view.value(name, src)
         c = self._columns[column]
         return str(c.dictionary[c.codes[src]])
 
@@ -158,7 +165,7 @@ class ComparisonTableModel(PagedModel):
             return None
         if role == _Role.ForegroundRole and self.output:
             src = self.order.source_row(row)
-            if self._view.is_suppressed(src) or self._names[col] in self._view.identifying:
+            if self._view.is_suppressed(src) or self._names[col] in self._view.removed:
                 return SUPPRESSED_FOREGROUND
             if self._view.is_generalized(self._names[col]):
                 return GENERALIZED_FOREGROUND
@@ -204,7 +211,8 @@ class ComparisonTableModel(PagedModel):
             if self.output and self._view is not None:
                 if name in self._view.level_of:
                     tip += f", generalized to level {self._view.level_of[name]}"
-                elif name in self._view.identifying:
-                    tip += f", removed ({SUPPRESSED})"
+                elif name in self._view.removed:
+                    tip += (f", removed: not in the released table (shown as "
+                            f"{self._view.marker})")
             return tip + "\nClick to sort both tables by this column"
         return None

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QButtonGroup, QCheckBox, QHBox
                                QHeaderView, QLabel, QSplitter, QTableView, QToolButton,
                                QVBoxLayout, QWidget)
 
-from app.perspectives.utility.output_view import OutputView, value_ranks
+from app.perspectives.utility.output_view import class_rank, sort_keys, value_ranks
 from app.perspectives.utility.row_order import RowOrder
 from app.perspectives.utility.table_models import ComparisonTableModel
 from app.widgets.pager import Pager
@@ -89,7 +89,7 @@ class ComparisonTables(QWidget):
         self.order = RowOrder(self)
         self.input_model = ComparisonTableModel(self.order, False, page_size, self)
         self.output_model = ComparisonTableModel(self.order, True, page_size, self)
-        self._view: OutputView | None = None
+        self._view: ReleasedTable | None = None
         self._table: EncodedTable | None = None
         self._data_types: dict[str, DataType] = {}
         self._sort: tuple[str, bool, bool] | None = None  # (attribute, output side, ascending)
@@ -167,7 +167,7 @@ class ComparisonTables(QWidget):
         self.order.changed.connect(self._update_controls)
 
     # --- data ------------------------------------------------------------------------------
-    def set_data(self, table: EncodedTable | None, view: OutputView | None,
+    def set_data(self, table: EncodedTable | None, view: ReleasedTable | None,
                  subset: np.ndarray | None, types: dict[str, str] | None = None,
                  data_types: dict[str, DataType] | None = None) -> None:
         """Show ``table`` beside the output ``view`` (None: no output). Sorting, paging
@@ -177,8 +177,8 @@ class ComparisonTables(QWidget):
         subset_only = self.order.subset_only
         self._table, self._view = table, view
         self._data_types = dict(data_types or {})
-        self.input_model.set_source(table, view, types)
-        self.output_model.set_source(table, view, types)
+        self.input_model.set_source(table, view, types, self._data_types)
+        self.output_model.set_source(table, view, types, self._data_types)
         self.order.reset(0 if table is None else table.n_rows, subset)
         if subset_only and same_rows:
             self.order.set_subset_only(True)
@@ -230,7 +230,7 @@ class ComparisonTables(QWidget):
         keys = []
         classes = self.show_classes and view is not None
         if classes:
-            keys.append(view.class_rank()[view.row_classes()])
+            keys.append(class_rank(view, self._data_types)[view.row_classes()])
         if self._sort is not None:
             name, output, ascending = self._sort
             if output and view is None:
@@ -249,7 +249,7 @@ class ComparisonTables(QWidget):
     def _sort_keys(self, name: str, output: bool) -> np.ndarray:
         dtype = self._data_types.get(name)
         if self._view is not None:
-            return self._view.sort_keys(name, output, dtype)
+            return sort_keys(self._view, name, output, dtype)
         col = self._table.column(name)
         return value_ranks(col.dictionary, dtype)[col.codes]
 
