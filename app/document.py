@@ -214,6 +214,22 @@ class Document(QObject):
     def qis_without_hierarchy(self) -> list[str]:
         return [n for n in self.attributes if self.lacks_hierarchy(n)]
 
+    def lattice_size(self) -> int | None:
+        """How many transformations the search space has (the product of each
+        quasi-identifier's levels between its minimum and maximum); None while a
+        quasi-identifier has no hierarchy."""
+        size = 1
+        for a in self.attributes.values():
+            if a.type != QUASI_IDENTIFYING:
+                continue
+            if a.hierarchy is None:
+                return None
+            hi = a.hierarchy.height if a.max_level is None else min(a.max_level,
+                                                                    a.hierarchy.height)
+            lo = 0 if a.min_level is None else a.min_level
+            size *= max(1, hi - lo + 1)
+        return size
+
     def verbatim_columns(self) -> list[str]:
         """Insensitive columns: released exactly as they are (as are columns a job file
         does not name)."""

@@ -1,6 +1,7 @@
 """The pandas-friendly entry point: ``engine.anonymize(data, config)``."""
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -90,7 +91,29 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     built = build_output and result.optimum is not None and not phases.cancelled()
     if built:
         phases.report(0, None, None, force=True, phase="output", done=0.5 if recoding else 0.0)
-        result.transformed()
+        built = _build_output(result, phases)
     if built or recoding is not None:
         phases.report(0, None, None, force=True, phase="output", done=1.0)
     return result
+
+
+def _build_output(result: AnonymizationResult, phases: Reporter) -> bool:
+    """Build the optimum's released table, answering ``cancel`` within a tenth of a
+    second: the table is built in a helper thread (pandas cannot be interrupted); when
+    cancelled it is left to finish there, the result builds it again on demand.
+    False when cancelled."""
+    done = threading.Event()
+
+    def build() -> None:
+        try:
+            result.transformed()
+        except Exception:  # noqa: BLE001 - raised again where the output is asked for
+            pass
+        finally:
+            done.set()
+
+    threading.Thread(target=build, name="anonymist-output", daemon=True).start()
+    while not done.wait(0.1):
+        if phases.cancelled():
+            return False
+    return True

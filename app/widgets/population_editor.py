@@ -66,8 +66,9 @@ class PopulationEditor(QWidget):
         self.fraction.setToolTip("Share of the population that is in the data.")
         rows = (("Population", self.region), ("Size", self.size),
                 ("Sampling fraction", self.fraction))
+        self._form: QFormLayout | None = None
         if compact:
-            lay = QFormLayout(self)
+            lay = self._form = QFormLayout(self)
             lay.setContentsMargins(0, 0, 0, 0)
             for text, w in rows:
                 lay.addRow(text, w)
@@ -114,6 +115,8 @@ class PopulationEditor(QWidget):
             self.fraction.setValue(model.fraction(n))
         for w in (self.size, self.fraction):
             w.setEnabled(model is not None)
+            if self._form is not None:  # without a population, no size to show
+                self._form.setRowVisible(w, model is not None)
         for w in (self.region, self.size, self.fraction):
             w.blockSignals(False)
 

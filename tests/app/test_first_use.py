@@ -67,3 +67,30 @@ def test_attribute_list_flags_missing_hierarchies_and_verbatim_columns(qtbot, wi
     assert "Released as they are (insensitive): sex" in panel.warnings.text()
     doc.update_attributes(["sex"], type=QUASI_IDENTIFYING)
     assert "Released as they are" not in panel.warnings.text()
+
+
+def test_search_limits_are_disabled_where_the_algorithm_ignores_them(qtbot, window):
+    open_sample(qtbot, window)
+    doc = window.document
+    panel = window.configure.search
+    size = doc.lattice_size()
+    assert size == 12960  # the sample's nine quasi-identifiers
+    tr = doc.settings.transformation
+
+    def use(algorithm, threshold=tr.heuristic_threshold):
+        from dataclasses import replace
+        doc.update_settings(transformation=replace(doc.settings.transformation,
+                                                   algorithm=algorithm,
+                                                   heuristic_threshold=threshold))
+
+    use("optimal", 100_000)
+    assert not panel.time_limit.isEnabled() and not panel.step_limit.isEnabled()
+    assert "ignores time and step limits" in panel.time_limit.toolTip()
+    use("optimal", 1000)  # above the threshold: Lightning takes over and honours them
+    assert panel.time_limit.isEnabled() and "hands over to Lightning" in panel.note.text()
+    use("exhaustive")
+    assert not panel.time_limit.isEnabled() and not panel.threshold.isEnabled()
+    use("genetic")
+    assert panel.time_limit.isEnabled() and panel.seed.isEnabled()
+    doc.update_attributes(["age"], max_level=1)  # the lattice shrinks
+    assert doc.lattice_size() < size

@@ -50,3 +50,29 @@ def test_cli_bar_shows_percent_and_phase():
     text = out.getvalue()
     assert "[#####.....]  50% Searching 5 checked" in text
     assert "[##########] 100% Building the output" in text
+
+
+def test_cancel_while_the_output_is_built_returns_at_once(adult_dir, monkeypatch):
+    """Building the released table cannot be interrupted (pandas): a cancel during that
+    phase returns the result without waiting for it."""
+    import threading
+
+    from engine.result import AnonymizationResult
+    release = threading.Event()
+    started = threading.Event()
+    state = {"cancel": False, "returned_before_release": None}
+
+    def slow_transformed(self, levels=None):
+        started.set()
+        state["cancel"] = True  # the user presses Cancel while the table is built
+        release.wait(30)
+
+    monkeypatch.setattr(AnonymizationResult, "transformed", slow_transformed)
+    reports = []
+    result = engine.anonymize(None, adult_dir / "job.toml", progress=reports.append,
+                              cancel=lambda: state["cancel"], build_output=True)
+    state["returned_before_release"] = not release.is_set()
+    release.set()
+    assert started.is_set() and state["returned_before_release"]
+    assert result.optimum is not None and not result.cancelled  # the search had finished
+    assert reports[-1].phase == "output" and reports[-1].fraction < 1.0

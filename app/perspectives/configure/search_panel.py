@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QSpinBox
 
 from app.document import Document
 from app.perspectives.configure.settings_form import SettingsForm
@@ -13,6 +13,30 @@ from engine.search import EXACT, heuristic_algorithms
 LABELS = {"optimal": "Optimal (Flash)", "exhaustive": "Exhaustive", "lightning": "Lightning",
           "top-down": "Top-down", "genetic": "Genetic", "kgen": "kGen", "datafly": "DataFly",
           "igreedy": "Improved greedy"}
+
+
+THRESHOLD_TIP = ("Above this many transformations the optimal search hands over to "
+                 "Lightning, a heuristic that stops at the time and step limits")
+
+
+def limits_apply(algorithm: str, threshold: int, lattice: int | None) -> tuple[bool, str]:
+    """Whether the time / step limits and the seed act on ``algorithm`` for a lattice of
+    ``lattice`` transformations (None: unknown yet), and a sentence saying so."""
+    size = "" if lattice is None else f" This lattice has {lattice:,} transformations."
+    if algorithm == "exhaustive":
+        return False, ("The exhaustive search checks every transformation: it has no time or "
+                       "step limit." + size)
+    if algorithm == "optimal":
+        if lattice is not None and lattice > threshold:
+            return True, (f"This lattice ({lattice:,} transformations) is above the heuristic "
+                          f"threshold: the search hands over to Lightning, which stops at the "
+                          f"time and step limits with the best transformation found (not "
+                          f"proven optimal).")
+        return False, ("The optimal search runs until it has proven the optimum and ignores "
+                       "time and step limits; they apply only above the heuristic threshold, "
+                       "where it hands over to Lightning." + size)
+    return True, ("A heuristic: it stops at the time or step limit (without one, after its "
+                  "own default) with the best transformation found, not proven optimal.")
 
 
 class SearchPanel(SettingsForm):
@@ -44,12 +68,15 @@ class SearchPanel(SettingsForm):
         self.threshold = QSpinBox()
         self.threshold.setRange(1, 2_000_000_000)
         self.threshold.setSingleStep(10_000)
-        self.threshold.setToolTip("Above this many transformations the optimal search "
-                                  "hands over to a heuristic")
         form.addRow("Heuristic above", self.threshold)
+        self.note = QLabel()
+        self.note.setObjectName("searchNote")
+        self.note.setWordWrap(True)
+        form.addRow(self.note)
         self.follow(self.algorithm.activated, self.practical.toggled,
                     *(w.valueChanged for w in (self.time_limit, self.step_limit, self.seed,
                                                self.threshold)))
+        document.attributes_changed.connect(lambda _names: self._refresh())
 
     def show_settings(self) -> None:
         t = self.doc.settings.transformation
@@ -59,9 +86,15 @@ class SearchPanel(SettingsForm):
         self.step_limit.setValue(t.step_limit or 0)
         self.seed.setValue(-1 if t.seed is None else t.seed)
         self.threshold.setValue(t.heuristic_threshold)
-        heuristic = t.algorithm not in EXACT
+        limited, note = limits_apply(t.algorithm, t.heuristic_threshold,
+                                     self.doc.lattice_size())
         for w in (self.time_limit, self.step_limit, self.seed):
-            w.setEnabled(heuristic or t.algorithm == "optimal")
+            w.setEnabled(limited)
+            w.setToolTip("" if limited else note)
+        self.threshold.setEnabled(t.algorithm == "optimal")
+        self.threshold.setToolTip(THRESHOLD_TIP if t.algorithm == "optimal" else
+                                  "Only the optimal search hands over to a heuristic")
+        self.note.setText(note)
 
     def apply(self) -> None:
         t = replace(self.doc.settings.transformation,
