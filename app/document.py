@@ -209,7 +209,9 @@ class Document(QObject):
     def lacks_hierarchy(self, name: str) -> bool:
         """A quasi-identifier without a valid hierarchy (Anonymize would refuse it)."""
         a = self.attributes[name]
-        return a.type == QUASI_IDENTIFYING and a.hierarchy is None
+        generalized = a.transformation == "generalization" or (
+            a.transformation == "microaggregation" and a.clustering == "hierarchy")
+        return a.type == QUASI_IDENTIFYING and a.hierarchy is None and generalized
 
     def qis_without_hierarchy(self) -> list[str]:
         return [n for n in self.attributes if self.lacks_hierarchy(n)]
@@ -233,7 +235,8 @@ class Document(QObject):
     def verbatim_columns(self) -> list[str]:
         """Insensitive columns: released exactly as they are (as are columns a job file
         does not name)."""
-        return [n for n, a in self.attributes.items() if a.type == INSENSITIVE]
+        return [n for n, a in self.attributes.items()
+                if a.type == INSENSITIVE and a.transformation in ("generalization", "identity")]
 
     # --- settings ------------------------------------------------------------------------
     def update_settings(self, **values) -> None:

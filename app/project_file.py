@@ -38,6 +38,7 @@ from engine.data.table import EncodedTable
 from engine.errors import AnonymistError
 from engine.io_utils import atomic_write_bytes
 from engine.project.job_file import job_from_dict
+from engine.transform.job_keys import transformation_options_to_dict
 
 FORMAT_NAME = "anonymist-project"
 SCHEMA_VERSION = 1
@@ -81,6 +82,7 @@ def transformation_to_dict(tr: TransformationConfig) -> dict:
             t[key] = getattr(tr, key)
     if tr.genetic:
         t["genetic"] = dict(tr.genetic)
+    t.update(transformation_options_to_dict(tr))
     return t
 
 

@@ -18,7 +18,8 @@ from engine.hierarchy.model import Hierarchy
 from engine.errors import HierarchyError
 from engine.project.job_file import job_to_dict, load_job
 
-_ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format")
+_ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format",
+              "transformation", "function", "ignore_missing", "clustering", "top", "bottom")
 
 
 def snapshot_of(doc: Document) -> ProjectSnapshot:

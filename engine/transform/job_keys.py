@@ -71,7 +71,8 @@ def read_attribute_transformation(cfg, a: dict, where: str) -> None:
         raise JobError(f"{where} function only applies to transformation = "
                        f"\"microaggregation\"")
     for key in ("ignore_missing", "clustering"):
-        if key in a and kind != "microaggregation":
+        # the defaults (false, "none") may be written for any attribute (project files)
+        if a.get(key, False) not in (False, "none") and kind != "microaggregation":
             raise JobError(f"{where} {key} only applies to transformation = "
                            f"\"microaggregation\"")
     cfg.ignore_missing = _bool(a, "ignore_missing", where)

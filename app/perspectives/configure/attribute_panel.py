@@ -4,8 +4,8 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDoubleSpinBox, QGridLayout,
-                                QHeaderView, QLabel, QLineEdit, QSpinBox,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox,
+                               QGridLayout, QHeaderView, QLabel, QLineEdit, QSpinBox,
                                QTableView, QVBoxLayout, QWidget)
 
 from app.document import Document
@@ -13,6 +13,8 @@ from app.models.attribute_list import AttributeListModel
 from app.models.column_selection import DATA_TYPES
 from app.theme import TYPE_LABELS, type_icon
 from engine.config import ATTRIBUTE_TYPES
+from engine.transform.job_keys import CLUSTERING, TRANSFORMATIONS
+from engine.transform.microaggregation import FUNCTIONS
 
 NO_LIMIT = -1
 
@@ -82,10 +84,16 @@ class AttributePanel(QWidget):
         self.weight.setDecimals(2)
         self.weight.setToolTip("Attribute weight for weighted utility metrics")
         self.weight.valueChanged.connect(self._weight_edited)
+        self._method_widgets()
         for row, col, label, w in ((1, 0, "Type", self.type), (1, 2, "Data type", self.data_type),
                                    (2, 0, "Format", self.format), (2, 2, "Weight", self.weight),
                                    (3, 0, "Min level", self.min_level),
-                                   (3, 2, "Max level", self.max_level)):
+                                   (3, 2, "Max level", self.max_level),
+                                   (4, 0, "Transformation", self.method),
+                                   (4, 2, "Function", self.function),
+                                   (5, 0, "Clustering", self.clustering),
+                                   (5, 2, "", self.ignore_missing),
+                                   (6, 0, "Bottom", self.bottom), (6, 2, "Top", self.top)):
             grid.addWidget(QLabel(label), row, col)
             grid.addWidget(w, row, col + 1)
         grid.setColumnStretch(1, 3)
@@ -124,6 +132,64 @@ class AttributePanel(QWidget):
             tips.append("Released unchanged: " + ", ".join(verbatim))
         self.warnings.setToolTip("\n".join(tips))
         self.warnings.setVisible(bool(lines))
+
+    def _method_widgets(self) -> None:
+        """Transformation mode (generalization, microaggregation, coding rules) and its
+        settings (engine/transform/, README "Transformation methods")."""
+        self.method = QComboBox()
+        self.method.setObjectName("attributeTransformation")
+        self.method.addItems(TRANSFORMATIONS)
+        self.method.setToolTip("How the attribute is transformed: generalized by its "
+                               "hierarchy, microaggregated per class, or a fixed rule")
+        self.method.activated.connect(self._method_edited)
+        self.function = QComboBox()
+        self.function.setObjectName("microaggregationFunction")
+        self.function.addItems(FUNCTIONS)
+        self.function.activated.connect(self._method_edited)
+        self.clustering = QComboBox()
+        self.clustering.setObjectName("microaggregationClustering")
+        self.clustering.addItems(CLUSTERING)
+        self.clustering.setToolTip("none: aggregate per class of the other attributes; "
+                                   "hierarchy: form classes with this attribute's hierarchy "
+                                   "first (ARX); mdav: split classes into MDAV clusters")
+        self.clustering.activated.connect(self._method_edited)
+        self.ignore_missing = QCheckBox("Ignore missing values")
+        self.ignore_missing.toggled.connect(self._method_edited)
+        self.bottom, self.top = QLineEdit(), QLineEdit()
+        for w, word in ((self.bottom, "below"), (self.top, "above")):
+            w.setPlaceholderText("none")
+            w.setToolTip(f"top-bottom coding: numbers {word} this become it")
+            w.editingFinished.connect(self._method_edited)
+
+    def _show_method(self, a, many: bool) -> None:
+        self.method.setCurrentText(a.transformation)
+        self.function.setCurrentText(a.function or FUNCTIONS[0])
+        self.clustering.setCurrentText(a.clustering)
+        self.ignore_missing.setChecked(a.ignore_missing)
+        self.bottom.setText("" if a.bottom is None else f"{a.bottom:g}")
+        self.top.setText("" if a.top is None else f"{a.top:g}")
+        micro = a.transformation == "microaggregation"
+        coding = a.transformation == "top-bottom-coding"
+        self.method.setEnabled(not many)
+        for w in (self.function, self.clustering, self.ignore_missing):
+            w.setEnabled(micro and not many)
+        for w in (self.bottom, self.top):
+            w.setEnabled(coding and not many)
+
+    def _method_edited(self, *_) -> None:
+        if self._updating or len(self._names) != 1:
+            return
+        method = self.method.currentText()
+        micro = method == "microaggregation"
+        coding = method == "top-bottom-coding"
+        values = {"transformation": method,
+                  "function": self.function.currentText() if micro else None,
+                  "clustering": self.clustering.currentText() if micro else "none",
+                  "ignore_missing": self.ignore_missing.isChecked() if micro else False,
+                  "top": _number(self.top.text()) if coding else None,
+                  "bottom": _number(self.bottom.text()) if coding else None}
+        self.doc.update_attributes(self._names, **values)
+        self._show(self._names)
 
     # --- selection -----------------------------------------------------------------------
     def selected(self) -> list[str]:
@@ -170,6 +236,7 @@ class AttributePanel(QWidget):
             self.min_level.setValue(NO_LIMIT if a.min_level is None else a.min_level)
             self.max_level.setValue(NO_LIMIT if a.max_level is None else a.max_level)
             self.weight.setValue(1.0 if a.weight is None else a.weight)
+            self._show_method(a, many)
         finally:
             self._updating = False
 
@@ -211,3 +278,11 @@ class AttributePanel(QWidget):
 def _names(names: list[str], shown: int = 4) -> str:
     text = ", ".join(escape(n) for n in names[:shown])
     return text + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _number(text: str) -> float | None:
+    """A typed bound, or None when empty or not a number (the field then shows 'none')."""
+    try:
+        return float(text.strip()) if text.strip() else None
+    except ValueError:
+        return None

@@ -23,7 +23,21 @@ def summary_text(summary: dict | None) -> tuple[str, str]:
     loss = f"Information loss {pct:.2f} %" if pct is not None else "Information loss"
     loss += f" (raw {format_loss(opt.get('information_loss'))})"
     supp = f"{opt.get('suppressed_records', 0):,} records suppressed"
-    return "Optimum found", f"Levels: {levels}\n{loss}\n{supp}\n{effort}"
+    lines = [f"Levels: {levels}", loss, supp]
+    local = summary.get("local_recoding")
+    if local:
+        lines.append(f"Local recoding: {local['suppressed_before']:,} \u2192 "
+                     f"{local['suppressed_after']:,} records suppressed, loss "
+                     f"{format_loss(local.get('information_loss_before'))} \u2192 "
+                     f"{format_loss(local.get('information_loss_after'))} "
+                     f"({local.get('iterations', 0)} iterations)")
+    for name, m in (summary.get("microaggregation") or {}).items():
+        if m.get("sse") is not None:
+            lines.append(f"{name}: {m['function']}, squared error {m['sse']:,.4g}")
+    method = summary.get("method")
+    if method:
+        lines.insert(0, f"Method: {method}")
+    return "Optimum found", "\n".join(lines + [effort])
 
 
 class ResultSummary(QFrame):

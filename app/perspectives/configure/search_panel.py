@@ -3,12 +3,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QSpinBox
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit,
+                               QSpinBox)
 
 from app.document import Document
 from app.perspectives.configure.settings_form import SettingsForm
 from engine.config import ALGORITHMS
 from engine.search import EXACT, heuristic_algorithms
+from engine.transform.job_keys import LOCAL_RECODING_KEYS
 
 LABELS = {"optimal": "Optimal (Flash)", "exhaustive": "Exhaustive", "lightning": "Lightning",
           "top-down": "Top-down", "genetic": "Genetic", "kgen": "kGen", "datafly": "DataFly",
@@ -73,10 +75,40 @@ class SearchPanel(SettingsForm):
         self.note.setObjectName("searchNote")
         self.note.setWordWrap(True)
         form.addRow(self.note)
+        self._recoding_rows()
         self.follow(self.algorithm.activated, self.practical.toggled,
                     *(w.valueChanged for w in (self.time_limit, self.step_limit, self.seed,
-                                               self.threshold)))
+                                               self.threshold, self.iterations,
+                                               self.recoding_gs)),
+                    self.local.toggled, self.remove_values.toggled,
+                    self.marker.editingFinished)
         document.attributes_changed.connect(lambda _names: self._refresh())
+
+    def _recoding_rows(self) -> None:
+        """Local recoding after the optimum, the suppression string and whether suppressed
+        records lose their other values (README "Transformation methods")."""
+        form = self.form
+        self.local = QCheckBox("Local recoding of suppressed records")
+        self.local.setObjectName("localRecoding")
+        self.local.setToolTip("After the optimum, anonymize the suppressed records again on "
+                              "their own (ARX's local anonymization)")
+        form.addRow("", self.local)
+        self.iterations = QSpinBox()
+        self.iterations.setRange(1, 100_000)
+        form.addRow("Iterations", self.iterations)
+        self.recoding_gs = QDoubleSpinBox()
+        self.recoding_gs.setRange(0.0, 1.0)
+        self.recoding_gs.setSingleStep(0.05)
+        self.recoding_gs.setDecimals(2)
+        self.recoding_gs.setToolTip("gs-factor of the recoding steps: low favours suppression, "
+                                    "high generalization")
+        form.addRow("Recoding gs-factor", self.recoding_gs)
+        self.marker = QLineEdit()
+        self.marker.setObjectName("suppressionString")
+        self.marker.setMaxLength(40)
+        form.addRow("Suppression string", self.marker)
+        self.remove_values = QCheckBox("Also remove suppressed records' other values")
+        form.addRow("", self.remove_values)
 
     def show_settings(self) -> None:
         t = self.doc.settings.transformation
@@ -86,6 +118,14 @@ class SearchPanel(SettingsForm):
         self.step_limit.setValue(t.step_limit or 0)
         self.seed.setValue(-1 if t.seed is None else t.seed)
         self.threshold.setValue(t.heuristic_threshold)
+        local = t.local_recoding or {}
+        self.local.setChecked(bool(t.local_recoding))
+        self.iterations.setValue(local.get("iterations", LOCAL_RECODING_KEYS["iterations"]))
+        self.recoding_gs.setValue(local.get("gs_factor", LOCAL_RECODING_KEYS["gs_factor"]))
+        for w in (self.iterations, self.recoding_gs):
+            w.setEnabled(bool(t.local_recoding))
+        self.marker.setText(t.suppression_string)
+        self.remove_values.setChecked(t.remove_suppressed_values)
         limited, note = limits_apply(t.algorithm, t.heuristic_threshold,
                                      self.doc.lattice_size())
         for w in (self.time_limit, self.step_limit, self.seed):
@@ -103,6 +143,13 @@ class SearchPanel(SettingsForm):
                     time_limit_s=self.time_limit.value() or None,
                     step_limit=self.step_limit.value() or None,
                     seed=None if self.seed.value() < 0 else self.seed.value(),
-                    heuristic_threshold=self.threshold.value())
+                    heuristic_threshold=self.threshold.value(),
+                    local_recoding=({**LOCAL_RECODING_KEYS,
+                                     **(self.doc.settings.transformation.local_recoding or {}),
+                                     "iterations": self.iterations.value(),
+                                     "gs_factor": round(self.recoding_gs.value(), 2)}
+                                    if self.local.isChecked() else None),
+                    suppression_string=self.marker.text() or "*",
+                    remove_suppressed_values=self.remove_values.isChecked())
         if t != self.doc.settings.transformation:
             self.doc.update_settings(transformation=t)

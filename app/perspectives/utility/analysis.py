@@ -129,4 +129,6 @@ def default_target(c: Comparison) -> str | None:
 
 def levels_text(view: ReleasedTable) -> str:
     """``age 3 · education 2 · …``: the transformation in words."""
+    if getattr(view, "local_recoding", False):
+        return "local recoding: records carry their own levels"
     return " · ".join(f"{n} {lv}" for n, lv in view.level_of.items())

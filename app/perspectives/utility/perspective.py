@@ -202,16 +202,25 @@ class UtilityPerspective(QWidget):
                                               "only the input is shown.")
             return
         opt = self.result.optimum
-        if opt is not None and tuple(opt.levels[q] for q in view.qis) == view.levels:
+        local = getattr(self.result, "local_recoding", None)
+        if view.local_recoding and local is not None:
             ev, which = opt, "optimum"
+            pct = (self.result.relative_percent(local.loss_after)
+                   if local.loss_after is not None else None)
+        elif opt is not None and tuple(opt.levels[q] for q in view.qis) == view.levels:
+            ev, which = opt, "optimum"
+            pct = ev.information_loss_percent
         else:
             ev, which = self.result.evaluate(list(view.levels)), "applied"
-        pct = ev.information_loss_percent
+            pct = ev.information_loss_percent
         loss = f" · information loss {pct:.2f} %" if pct is not None else ""
         state = "" if ev.anonymous else ", not anonymous"
+        method = getattr(self.result, "method", "global generalization")
         self.transformation_label.setText(
             f"Output of transformation {an.levels_text(view)} ({which}{state}){loss} · "
-            f"{view.suppressed_records:,} records suppressed")
+            f"{view.suppressed_records:,} records suppressed"
+            + ("" if which != "optimum" or method == "global generalization"
+               else f" · {method}"))
         self.transformation_label.setToolTip(self.transformation_label.text())
 
     def _fill_choices(self) -> None:
