@@ -24,7 +24,12 @@ _SPECS = (  # key, text, shortcut, icon, standard-icon fallback, tip
     ("import_data", "&Import data…", "Ctrl+I", "import", SP.SP_ArrowDown,
      "Import a CSV file, an Excel sheet or a database table"),
     ("export_data", "&Export data…", "Ctrl+E", "export", SP.SP_ArrowUp,
-     "Export the anonymized output as CSV"),
+     "Export the anonymized output: CSV, Excel, Parquet or a database table, with its "
+     "release documents"),
+    ("export_report", "Export &report…", None, None, None,
+     "The release report for an approval board: PDF and the same content as JSON"),
+    ("export_mapping", "Export value &mapping…", None, None, None,
+     "Per quasi-identifier the input value -> released value table (.xlsx)"),
     ("import_hierarchy", "Import &hierarchy…", None, None, None,
      "Load the selected attribute's hierarchy from CSV"),
     ("export_hierarchy", "Export hie&rarchy…", None, None, None,
@@ -84,7 +89,7 @@ def build_menus(window: QMainWindow, actions: dict[str, QAction]) -> dict[str, Q
     file.addAction(actions["save_as"])
     file.addAction(actions["save_job"])
     file.addSeparator()
-    for key in ("import_data", "export_data"):
+    for key in ("import_data", "export_data", "export_report", "export_mapping"):
         file.addAction(actions[key])
     file.addSeparator()
     for key in ("import_hierarchy", "export_hierarchy", "create_hierarchy"):

@@ -30,6 +30,8 @@ class FileOperations(QObject):
 
     loaded = Signal(str)
     saved = Signal(str)
+    #: an export finished: engine.release_docs.bundle.ReleaseWritten
+    exported = Signal(object)
 
     def __init__(self, window, document: Document, settings: AppSettings):
         super().__init__(window)
@@ -41,6 +43,7 @@ class FileOperations(QObject):
         self.tasks.finished.connect(self._finished)
         self.tasks.failed.connect(self._failed)
         self.wizard: ImportWizard | None = None
+        self._export_task_cleanup: Callable | None = None
 
     # --- worker plumbing ---------------------------------------------------------------
     def run(self, label: str, fn: Callable[[], object], done: Callable[[object], None]) -> int:
@@ -57,6 +60,9 @@ class FileOperations(QObject):
 
     def _failed(self, label: str, message: str) -> None:
         self._callbacks.clear()
+        cleanup, self._export_task_cleanup = self._export_task_cleanup, None
+        if cleanup is not None:
+            cleanup()
         self.window.statusBar().clearMessage()
         show_error(self.window, label, message)
 
@@ -211,18 +217,114 @@ class FileOperations(QObject):
         self.run("Saving job file", lambda: save_job_file(self.doc, path), done)
 
     # --- export -----------------------------------------------------------------------------
-    def export_dialog(self) -> None:
+    def _release_ready(self) -> bool:
         result = self.doc.result
         if result is None or result.optimum is None:
             show_error(self.window, "Nothing to export",
                        "Anonymize the data first: the export writes the anonymized output.")
+            return False
+        return True
+
+    def export_dialog(self) -> None:
+        """File > Export data: target and format, and the release documents with it."""
+        from app.widgets.export_dialog import ExportDialog
+        if not self._release_ready():
             return
-        path = file_dialogs.save_file(self.window, "Export anonymized data", "anonymized.csv",
-                                      "CSV files (*.csv)", "export", self.doc, self.settings)
+        result = self.doc.result
+        mapping_ok = self.doc.applied_levels is not None or \
+            getattr(result, "local_recoding", None) is None
+        dialog = ExportDialog(file_dialogs.start_folder("export", self.doc, self.settings),
+                              self.doc.source.delimiter or ";", mapping_ok, self.window)
+        self.export_dialog_widget = dialog
+        if dialog.exec() and dialog.request is not None:
+            target = dialog.request.target
+            if target is not None and hasattr(target, "path"):
+                file_dialogs._remember("export", str(target.path), self.settings)
+            self.export_release(dialog.request)
+
+    def export_report_dialog(self) -> None:
+        """File > Export report: the release report (PDF + JSON) of the current output."""
+        from engine.release_docs.bundle import ReleaseRequest
+        if not self._release_ready():
+            return
+        path = file_dialogs.save_file(self.window, "Export release report", "release-report.pdf",
+                                      "PDF (*.pdf)", "export", self.doc, self.settings)
         if path:
-            self.export_to(Path(path))
+            path = Path(path)
+            self.export_release(ReleaseRequest(report=path.with_suffix(".pdf")))
+
+    def export_mapping_dialog(self) -> None:
+        """File > Export value mapping: input value -> released value per QI (.xlsx)."""
+        from engine.release_docs.bundle import ReleaseRequest
+        if not self._release_ready():
+            return
+        path = file_dialogs.save_file(self.window, "Export value mapping", "value-mapping.xlsx",
+                                      "Excel workbook (*.xlsx)", "export", self.doc,
+                                      self.settings)
+        if path:
+            self.export_release(ReleaseRequest(mapping=Path(path).with_suffix(".xlsx")))
+
+    def input_path(self) -> Path | None:
+        """The data file the release was made from, when it is a file on disk."""
+        loc = self.doc.source.location
+        if self.doc.source.kind in ("csv", "excel") and loc and Path(loc).is_file():
+            return Path(loc)
+        return None
+
+    def export_release(self, request, levels=None) -> int:
+        """Write ``request`` (engine.release_docs.bundle) of the current output in the
+        worker, with a progress dialog that can cancel it."""
+        from dataclasses import replace
+
+        from PySide6.QtCore import Qt
+        from PySide6.QtWidgets import QProgressDialog
+
+        from engine.release_docs.bundle import write_release
+        result = self.doc.result
+        levels = levels if levels is not None else self.doc.applied_levels
+        if request.input_path is None:
+            request = replace(request, input_path=self.input_path())
+        dialog = QProgressDialog("Exporting…", "Cancel", 0, 1000, self.window)
+        dialog.setWindowTitle("Export")
+        dialog.setWindowModality(Qt.WindowModality.WindowModal)
+        dialog.setMinimumDuration(400)
+        self.export_progress = dialog
+
+        def progressed(payload) -> None:
+            fraction, what = payload
+            dialog.setLabelText(what[:1].upper() + what[1:] + "…")
+            dialog.setValue(int(1000 * fraction))
+        self.tasks.progressed.connect(progressed)
+        dialog.canceled.connect(self.tasks.cancel)
+
+        def finish() -> None:
+            self.tasks.progressed.disconnect(progressed)
+            dialog.reset()
+
+        def done(written) -> None:
+            self._export_task_cleanup = None
+            finish()
+            self.last_export = written
+            text = "Exported " + ", ".join(Path(w).name if "/" in w or "\\" in w else w
+                                           for w in written.written)
+            if written.verified is False:
+                show_error(self.window, "Release report: verification FAILED",
+                           "The exported table does not pass the independent check:\n"
+                           + "\n".join(written.violations))
+            self.window.statusBar().showMessage(text, 8000)
+            self.exported.emit(written)
+
+        task = self.tasks.start("Exporting", lambda report, cancelled: write_release(
+            result, request, levels, lambda f, what: report((f, what)), cancelled))
+        self._callbacks = {task: done}
+        self._export_task_cleanup = finish
+        return task
 
     def export_to(self, path: Path, levels=None) -> None:
-        result = self.doc.result
-        self.run("Exporting data", lambda: result.write_output(path, levels),
-                 lambda _v: self.window.statusBar().showMessage(f"Exported {path.name}", 4000))
+        """Export the output as CSV to ``path`` (the job's delimiter), no dialog."""
+        from engine.export.targets import CsvOptions, FileTarget, file_target
+        from engine.release_docs.bundle import ReleaseRequest
+        target = file_target(path, CsvOptions(delimiter=self.doc.source.delimiter or ";"))
+        if not isinstance(target, FileTarget):
+            raise TypeError(target)
+        self.export_release(ReleaseRequest(target), levels)

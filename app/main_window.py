@@ -93,6 +93,8 @@ class MainWindow(QMainWindow):
         a["save_job"].triggered.connect(f.save_job_dialog)
         a["import_data"].triggered.connect(lambda: f.import_dialog())
         a["export_data"].triggered.connect(f.export_dialog)
+        a["export_report"].triggered.connect(f.export_report_dialog)
+        a["export_mapping"].triggered.connect(f.export_mapping_dialog)
         a["import_hierarchy"].triggered.connect(self.configure.hierarchy.load_dialog)
         a["export_hierarchy"].triggered.connect(self.configure.hierarchy.save_dialog)
         a["create_hierarchy"].triggered.connect(

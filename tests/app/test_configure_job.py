@@ -120,14 +120,17 @@ def test_file_dialogs_start_in_the_data_folder_and_remember(qtbot, window, monke
     project.mkdir()
     window.document.set_path(project / "p.anonymist")
     seen = []
+    from app.widgets.export_dialog import ExportDialog
 
-    def fake_save(parent, title, start, filters):
-        seen.append(start)
-        return str(tmp_path / "elsewhere" / "out.csv"), ""
+    def fake_exec(dialog):
+        seen.append(dialog.path.text())
+        dialog.path.setText(str(tmp_path / "elsewhere" / "out.csv"))
+        dialog.accept()
+        return 1
 
     (tmp_path / "elsewhere").mkdir()
-    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake_save)
-    monkeypatch.setattr(window.files, "export_to", lambda path, levels=None: None)
+    monkeypatch.setattr(ExportDialog, "exec", fake_exec)
+    monkeypatch.setattr(window.files, "export_release", lambda request, levels=None: None)
     monkeypatch.setattr(window.document, "result", type("R", (), {"optimum": object()})())
     window.files.export_dialog()
     assert Path(seen[0]) == project / "anonymized.csv"  # the project's folder

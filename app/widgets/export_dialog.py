@@ -1,0 +1,224 @@
+"""File > Export data: where the released table goes (CSV with its options, Excel,
+Parquet or a new database table) and which release documents go with it (value
+mapping, release report). Builds an ``engine.release_docs.bundle.ReleaseRequest``;
+the database password is asked here and kept only in the request, never stored."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
+                               QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QStackedWidget, QVBoxLayout, QWidget)
+
+from engine.errors import AnonymistError
+from engine.export.targets import CsvOptions, DatabaseTarget, FileTarget
+from engine.release_docs.bundle import ReleaseRequest
+
+FORMATS = (("csv", "CSV (delimited text)", ".csv"), ("xlsx", "Excel workbook (.xlsx)", ".xlsx"),
+           ("parquet", "Parquet (.parquet)", ".parquet"), ("database", "Database table", ""))
+DELIMITERS = ((";", ";"), (",", ","), ("Tab", "\t"), ("|", "|"))
+QUOTING = (("minimal", "Only where needed"), ("all", "Every value"),
+           ("nonnumeric", "Every non-numeric value"), ("none", "Never"))
+ENCODINGS = ("utf-8", "utf-8-sig", "latin-1", "cp1252", "utf-16")
+
+
+def _path_row(edit: QLineEdit, browse) -> QWidget:
+    w = QWidget()
+    lay = QHBoxLayout(w)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.addWidget(edit, 1)
+    b = QPushButton("Browse…")
+    b.clicked.connect(browse)
+    lay.addWidget(b)
+    return w
+
+
+class ExportDialog(QDialog):
+    def __init__(self, folder: str | Path, delimiter: str = ";", mapping_allowed: bool = True,
+                 parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Export anonymized data")
+        self.setMinimumWidth(560)
+        self.folder = Path(folder)
+        lay = QVBoxLayout(self)
+        form = QFormLayout()
+        self.format = QComboBox()
+        self.format.setObjectName("exportFormat")
+        for key, text, _ in FORMATS:
+            self.format.addItem(text, key)
+        form.addRow("Format", self.format)
+        lay.addLayout(form)
+
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self._file_page(delimiter))
+        self.stack.addWidget(self._database_page())
+        lay.addWidget(self.stack)
+
+        docs = QGroupBox("Release documents")
+        dform = QFormLayout(docs)
+        self.with_mapping = QCheckBox("Value mapping (input value → released value)")
+        self.mapping_path = QLineEdit(str(self.folder / "value-mapping.xlsx"))
+        self.with_mapping.setEnabled(mapping_allowed)
+        if not mapping_allowed:
+            self.with_mapping.setToolTip("Local recoding gives records of one value different "
+                                         "levels: there is no value mapping")
+        dform.addRow(self.with_mapping)
+        dform.addRow("Mapping (folder or .xlsx)",
+                     _path_row(self.mapping_path, lambda: self._browse(
+                         self.mapping_path, "Excel workbook (*.xlsx)", folder_ok=True)))
+        self.with_report = QCheckBox("Release report (PDF, and the same content as JSON)")
+        self.report_path = QLineEdit(str(self.folder / "release-report.pdf"))
+        dform.addRow(self.with_report)
+        dform.addRow("Report", _path_row(self.report_path, lambda: self._browse(
+            self.report_path, "PDF (*.pdf)")))
+        lay.addWidget(docs)
+        for box, edit in ((self.with_mapping, self.mapping_path),
+                          (self.with_report, self.report_path)):
+            edit.setEnabled(False)
+            box.toggled.connect(edit.setEnabled)
+
+        self.error = QLabel()
+        self.error.setObjectName("exportError")
+        self.error.setStyleSheet("color: #b22222")
+        self.error.setWordWrap(True)
+        lay.addWidget(self.error)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok |
+                                   QDialogButtonBox.StandardButton.Cancel)
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Export")
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        self.format.currentIndexChanged.connect(self._format_changed)
+        self._format_changed()
+        self._request: ReleaseRequest | None = None
+
+    # --- pages --------------------------------------------------------------------------
+    def _file_page(self, delimiter: str) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.path = QLineEdit(str(self.folder / "anonymized.csv"))
+        self.path.setObjectName("exportPath")
+        form.addRow("File", _path_row(self.path, lambda: self._browse(self.path, self._filter())))
+        self.csv_box = QGroupBox("CSV options")
+        cform = QFormLayout(self.csv_box)
+        self.delimiter = QComboBox()
+        self.delimiter.setEditable(True)
+        for text, value in DELIMITERS:
+            self.delimiter.addItem(text, value)
+        i = next((k for k, (_, v) in enumerate(DELIMITERS) if v == delimiter), None)
+        if i is not None:
+            self.delimiter.setCurrentIndex(i)
+        else:
+            self.delimiter.setEditText(delimiter)
+        self.quoting = QComboBox()
+        for key, text in QUOTING:
+            self.quoting.addItem(text, key)
+        self.encoding = QComboBox()
+        self.encoding.setEditable(True)
+        self.encoding.addItems(ENCODINGS)
+        self.line_ending = QComboBox()
+        self.line_ending.addItem("LF (Linux, macOS)", "lf")
+        self.line_ending.addItem("CRLF (Windows)", "crlf")
+        cform.addRow("Delimiter", self.delimiter)
+        cform.addRow("Quoting", self.quoting)
+        cform.addRow("Encoding", self.encoding)
+        cform.addRow("Line ending", self.line_ending)
+        form.addRow(self.csv_box)
+        return page
+
+    def _database_page(self) -> QWidget:
+        page = QWidget()
+        form = QFormLayout(page)
+        form.setContentsMargins(0, 0, 0, 0)
+        self.url = QLineEdit()
+        self.url.setObjectName("exportUrl")
+        self.url.setPlaceholderText("sqlite:///path/to/file.db or "
+                                    "postgresql+psycopg2://user@host:5432/database")
+        self.password = QLineEdit()
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText("asked now, never stored")
+        self.table = QLineEdit("anonymized")
+        self.table.setObjectName("exportTable")
+        self.replace = QCheckBox("Replace the table if it exists")
+        form.addRow("Database URL", self.url)
+        form.addRow("Password", self.password)
+        form.addRow("New table", self.table)
+        form.addRow(self.replace)
+        note = QLabel("A new table is created with text columns and filled in batches; "
+                      "the export can be cancelled and then leaves no table behind.")
+        note.setWordWrap(True)
+        form.addRow(note)
+        return page
+
+    def _filter(self) -> str:
+        key = self.format.currentData()
+        return {"csv": "CSV files (*.csv *.tsv *.txt)", "xlsx": "Excel workbook (*.xlsx)",
+                "parquet": "Parquet (*.parquet)"}.get(key, "All files (*)")
+
+    def _browse(self, edit: QLineEdit, filters: str, folder_ok: bool = False) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Choose a file", edit.text(), filters)
+        if path:
+            edit.setText(path)
+
+    def _format_changed(self) -> None:
+        key = self.format.currentData()
+        self.stack.setCurrentIndex(1 if key == "database" else 0)
+        self.csv_box.setVisible(key == "csv")
+        suffix = next(s for k, _, s in FORMATS if k == key)
+        if suffix:
+            p = Path(self.path.text() or "anonymized")
+            self.path.setText(str(p.with_suffix(suffix)))
+
+    # --- result -------------------------------------------------------------------------
+    def build_request(self) -> ReleaseRequest:
+        """The request the dialog describes; raises ``AnonymistError`` naming the field."""
+        key = self.format.currentData()
+        if key == "database":
+            url, table = self.url.text().strip(), self.table.text().strip()
+            if not url:
+                raise AnonymistError("give the database URL")
+            if not table:
+                raise AnonymistError("give the name of the new table")
+            if self.password.text():
+                from sqlalchemy.engine import make_url
+                url = make_url(url).set(password=self.password.text()).render_as_string(
+                    hide_password=False)
+            target = DatabaseTarget(url, table, replace=self.replace.isChecked())
+        else:
+            text = self.path.text().strip()
+            if not text:
+                raise AnonymistError("give the file to write")
+            path = Path(text)
+            if path.suffix.lower() not in {s for k, _, s in FORMATS if k == key} | (
+                    {".tsv", ".txt"} if key == "csv" else set()):
+                path = path.with_suffix(next(s for k, _, s in FORMATS if k == key))
+            options = CsvOptions()
+            if key == "csv":
+                delimiter = self.delimiter.currentData() if (
+                    self.delimiter.currentText() == self.delimiter.itemText(
+                        self.delimiter.currentIndex())) else self.delimiter.currentText()
+                options = CsvOptions(delimiter=delimiter or ";",
+                                     quoting=self.quoting.currentData(),
+                                     encoding=self.encoding.currentText().strip() or "utf-8",
+                                     line_ending=self.line_ending.currentData())
+            target = FileTarget(path, key, options)
+        mapping = Path(self.mapping_path.text().strip()) if self.with_mapping.isChecked() else None
+        report = None
+        if self.with_report.isChecked():
+            report = Path(self.report_path.text().strip())
+            if report.suffix.lower() != ".pdf":
+                report = report.with_suffix(".pdf")
+        return ReleaseRequest(target, mapping, report)
+
+    @property
+    def request(self) -> ReleaseRequest | None:
+        return self._request
+
+    def accept(self) -> None:
+        try:
+            self._request = self.build_request()
+        except AnonymistError as e:
+            self.error.setText(str(e))
+            return
+        super().accept()

@@ -1,0 +1,82 @@
+"""One release, written in one call: the released table to its target, and on request
+the value mapping and the report (of the table as read back from its target).
+
+The app's export dialog and ``anonymist anonymize`` both come here, so a release is
+written the same way from either."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.errors import AnonymistError, Cancelled
+from engine.export.targets import DatabaseTarget, FileTarget, read_table, write_table
+
+#: ``progress(fraction, what)`` with fraction in [0, 1]
+BundleProgress = Callable[[float, str], None]
+
+
+@dataclass(frozen=True)
+class ReleaseRequest:
+    """Where a release goes: the table's target and the documents to write with it."""
+
+    target: FileTarget | DatabaseTarget | None = None
+    mapping: Path | None = None          # a folder of CSV files, or a .xlsx
+    report: Path | None = None           # a .pdf; the JSON goes beside it
+    input_path: Path | None = None       # the data file, hashed in the report
+
+
+@dataclass
+class ReleaseWritten:
+    """What `write_release` wrote (paths and descriptions) and the report's verdict."""
+
+    written: list[str] = field(default_factory=list)
+    verified: bool | None = None
+    violations: list[str] = field(default_factory=list)
+
+
+def write_release(result, request: ReleaseRequest, levels=None,
+                  progress: BundleProgress | None = None,
+                  cancel: Callable[[], bool] | None = None) -> ReleaseWritten:
+    """Write ``levels`` (default: what ``result`` releases — the optimum, or its local
+    recoding) as ``request`` asks. The table takes the first 80 % of the progress."""
+    report = progress or (lambda fraction, what: None)
+    stop = cancel or (lambda: False)
+    if result.optimum is None:
+        raise AnonymistError("no transformation meets the privacy models: nothing to release")
+    released = result.transformed(levels)
+    out = ReleaseWritten()
+    has_docs = request.mapping is not None or request.report is not None
+    share = 0.8 if has_docs else 1.0
+    if request.target is not None:
+        what = request.target.describe()
+        write_table(released.frame, request.target,
+                    lambda done, total: report(share * done / max(total, 1), f"writing {what}"),
+                    stop)
+        out.written.append(what)
+    if stop():
+        raise Cancelled("export cancelled")
+    if request.mapping is not None:
+        from engine.export.mapping import value_mapping, write_mapping
+        if levels is None and getattr(result, "local_recoding", None) is not None:
+            raise AnonymistError("under local recoding records of one value carry different "
+                                 "levels: there is no value mapping to write")
+        report(0.82, "writing the value mapping")
+        lv = [result.evaluate(levels).levels[q] if levels is not None
+              else result.optimum.levels[q] for q in result.problem.qis]
+        write_mapping(value_mapping(result.problem, lv, released), request.mapping)
+        out.written.append(str(request.mapping))
+    if request.report is not None:
+        from engine.release_docs.pdf import export_report
+        report(0.86, "writing the release report")
+        target = request.target
+        pdf, js, doc = export_report(
+            result, request.report, levels, input_path=request.input_path,
+            output_path=target.path if isinstance(target, FileTarget) else None,
+            output_target=target.describe() if target is not None else None,
+            reread=read_table(target) if target is not None else None)
+        out.written += [str(pdf), str(js)]
+        out.verified = doc["verification"]["ok"]
+        out.violations = list(doc["verification"]["violations"])
+    report(1.0, "done")
+    return out
