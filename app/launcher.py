@@ -1,21 +1,37 @@
-"""The ``anonymist`` command: engine subcommands run without Qt; anything else opens the GUI.
+"""The ``anonymist`` command: the engine's subcommands, or the desktop app.
+
+- ``anonymist anonymize | verify | evaluate ...`` and ``anonymist --help`` run
+  ``engine.cli`` without importing Qt;
+- ``anonymist``, ``anonymist gui [PATH] [options]`` and ``anonymist PATH`` (an
+  existing project, job or data file) open the desktop app;
+- any other first word is an error (exit 2) with the closest command.
 
 It lives in ``app`` because ``engine`` never imports the GUI; the engine's own
 command line (``python -m engine.cli``) has the subcommands alone.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    from engine.cli import SUBCOMMANDS
-    if argv and argv[0] in SUBCOMMANDS:
-        from engine.cli import main as cli_main
-        return cli_main(argv)
+def _gui(argv: list[str]) -> int:
     from app.__main__ import main as gui_main
     return gui_main(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv:
+        return _gui([])
+    first = argv[0]
+    if first == "gui":
+        return _gui(argv[1:])
+    from engine.cli import SUBCOMMANDS
+    from engine.cli import main as cli_main
+    if not first.startswith("-") and first not in SUBCOMMANDS and os.path.exists(first):
+        return _gui(argv)
+    return cli_main(argv)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import pandas as pd
 from engine.config import Job
 from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable
-from engine.errors import JobError
+from engine.errors import DataError, JobError
 from engine.problem import Problem
 from engine.pseudonyms import check_keys
 from engine.project.job_file import job_from_dict, load_data, load_job
@@ -34,12 +34,16 @@ def as_table(data, job: Job) -> EncodedTable:
     """An encoded table from a DataFrame, a CSV path, an EncodedTable, or the job's data."""
     if isinstance(data, EncodedTable):
         return data
-    if data is None:
-        return EncodedTable.from_dataframe(load_data(job))
-    if isinstance(data, (str, Path)):
-        return EncodedTable.from_dataframe(read_csv(data, delimiter=job.data.delimiter,
-                                                    encoding=job.data.encoding, header=True,
-                                                    categorical=True))
+    if data is None or isinstance(data, (str, Path)):
+        if data is None:
+            frame, path = load_data(job), job.resolve(job.data.path)
+        else:
+            frame, path = read_csv(data, delimiter=job.data.delimiter,
+                                   encoding=job.data.encoding, header=True,
+                                   categorical=True), data
+        if len(frame) == 0:
+            raise DataError(f"data file {path} has no records (a header alone?)")
+        return EncodedTable.from_dataframe(frame)
     if isinstance(data, pd.DataFrame):
         return EncodedTable.from_dataframe(data)
     raise JobError(f"cannot anonymize a {type(data).__name__}: give a DataFrame or a path")
@@ -77,8 +81,18 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     phases = Reporter(progress, 0, cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=0.0)
     problem = prepare(data, config)
-    check_keys(problem.job)  # pseudonym keys: refused now rather than after the search
     phases.report(0, None, None, force=True, phase="preparing", done=1.0)
+    return anonymize_prepared(problem, progress, cancel, build_output, start)
+
+
+def anonymize_prepared(problem: Problem, progress: ProgressCallback | None = None,
+                       cancel: CancelCheck | None = None, build_output: bool = False,
+                       start: float | None = None) -> AnonymizationResult:
+    """`anonymize` for a problem already prepared (the command line looks at its data
+    before the search); ``start`` is when preparing began (for ``elapsed_s``)."""
+    start = time.perf_counter() if start is None else start
+    check_keys(problem.job)  # pseudonym keys: refused now rather than after the search
+    phases = Reporter(progress, 0, cancel)
     outcome = run_search(problem, progress, cancel)
     recoding = None
     settings = problem.job.transformation.local_recoding

@@ -1,13 +1,22 @@
 """Command line: ``anonymist anonymize | verify | evaluate``.
 
 The installed ``anonymist`` command (``app.launcher``) sends these subcommands here
-and opens the GUI otherwise; the engine itself never imports the GUI.
+and opens the GUI for ``gui`` (or no arguments); the engine itself never imports
+the GUI. Exit codes are a contract (README, "Command line"): see ``EXIT_*``.
+Heavy modules (pandas, the search) are imported inside the commands, so that
+``--help`` and argument errors answer at once.
 """
 from __future__ import annotations
 
 import argparse
-import json
+import difflib
+import os
+import signal
 import sys
+import tempfile
+import time
+import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import AnonymistError
@@ -15,12 +24,26 @@ from engine.release_docs.cli_options import add_arguments as add_document_argume
 from engine.release_docs.cli_options import check_arguments as check_export_arguments
 from engine.release_docs.cli_options import write_documents, write_release
 
+EXIT_OK = 0              # released (anonymize), verified (verify), printed (evaluate)
+EXIT_VIOLATIONS = 1      # verify: the file does not meet the job
+EXIT_BAD_INPUT = 2       # bad arguments, job, data, hierarchy or output path
+EXIT_INFEASIBLE = 3      # no transformation meets the models: nothing written
+EXIT_INTERNAL = 70       # unexpected error: a short message and a log file's path
+EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed
+
+SUBCOMMANDS = ("anonymize", "verify", "evaluate")
+ALL_COMMANDS = SUBCOMMANDS + ("gui",)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the process is, so that writers clean up as on Ctrl-C."""
+
 
 class _Bar:
     """A one-line progress bar on stderr."""
 
-    def __init__(self, stream=sys.stderr, width: int = 30):
-        self.stream, self.width = stream, width
+    def __init__(self, stream=None, width: int = 30):
+        self.stream, self.width = stream or sys.stderr, width
         self._width = 0
 
     def __call__(self, p) -> None:
@@ -48,47 +71,140 @@ def _loss_json(loss):
     return list(loss) if isinstance(loss, tuple) else loss
 
 
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+# --- inputs -----------------------------------------------------------------------------
+def check_input_file(path: Path, what: str, encoding: str | None = None) -> None:
+    """Refuse a missing file, a folder, or (with ``encoding``) text it cannot decode."""
+    if path.is_dir():
+        raise AnonymistError(f"{what} {path} is a folder, not a file")
+    if not path.exists():
+        raise AnonymistError(f"{what} not found: {path}")
+    if encoding:
+        try:
+            raw = path.read_bytes()
+        except OSError as e:
+            raise AnonymistError(f"{what} {path} cannot be read: {e.strerror}") from None
+        try:
+            raw.decode(encoding)
+        except UnicodeDecodeError as e:
+            line = raw[:e.start].count(b"\n") + 1
+            raise AnonymistError(f"{what} {path} is not {encoding} text: byte "
+                                 f"0x{raw[e.start]:02X} on line {line} cannot be "
+                                 f"decoded") from None
+
+
+def load_job_checked(path: Path):
+    """The job of a file; a value the reader chokes on is the file's fault, not ours."""
+    from engine.api import as_job
+    check_input_file(path, "job file", "utf-8")
+    try:
+        return as_job(path)
+    except (ValueError, TypeError, OverflowError, KeyError) as e:
+        raise AnonymistError(f"job file {path}: a value cannot be used: "
+                             f"{type(e).__name__}: {str(e)[:200]}") from None
+
+
+def job_inputs(job, job_path: Path, data: Path | None) -> dict[str, Path | None]:
+    """Every file a run reads: the job, the data, the hierarchies, a subset's row file."""
+    inputs: dict[str, Path | None] = {"the job file": job_path}
+    inputs["the data file"] = data if data else (job.resolve(job.data.path)
+                                                 if job.data.path else None)
+    for name, a in job.attributes.items():
+        if a.hierarchy_path:
+            inputs[f"the hierarchy of '{name}'"] = job.resolve(a.hierarchy_path)
+    subset = job.subset or {}
+    if isinstance(subset.get("rows"), str):
+        inputs["the [subset] rows file"] = job.resolve(subset["rows"])
+    return inputs
+
+
+def unnamed_columns(table_names, job) -> list[str]:
+    """Data columns the job does not name: released verbatim as insensitive."""
+    return [n for n in table_names if n not in job.attributes]
+
+
+def unnamed_policy(job, strict: bool) -> str:
+    """``"refuse"`` under ``--strict`` or the job's ``[data] unnamed_columns``, else ``"warn"``."""
+    if strict:
+        return "refuse"
+    return getattr(job.data, "unnamed_columns", None) or "warn"
+
+
+def _remove_stale(paths: list[Path | None]) -> list[Path]:
+    removed = []
+    for p in paths:
+        if p is not None and (p.is_file() or p.is_symlink()):
+            p.unlink()
+            removed.append(p)
+    return removed
+
+
+# --- commands ---------------------------------------------------------------------------
 def cmd_anonymize(args) -> int:
-    from engine.api import anonymize, as_job
-    job = as_job(args.job)
+    from engine.io_utils import check_outputs
+    job = load_job_checked(args.job)
+    if args.data is not None:
+        check_input_file(args.data, "data file")
+    outputs = {"--output": args.output, "--result": args.result,
+               "--report": getattr(args, "report", None)}
+    if args.mapping is not None and not args.mapping.is_dir():
+        outputs["--mapping"] = args.mapping
+    check_outputs(outputs, job_inputs(job, args.job, args.data), AnonymistError)
     check_export_arguments(args, job)
+
+    from engine.api import anonymize_prepared, prepare
+    start = time.perf_counter()
+    problem = prepare(args.data, job)
+    unnamed = unnamed_columns(problem.table.names, job)
+    if unnamed:
+        names = ", ".join(unnamed)
+        if unnamed_policy(job, args.strict) == "refuse":
+            raise AnonymistError(f"column(s) not named in the job: {names}; give each an "
+                                 f"[attributes] table (type = \"insensitive\" to release it "
+                                 f"as it is)")
+        _say(f"warning: column(s) not named in the job are released verbatim as "
+             f"insensitive: {names}")
     bar = None if args.quiet else _Bar()
-    result = anonymize(args.data, job, progress=bar)
+    result = anonymize_prepared(problem, bar, None, start=start)
     if bar:
         bar.close()
     if result.optimum is None:
-        print("no transformation meets the privacy models", file=sys.stderr)
-    else:
-        write_release(args, result, job, quiet=args.quiet)
+        removed = _remove_stale([args.output, args.result, getattr(args, "report", None)])
+        _say("no transformation meets the privacy models: nothing written"
+             + (f"; removed the earlier {', '.join(map(str, removed))} so that it cannot "
+                f"pass for this job's release" if removed else ""))
+        return EXIT_INFEASIBLE
+    write_release(args, result, job, quiet=args.quiet)
     write_documents(args, result)
     if args.result:
-        result.write_json(args.result, str(args.output) if args.output and result.optimum else None)
-    if result.optimum is not None:
-        o = result.optimum
-        print(f"optimum {o.levels} loss {_short(o.information_loss)} "
-              f"({o.information_loss_percent:.2f}%), {o.suppressed_records} suppressed, "
-              f"{result.transformations_checked} of {result.lattice_size:,} checked "
-              f"in {result.elapsed_s:.2f}s", file=sys.stderr)
-    return 0
+        result.write_json(args.result, str(args.output) if args.output else None)
+    o = result.optimum
+    _say(f"optimum {o.levels} loss {_short(o.information_loss)} "
+         f"({o.information_loss_percent:.2f}%), {o.suppressed_records} suppressed, "
+         f"{result.transformations_checked} of {result.lattice_size:,} checked "
+         f"in {result.elapsed_s:.2f}s")
+    return EXIT_OK
 
 
 def cmd_verify(args) -> int:
-    from engine.api import as_job
-    from engine.data.csv_import import read_csv
-    from engine.subset import resolve_subset
-    from engine.data.table import EncodedTable
-    from engine.verify import verify_frame
-    job = as_job(args.job)
-    frame = read_csv(args.output, delimiter=args.delimiter or job.data.delimiter,
-                     encoding=job.data.encoding, header=True)
-    subset = None
-    if job.subset:
-        subset = resolve_subset(job, EncodedTable.from_dataframe(frame))
-    report = verify_frame(frame, job, subset)
+    import json
+
+    from engine.verify import verify_file
+    job = load_job_checked(args.job)
+    check_input_file(args.output, "file to verify")
+    if args.output.suffix.lower() in (".xlsx", ".parquet"):  # read whole, then recounted
+        from engine.export.targets import file_target, read_table
+        from engine.verify import verify_frame
+        report = verify_frame(read_table(file_target(args.output, None)), job)
+    else:
+        report = verify_file(args.output, job, delimiter=args.delimiter)
     print(json.dumps(report.to_dict(), indent=2))
-    print("OK: the output meets the job's models and suppression limit" if report.ok
-          else "FAILED: " + "; ".join(report.violations), file=sys.stderr)
-    return 0 if report.ok else 1
+    _say("OK: the output meets the job's models and suppression limit" if report.ok
+         else "FAILED: " + "; ".join(report.violations))
+    return EXIT_OK if report.ok else EXIT_VIOLATIONS
 
 
 def _parse_levels(text: str, qis: list[str]) -> list[int]:
@@ -111,8 +227,13 @@ def _parse_levels(text: str, qis: list[str]) -> list[int]:
 
 
 def cmd_evaluate(args) -> int:
+    import json
+
     from engine.api import prepare
-    problem = prepare(args.data, args.job)
+    job = load_job_checked(args.job)
+    if args.data is not None:
+        check_input_file(args.data, "data file")
+    problem = prepare(args.data, job)
     levels = _parse_levels(args.levels, problem.qis)
     if not problem.lattice.contains(levels):
         raise AnonymistError(f"--levels {args.levels} is outside the lattice "
@@ -122,23 +243,40 @@ def cmd_evaluate(args) -> int:
                       "state": "anonymous" if ev.anonymous else "not-anonymous",
                       "information_loss": _loss_json(ev.loss),
                       "suppressed_records": ev.suppressed_records}, indent=2))
-    return 0
+    return EXIT_OK
+
+
+# --- parser -----------------------------------------------------------------------------
+EPILOG = """exit codes:
+  0    released (anonymize), the file meets the job (verify), printed (evaluate)
+  1    verify: the file violates the job's models or suppression limit
+  2    bad input: arguments, job file, data, hierarchy or output path
+  3    anonymize: no transformation meets the privacy models; nothing is written and
+       an earlier --output/--result file at those paths is removed
+  70   unexpected internal error: a short message and the path of a log file
+  130  cancelled (Ctrl-C or SIGTERM): nothing is written
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="anonymist", description="Anonymize tabular personal data.")
-    sub = p.add_subparsers(dest="command")
-    a = sub.add_parser("anonymize", help="run a job file")
-    a.add_argument("job", type=Path)
+    p = argparse.ArgumentParser(
+        prog="anonymist", description="Anonymize tabular personal data.", epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    a = sub.add_parser("anonymize", help="run a job file and write the released table")
+    a.add_argument("job", type=Path, help="the job file (TOML)")
     a.add_argument("--output", type=Path, help="the anonymized data: .csv, .xlsx or .parquet")
     a.add_argument("--result", type=Path, help="JSON summary of the result")
     a.add_argument("--data", type=Path, help="data file (default: the job's [data] path)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
+    a.add_argument("--strict", action="store_true",
+                   help="refuse data columns the job does not name (default: warn and "
+                        "release them as insensitive)")
     add_document_arguments(a)
     a.set_defaults(func=cmd_anonymize)
     v = sub.add_parser("verify", help="recount an exported file's classes against a job")
-    v.add_argument("output", type=Path)
-    v.add_argument("job", type=Path)
+    v.add_argument("output", type=Path, help="the exported CSV")
+    v.add_argument("job", type=Path, help="the job file it was released under")
     v.add_argument("--delimiter", help="delimiter of the exported file (default: the job's)")
     v.set_defaults(func=cmd_verify)
     e = sub.add_parser("evaluate", help="state and loss of one transformation")
@@ -146,26 +284,107 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--levels", required=True, help="e.g. sex=1,age=0,...")
     e.add_argument("--data", type=Path)
     e.set_defaults(func=cmd_evaluate)
+    sub.add_parser("gui", help="open the desktop app (also: no arguments, or a project path)",
+                   add_help=False)
     return p
 
 
-SUBCOMMANDS = ("anonymize", "verify", "evaluate")
+def unknown_command(word: str) -> str | None:
+    """The error for a first argument that is no command (None if it is one or an option)."""
+    if word.startswith("-") or word in ALL_COMMANDS:
+        return None
+    close = difflib.get_close_matches(word, ALL_COMMANDS, n=1, cutoff=0.6)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return f"unknown command '{word}' (commands: {', '.join(ALL_COMMANDS)}){hint}"
+
+
+# --- running ----------------------------------------------------------------------------
+def log_dir() -> Path:
+    """Where tracebacks of internal errors go: $ANONYMIST_LOG_DIR, else the user's
+    cache folder."""
+    if os.environ.get("ANONYMIST_LOG_DIR"):
+        return Path(os.environ["ANONYMIST_LOG_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or (Path.home() / ".cache")
+    return Path(base) / "anonymist" / "logs"
+
+
+def write_crash_log(exc: BaseException, argv: list[str]) -> Path | None:
+    text = (f"anonymist {' '.join(argv)}\n{time.strftime('%Y-%m-%d %H:%M:%S')}\n\n"
+            + "".join(traceback.format_exception(exc)))
+    for folder in (log_dir(), Path(tempfile.gettempdir())):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix="anonymist-error-", suffix=".log", dir=folder)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            return Path(name)
+        except OSError:
+            continue
+    return None
+
+
+@contextmanager
+def sigterm_as_interrupt():
+    """Within the block SIGTERM raises ``Terminated`` (a KeyboardInterrupt) where the
+    process is, so writers remove their temporary files as on Ctrl-C."""
+    import threading
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _bad_input_message(e: BaseException) -> str | None:
+    """The message of an exception that is the user's input at fault, else None."""
+    if isinstance(e, AnonymistError):
+        return str(e)
+    if isinstance(e, OSError) and e.filename is not None:
+        return f"{e.filename}: {e.strerror or e}"
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     if not argv:
         parser.print_help()
-        return 2
-    args = parser.parse_args(argv)
+        return EXIT_BAD_INPUT
+    if (message := unknown_command(argv[0])) is not None:
+        parser.print_usage(sys.stderr)
+        _say(f"anonymist: error: {message}")
+        return EXIT_BAD_INPUT
     try:
-        return args.func(args)
-    except AnonymistError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        return 130
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help (0) or a usage error (2)
+        return int(e.code or 0)
+    if args.command == "gui" or args.command is None:
+        _say("anonymist: the desktop app starts from the 'anonymist' command "
+             "(app.launcher), not from engine.cli")
+        return EXIT_BAD_INPUT
+    try:
+        with sigterm_as_interrupt():
+            return args.func(args)
+    except KeyboardInterrupt as e:
+        _say("cancelled (SIGTERM)" if isinstance(e, Terminated) else "cancelled")
+        return EXIT_CANCELLED
+    except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
+        message = _bad_input_message(e)
+        if message is not None:
+            _say(f"error: {message}")
+            return EXIT_BAD_INPUT
+        log = write_crash_log(e, argv)
+        _say(f"internal error: {type(e).__name__}: {str(e)[:200]}"
+             + (f"\nthe details are in {log}" if log else "")
+             + "\nplease report it with that file")
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

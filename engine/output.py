@@ -34,7 +34,7 @@ import pandas as pd
 from engine.classes import Classes
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
-from engine.io_utils import atomic_write_text
+from engine.io_utils import atomic_writer
 from engine.markers import SUPPRESSED, suppression_marker
 from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
@@ -385,8 +385,10 @@ class ReleasedTable:
         return buf.getvalue()
 
     def write_csv(self, path: str | Path, delimiter: str = ";") -> None:
-        """Write the released table to ``path`` (CSV, atomically)."""
-        atomic_write_text(Path(path), self.to_csv_text(delimiter))
+        """Write the released table to ``path`` (CSV, atomically, chunk by chunk)."""
+        with atomic_writer(Path(path), "w", encoding="utf-8", newline="") as f:
+            for i, chunk in enumerate(self.chunks()):
+                chunk.to_csv(f, sep=delimiter, index=False, header=i == 0)
 
 
 class ReleasedColumns(EncodedTable):

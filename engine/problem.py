@@ -14,7 +14,7 @@ import numpy as np
 from engine.classes import Classes, Classifier
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data.table import EncodedTable
-from engine.errors import HierarchyError, JobError
+from engine.errors import DataError, HierarchyError, JobError
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.lattice import Lattice
 from engine.metrics import Loss, MetricContext
@@ -41,16 +41,34 @@ class Evaluation:
     monotonic_part_ok: bool | None = None
 
 
+def missing_columns_message(missing: list[str], names: list[str], delimiter: str | None) -> str:
+    """Job attributes absent from the data. A table of one column was most likely read
+    with the wrong delimiter (or is no CSV at all): its header is not echoed."""
+    first = f"attribute '{missing[0]}' in the job is not a column of the data"
+    more = f" (nor {len(missing) - 1} other attribute(s))" if len(missing) > 1 else ""
+    if len(names) == 1:
+        guess = next((d for d in (";", ",", "\t", "|") if d != delimiter and d in names[0]),
+                     None)
+        hint = (f"; is the delimiter {guess!r}? (the job's [data] delimiter is {delimiter!r})"
+                if guess else "; is it a delimited text file with the job's delimiter "
+                f"{delimiter!r}?")
+        return f"{first}{more}: the file has one column{hint}"
+    shown = [n if len(n) <= 40 else n[:37] + "..." for n in names[:20]]
+    tail = f", ... ({len(names)} in all)" if len(names) > 20 else ""
+    return f"{first}{more} (columns: {', '.join(shown)}{tail})"
+
+
 class Problem:
     """Everything a search needs, prepared once from a table and a job."""
 
     def __init__(self, table: EncodedTable, job: Job):
         self.table = table
         self.job = job
-        for name in job.attributes:
-            if name not in table:
-                raise JobError(f"attribute '{name}' in the job is not a column of the data "
-                               f"(columns: {', '.join(table.names)})")
+        missing = [name for name in job.attributes if name not in table]
+        if missing:
+            raise JobError(missing_columns_message(missing, table.names, job.data.delimiter))
+        if table.n_rows == 0:
+            raise DataError("the data has no records (a header alone?)")
         # microaggregated QIs without clustering are not generalized: the classes are
         # formed by the others and their values aggregated per class (engine/transform)
         self.micro = micro_specs(job)

@@ -32,26 +32,32 @@ def sample_mask(n_rows: int, fraction: float, seed: int = 0) -> np.ndarray:
     return mask
 
 
-def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
-    """Boolean row mask of the job's ``[subset]``, or None when it has none."""
-    spec = job.subset
-    if not spec:
-        return None
+def _check_spec(spec: dict) -> None:
     given = [k for k in SELECTORS if k in spec]
     if len(given) > 1:
         raise JobError(f"[subset] selects rows in one way only, got {', '.join(given)}")
+    if not given:
+        raise JobError("[subset] needs 'rows' (a file of row indices), 'query', 'sample' "
+                       "(a share of rows, with 'seed') or 'indices'")
     if "seed" in spec and "sample" not in spec:
         raise JobError("[subset] seed is for a random sample (sample = share of rows)")
-    if "sample" in spec:
-        return sample_mask(table.n_rows, spec["sample"], spec.get("seed", 0))
-    mask = np.zeros(table.n_rows, dtype=bool)
+
+
+def subset_indices(job: Job) -> np.ndarray | None:
+    """The row indices a ``[subset]`` of ``indices`` or a ``rows`` file names (unchecked
+    against the data), or None for a query or a sample (they need the data) or no
+    subset."""
+    spec = job.subset
+    if not spec:
+        return None
+    _check_spec(spec)
     if "indices" in spec:
-        idx = np.asarray(spec["indices"], dtype=np.int64)
-    elif "rows" in spec:
+        return np.asarray(spec["indices"], dtype=np.int64)
+    if "rows" in spec:
         path = job.resolve(spec["rows"])
         try:
             text = path.read_text()
-        except OSError as e:
+        except (OSError, UnicodeDecodeError) as e:
             raise JobError(f"[subset] rows file {path} cannot be read: {e}") from None
         idx = []
         for i, line in enumerate(text.splitlines(), start=1):
@@ -61,15 +67,24 @@ def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
             try:
                 idx.append(int(line))
             except ValueError:
-                raise JobError(f"[subset] rows file {path} line {i}: '{line}' is not a "
-                               f"row index") from None
-        idx = np.asarray(idx, dtype=np.int64)
-    elif "query" in spec:
+                raise JobError(f"[subset] rows file {path} line {i}: '{line[:40]}' is not "
+                               f"a row index") from None
+        return np.asarray(idx, dtype=np.int64)
+    return None
+
+
+def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
+    """Boolean row mask of the job's ``[subset]``, or None when it has none."""
+    spec = job.subset
+    if not spec:
+        return None
+    idx = subset_indices(job)
+    if "sample" in spec:
+        return sample_mask(table.n_rows, spec["sample"], spec.get("seed", 0))
+    if "query" in spec:
         from engine.query import evaluate_query
         return evaluate_query(spec["query"], table)
-    else:
-        raise JobError("[subset] needs 'rows' (a file of row indices), 'query', 'sample' "
-                       "(a share of rows, with 'seed') or 'indices'")
+    mask = np.zeros(table.n_rows, dtype=bool)
     bad = idx[(idx < 0) | (idx >= table.n_rows)]
     if len(bad):
         raise JobError(f"[subset] row index {int(bad[0])} is outside the data "

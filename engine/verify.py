@@ -1,20 +1,45 @@
 """Independent verification of an exported table against a job's models.
 
-Nothing here uses the engine's classifier: classes are recounted from the
-released values with plain pandas, so a bug in the search or the roll-up
-cannot hide a privacy violation.
+Nothing here uses the engine's search, problem or classifier: the exported file
+is read with plain pandas, chunk by chunk, and its equivalence classes are
+recounted from the released values (``engine.privacy.output_checks``), so a bug
+in the search or the roll-up cannot hide a privacy violation. Memory grows with
+the number of classes (times the distinct values of sensitive attributes), not
+with the number of rows.
+
+How a file is read:
+
+- each quasi-identifier's generalization level is inferred from its labels (the
+  lowest level of the job's hierarchy holding every value; a column holding
+  nothing but ``*`` is at the lowest level whose labels include ``*``);
+- rows whose quasi-identifiers are all ``*`` are suppressed records, unless ``*``
+  is a label of every quasi-identifier's level (the top of ARX-style hierarchies):
+  then they are read as one equivalence class, or, if that class violates a
+  model, as suppressed records (both are the same released table);
+- with a research subset (``[subset]``, for the models that use it) only the
+  subset's records are released and count for the suppression limit; the subset
+  is resolved on the input data as the engine does;
+- under differential privacy only SafePub's random sample is released, and the
+  records left out of it are written suppressed: classes are checked without the
+  sample, and the suppression limit does not apply (the model suppresses freely).
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
-from engine.markers import SUPPRESSED, suppression_marker
-from engine.pseudonyms import looks_pseudonymized
-from engine.transform.checks import check_column, restore_removed, with_hierarchy
+from engine.errors import DataError
+from engine.markers import suppression_marker
+from engine.privacy.output_checks import (CHECKS, SUPPRESSED, CountAccumulator,
+                                          ReleasedCounts, sensitive_attribute)
+
+CHUNK_ROWS = 250_000
 
 
 @dataclass
@@ -34,95 +59,319 @@ class VerifyReport:
                 "violations": self.violations}
 
 
-def _column_level(values: set[str], job: Job, name: str) -> int | None:
-    h = job.attributes[name].hierarchy
-    if h is None:
+# --- what the job says ----------------------------------------------------------------
+def _qis(job: Job) -> list[str]:
+    return [n for n, a in job.attributes.items() if a.type == QUASI_IDENTIFYING]
+
+
+def _sensitive(job: Job) -> list[str]:
+    return list(dict.fromkeys(a for m in job.privacy if (a := sensitive_attribute(m))))
+
+
+def _subset_models(job: Job) -> bool:
+    """Whether the job's research subset is what is released (a model uses it; the
+    differential-privacy sample is not known to a verifier)."""
+    return bool(job.subset) and any(getattr(m, "uses_subset", False)
+                                    and not getattr(m, "suppresses_freely", False)
+                                    for m in job.privacy)
+
+
+def _marker(job: Job) -> str:
+    """The string suppressed quasi-identifiers are written as."""
+    return suppression_marker(job)
+
+
+def _limit_applies(job: Job) -> bool:
+    return not any(getattr(m, "suppresses_freely", False) for m in job.privacy)
+
+
+class SubsetRows:
+    """The research subset as row numbers of the input (and of the exported file,
+    which keeps the input's rows in order)."""
+
+    def __init__(self, job: Job):
+        from engine.subset import subset_indices
+        idx = subset_indices(job)
+        if idx is None:  # a query: evaluated on the input data, as the engine does
+            from engine.data.table import EncodedTable
+            from engine.project.job_file import load_data
+            from engine.subset import resolve_subset
+            mask = resolve_subset(job, EncodedTable.from_dataframe(load_data(job)))
+            idx = np.flatnonzero(mask)
+            self.n_input = len(mask)
+        else:
+            self.n_input = None
+        self.indices = np.unique(np.asarray(idx, dtype=np.int64))
+
+    def mask(self, start: int, stop: int) -> np.ndarray:
+        lo, hi = np.searchsorted(self.indices, [start, stop])
+        out = np.zeros(stop - start, dtype=bool)
+        out[self.indices[lo:hi] - start] = True
+        return out
+
+
+# --- levels -------------------------------------------------------------------------------
+def _level(values: set[str], hierarchy, marker: str = SUPPRESSED) -> int | None:
+    """The lowest level whose labels hold every value (None: none does); for a column
+    of the suppression marker alone, the lowest level with that label."""
+    if hierarchy is None:
         return None
-    for level in range(h.levels):
-        if values <= set(h.level_labels(level)):
+    real = values - {marker}
+    for level in range(hierarchy.levels):
+        labels = set(hierarchy.level_labels(level))
+        if (real <= labels) if real else (marker in labels):
             return level
     return None
 
 
-def suppressed_rows(frame: pd.DataFrame, qis: list[str], star_is_label: bool,
-                    marker: str = SUPPRESSED) -> pd.Series:
-    """Rows whose quasi-identifiers are all ``marker`` (and it is not a real label)."""
-    if not qis or star_is_label:
-        return pd.Series(False, index=frame.index)
-    return (frame[qis] == marker).all(axis=1)
+# --- counting -----------------------------------------------------------------------------
+def count_released(chunks: Iterable[tuple[pd.DataFrame, np.ndarray | None]], qis: list[str],
+                   sensitive: list[str], job: Job) -> tuple[CountAccumulator, list[str]]:
+    """Add every chunk (string columns, research-subset mask or None) to one
+    accumulator: the single place a released table's classes are recounted (another
+    reader, e.g. a database, can feed it its own chunks). Returns it with the problems
+    met putting back values the export removed."""
+    acc = CountAccumulator(qis, sensitive, _marker(job))
+    acc.track_suppressed = bool(_removed_values(job))
+    for chunk, mask in chunks:
+        acc.add(chunk, mask)
+    return acc, restore_removed(acc, job)
 
 
-def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyReport:
-    """Check an exported table (all values as strings) against ``job``."""
-    frame = frame.astype(str)
-    qis = [n for n, a in job.attributes.items() if a.type == QUASI_IDENTIFYING]
+def _pseudonymized(job: Job) -> dict:
+    """Identifying attributes released as pseudonyms: name -> their specification."""
+    return {n: a.pseudonym for n, a in job.attributes.items()
+            if a.type == IDENTIFYING and getattr(a, "pseudonym", None) is not None}
+
+
+def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
+          subset_outside: int = 0, not_pseudonyms: frozenset = frozenset()) -> VerifyReport:
+    """Check the counted table against the job's models and suppression limit."""
+    qis = _qis(job)
     violations = []
     for n, a in job.attributes.items():
-        if a.type == IDENTIFYING and n in frame.columns:
+        if a.type == IDENTIFYING and n in columns:
             spec = getattr(a, "pseudonym", None)
             if spec is None:
                 violations.append(f"identifying attribute '{n}' is present in the output")
-            elif not looks_pseudonymized(frame[n], spec):
+            elif n in not_pseudonyms:
                 violations.append(f"identifying attribute '{n}' holds values that are not "
                                   f"{spec.method} pseudonyms")
-    missing = [q for q in qis if q not in frame.columns]
+    missing = [q for q in qis if q not in columns] + [
+        a for a in _sensitive(job) if a not in columns]
     if missing:
-        violations.append(f"quasi-identifier(s) missing from the output: {', '.join(missing)}")
-        return VerifyReport(False, len(frame), 0, 0, 0, {}, violations)
+        violations.append(f"column(s) of the job missing from the output: {', '.join(missing)}")
+        return VerifyReport(False, acc.rows, 0, 0, 0, {}, violations)
+    if subset_outside:
+        violations.append(f"the research subset names {subset_outside} row(s) beyond the "
+                          f"{acc.rows} rows of the output")
+    from engine.transform.checks import check_column, column_kind, local_recoding
+    marker = acc.marker
     levels: dict[str, int | None] = {}
-    star_everywhere = True
-    marker = suppression_marker(job)
-    all_marked = (frame[qis] == marker).all(axis=1) if qis else pd.Series(False, frame.index)
+    star_label = []
+    special = [q for q in qis if column_kind(job, q) != "generalized" or local_recoding(job)]
     for q in qis:
-        col = frame[q]
-        special = check_column(frame, job, q, qis, ~all_marked, marker)
-        if special is not None:  # microaggregated, coded or locally recoded
+        if q in special:  # microaggregated, coded or locally recoded: checked below
             levels[q] = None
-            violations.extend(special)
-            star_everywhere = False
+            star_label.append(False)
             continue
-        lvl = _column_level(set(col[col != marker].unique()), job, q)
-        levels[q] = lvl
         h = job.attributes[q].hierarchy
-        if lvl is None:
+        lvl = _level(acc.values[q], h, marker)
+        levels[q] = lvl
+        if h is not None and lvl is None:
             violations.append(f"column '{q}' holds values that are not labels of one "
                               f"hierarchy level (not a global recoding)")
-        elif h is None or marker not in h.level_labels(lvl):
-            star_everywhere = False
-    sup = suppressed_rows(frame, qis, star_everywhere, marker)
-    n_sup = int(sup.sum())
-    kept = frame[~sup]
-    sizes = kept.groupby(qis, sort=False).size() if qis else pd.Series([len(kept)])
-    n = len(frame) if subset_mask is None else int(subset_mask.sum())
-    limit = job.transformation.suppression_limit
-    allowed = int(math.floor(limit * n + 1e-9))
-    if n_sup > allowed:
-        violations.append(f"{n_sup} records are suppressed, more than the limit "
-                          f"{limit:g} x {n} = {allowed}")
-    frame, restored = restore_removed(frame, job, sup)
-    violations.extend(restored)
+        is_label = lvl is not None and marker in h.level_labels(lvl)
+        star_label.append(is_label)
+        if not is_label and acc.star_counts[q] > acc.all_star_rows:
+            violations.append(f"column '{q}' holds '{marker}' in "
+                              f"{acc.star_counts[q] - acc.all_star_rows} record(s) that are "
+                              f"not suppressed")
+    context = {"hierarchies": {n: a.hierarchy for n, a in job.attributes.items()
+                               if a.hierarchy is not None},
+               "population_size": _population(job), "columns": tuple(columns)}
+    ambiguous = bool(qis) and all(star_label)
+    counts, n_sup, found = _judge_counts(acc, job, has_subset, context, suppressed=not ambiguous)
+    if ambiguous and found:  # the all-* rows may as well be suppressed records
+        alt = _judge_counts(acc, job, has_subset, context, suppressed=True)
+        if not alt[2]:
+            counts, n_sup, found = alt
+    for q in special:  # the columns' own rules first, then the models
+        values = acc.values[q] - ({marker} if acc.star_counts[q] <= acc.all_star_rows
+                                  else set())
+        violations += check_column(job, q, qis, values, counts.population, marker) or []
+    violations += found
+    sizes = list(counts.sizes.values())
+    return VerifyReport(not violations, acc.rows, n_sup, len(sizes),
+                        min(sizes) if sizes else 0, levels, violations)
+
+
+def _population(job: Job) -> int | None:
+    from engine.privacy.population import population_size
+    return population_size(job.population)
+
+
+def _judge_counts(acc: CountAccumulator, job: Job, has_subset: bool, context: dict,
+                  suppressed: bool) -> tuple[ReleasedCounts, int, list[str]]:
+    counts = acc.counts(suppressed_class=suppressed, has_subset=has_subset, **context)
+    found = []
+    n_sup = 0
+    if suppressed:
+        n_sup = acc.all_star_subset_rows if has_subset else acc.all_star_rows
+    if _limit_applies(job):
+        n = counts.n_records
+        limit = job.transformation.suppression_limit
+        allowed = int(math.floor(limit * n + 1e-9))
+        if n_sup > allowed:
+            found.append(f"{n_sup} records are suppressed, more than the limit "
+                         f"{limit:g} x {n} = {allowed}")
     for model in job.privacy:
-        model = with_hierarchy(model, job)
-        violations.extend(_check_model(model, kept, qis, sizes, subset_mask, frame, sup))
-    return VerifyReport(not violations, len(frame), n_sup, int(len(sizes)),
-                        int(sizes.min()) if len(sizes) else 0, levels, violations)
+        check = CHECKS.get(model.name)
+        if check is None:
+            found.append(f"no independent check is available for model '{model.name}'")
+        else:
+            found.extend(check(model, counts))
+    return counts, n_sup, found
 
 
-def _check_model(model, kept, qis, sizes, subset_mask, frame, sup) -> list[str]:
-    if model.name == "k-anonymity":
-        small = sizes[sizes < model.k]
-        if len(small):
-            return [f"{len(small)} equivalence class(es) have fewer than {model.k} records "
-                    f"(smallest: {int(small.min())})"]
+# --- values removed from suppressed records -------------------------------------------------
+def _removed_values(job: Job) -> list[str]:
+    """Sensitive attributes whose overall distribution a model needs although the
+    export blanked the suppressed records' values (``remove_suppressed_values``)."""
+    if not getattr(job.transformation, "remove_suppressed_values", False):
         return []
+    return sorted({m.attribute for m in job.privacy
+                   if m.name in ("t-closeness", "delta-disclosure", "beta-likeness")})
+
+
+def restore_removed(acc: CountAccumulator, job: Job) -> list[str]:
+    """Put the suppressed records' removed sensitive values back into the overall
+    distributions, from the job's input data (same rows, same order), reading only
+    those columns in chunks. Returns the problems found (none: restored)."""
+    needs = [a for a in _removed_values(job) if a in acc.sensitive]
+    rows = np.concatenate(acc.suppressed_rows) if acc.suppressed_rows else np.zeros(0, int)
+    if not needs or not len(rows):
+        return []
+    if not job.data.path:
+        return [f"suppressed records' values of {', '.join(needs)} were removed and the job "
+                f"names no input data to restore the overall distribution"]
+    path = job.resolve(job.data.path)
+    fix: dict[str, dict[str, int]] = {a: {} for a in needs}
+    start = 0
     try:
-        from engine.privacy.output_checks import OUTPUT_CHECKS
-    except ImportError:
-        OUTPUT_CHECKS = {}
-    check = OUTPUT_CHECKS.get(model.name)
-    if check is None:
-        return [f"no independent check is available for model '{model.name}'"]
-    mask = None if subset_mask is None else pd.Series(subset_mask, index=frame.index)
-    released = frame.copy()
-    released.loc[sup, qis] = SUPPRESSED  # the checks' own convention for suppressed rows
-    return list(check(model, released, qis, mask))
+        reader = pd.read_csv(path, sep=job.data.delimiter, encoding=job.data.encoding,
+                             dtype=str, keep_default_na=False, na_filter=False,
+                             usecols=needs, chunksize=CHUNK_ROWS)
+        with reader:
+            for chunk in reader:
+                stop = start + len(chunk)
+                lo, hi = np.searchsorted(rows, [start, stop])
+                picked = chunk.iloc[rows[lo:hi] - start]
+                for a in needs:
+                    for v, n in picked[a].value_counts().items():
+                        fix[a][str(v)] = fix[a].get(str(v), 0) + int(n)
+                start = stop
+    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
+        return [f"cannot read the input data {path} to restore removed values: "
+                f"{str(e)[:200]}"]
+    if start != acc.rows:
+        return [f"the input data has {start} rows, the output {acc.rows}: cannot restore "
+                f"the suppressed records' removed values"]
+    acc.overall_fix = fix
+    return []
+
+
+# --- entry points ---------------------------------------------------------------------------
+def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyReport:
+    """Check a released table held in memory (values as strings) against ``job``;
+    ``subset_mask`` (or the job's [subset], resolved on its input data) marks the
+    research subset."""
+    frame = frame.astype(str)
+    has_subset = _subset_models(job)
+    mask = None
+    if has_subset:
+        mask = (np.asarray(subset_mask, dtype=bool) if subset_mask is not None
+                else SubsetRows(job).mask(0, len(frame)))
+    qis = [q for q in _qis(job) if q in frame.columns]
+    sensitive = [a for a in _sensitive(job) if a in frame.columns]
+    acc, problems = count_released([(frame, mask)], qis, sensitive, job)
+    from engine.pseudonyms import looks_pseudonymized
+    bad = frozenset(n for n, spec in _pseudonymized(job).items()
+                    if n in frame.columns and not looks_pseudonymized(frame[n], spec))
+    report = judge(acc, job, list(frame.columns), has_subset, not_pseudonyms=bad)
+    if problems:
+        report.violations[:0] = problems
+        report.ok = False
+    return report
+
+
+def _read_chunks(path: Path, delimiter: str, columns: list[str], encoding: str,
+                 chunk_rows: int) -> Iterator[pd.DataFrame]:
+    reader = pd.read_csv(path, sep=delimiter, dtype=str, keep_default_na=False,
+                         na_filter=False, usecols=columns, encoding=encoding, engine="c",
+                         chunksize=chunk_rows)
+    with reader:
+        yield from reader
+
+
+def _header(path: Path, delimiter: str) -> tuple[list[str], str]:
+    for encoding in ("utf-8-sig", "cp1252"):
+        try:
+            cols = pd.read_csv(path, sep=delimiter, nrows=0, encoding=encoding, dtype=str)
+            return [str(c) for c in cols.columns], encoding
+        except UnicodeDecodeError:
+            continue
+        except pd.errors.EmptyDataError:
+            raise DataError(f"{path} is empty") from None
+        except (pd.errors.ParserError, ValueError) as e:
+            raise DataError(f"{path} cannot be read as CSV: {str(e)[:200]}") from None
+    raise DataError(f"{path} is neither UTF-8 nor cp1252 text")
+
+
+def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
+                chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
+    """Check an exported CSV against ``job``, reading it in chunks of ``chunk_rows``."""
+    path = Path(path)
+    delimiter = delimiter or job.data.delimiter or ";"
+    columns, encoding = _header(path, delimiter)
+    qis = _qis(job)
+    wanted = qis + _sensitive(job)
+    if len(columns) == 1 and len(wanted) > 1:
+        guess = next((d for d in (";", ",", "\t", "|") if d != delimiter and d in columns[0]),
+                     None)
+        hint = f"; is the delimiter '{guess}'? (give --delimiter)" if guess else ""
+        raise DataError(f"{path} has one column when read with delimiter "
+                        f"'{delimiter}'{hint}")
+    pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
+    present = [c for c in columns if c in set(wanted) | set(pseudonyms)]
+    bad_pseudonyms: set[str] = set()
+    has_subset = _subset_models(job)
+    subset = SubsetRows(job) if has_subset else None
+
+    def chunks():
+        start = 0
+        try:
+            for chunk in _read_chunks(path, delimiter, present, encoding, chunk_rows):
+                stop = start + len(chunk)
+                if pseudonyms:
+                    from engine.pseudonyms import looks_pseudonymized
+                    bad_pseudonyms.update(n for n, spec in pseudonyms.items()
+                                          if not looks_pseudonymized(chunk[n], spec))
+                yield chunk, (subset.mask(start, stop) if subset else None)
+                start = stop
+        except pd.errors.ParserError as e:
+            raise DataError(f"{path} cannot be read as CSV near row {start + 1}: "
+                            f"{str(e)[:200]}") from None
+        except UnicodeDecodeError:
+            raise DataError(f"{path} is not {encoding} text after row {start}") from None
+
+    acc, problems = count_released(chunks(), [q for q in qis if q in present],
+                                   [a for a in _sensitive(job) if a in present], job)
+    outside = 0
+    if subset is not None:
+        outside = int((subset.indices >= acc.rows).sum())
+    report = judge(acc, job, columns, has_subset, outside, frozenset(bad_pseudonyms))
+    if problems:
+        report.violations[:0] = problems
+        report.ok = False
+    return report

@@ -296,7 +296,8 @@ def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
             first, df = first[:-1], df.iloc[:, :-1]  # a trailing delimiter on every line
         df.columns = _column_names(path, first)
         if categorical:  # the header row's names are no values of the data
-            df = df.apply(lambda c: c.cat.remove_unused_categories())
+            for c in df.columns:  # (DataFrame.apply skips a frame without rows)
+                df[c] = df[c].cat.remove_unused_categories()
     else:
         df.columns = [f"column{i + 1}" for i in range(df.shape[1])]
     df.attrs["csv_format"] = fmt

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,18 +120,13 @@ def _batches(n: int, size: int = BATCH_ROWS):
 
 
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
-    path = Path(path)
-    if path.is_dir():
+    """Write through ``engine.io_utils.atomic_path``: beside the target, ordinary
+    permissions, renamed over it at the end, removed on failure or cancel."""
+    from engine.io_utils import atomic_path
+    if Path(path).is_dir():
         raise DataError(f"{path} is a folder: give a file name")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:
+        write(tmp)
 
 
 def _write_csv(frame, tmp: Path, target: FileTarget, report, stop) -> None:

@@ -1,20 +1,27 @@
-"""Independent re-verification of an exported table, one check per privacy model.
+"""Independent re-verification of a released table, one check per privacy model.
 
-``OUTPUT_CHECKS[model.name](model, frame, qis, subset_mask) -> list[str]``
-returns the violations (empty: the output fulfils the model). ``frame`` is
-the exported output as strings, all rows of the input in order; suppressed
-rows have every quasi-identifier ``"*"``. ``subset_mask`` (a boolean Series
-aligned with ``frame``, or None) marks the research subset: those rows are
-released, the others form the population the attacker knows.
+The checks work on ``ReleasedCounts``: the class sizes, the sensitive-value counts
+per class and overall, recounted from the released values (``engine.verify``
+builds them from an exported file chunk by chunk; ``ReleasedCounts.from_frame``
+from a table in memory). ``CHECKS[model.name](model, counts) -> list[str]``
+returns the violations (empty: the output fulfils the model).
+
+``OUTPUT_CHECKS[model.name](model, frame, qis, subset_mask)`` does the same on a
+released frame (all rows of the input in order, values as strings, suppressed
+rows with every quasi-identifier ``"*"``) with a model bound to its problem.
+``subset_mask`` (boolean, aligned with ``frame``, or None) marks the research
+subset: those rows are released, the others form the population the attacker
+knows.
 
 Nothing here touches the engine's classifier or kernels: classes, sensitive
-distributions and subset counts are recounted from the frame with plain
-pandas, and the distances are computed by slow, obvious loops.
+distributions and subset counts are recounted with plain pandas, and the
+distances are computed by slow, obvious loops.
 """
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -23,56 +30,171 @@ from engine.markers import SUPPRESSED  # suppressed rows come normalized to it
 
 
 # --- recounting -----------------------------------------------------------------
-def _suppressed(frame: pd.DataFrame, qis: list[str]) -> pd.Series:
-    if not qis:
-        return pd.Series(False, index=frame.index)
-    return (frame[qis].astype(str) == SUPPRESSED).all(axis=1)
+@dataclass
+class ReleasedCounts:
+    """What the checks need of a released table, bounded by its number of classes.
+
+    Class keys are tuples of the quasi-identifiers' released values."""
+
+    qis: list[str]
+    #: released records per class (unsuppressed, in the research subset if any)
+    sizes: dict[tuple, int]
+    #: per class, records over every unsuppressed row (the population the attacker
+    #: knows); equal to ``sizes`` without a subset
+    population: dict[tuple, int]
+    #: sensitive attribute -> class key -> counts of its values among released records
+    distributions: dict[str, dict[tuple, dict[str, int]]] = field(default_factory=dict)
+    #: sensitive attribute -> counts of its values over the data set (the subset, or
+    #: every row), suppressed records included
+    overall: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: whether a research subset was given
+    has_subset: bool = False
+    #: records of the data set (the subset's when there is one)
+    n_records: int = 0
+    #: the job's hierarchies by attribute (hierarchical t-closeness, profitability)
+    hierarchies: dict = field(default_factory=dict)
+    #: the [population] size, or None
+    population_size: int | None = None
+    columns: tuple[str, ...] = ()
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, qis: list[str], attributes=(),
+                   subset_mask=None, marker: str = SUPPRESSED, **context) -> ReleasedCounts:
+        """Count a released table held in memory."""
+        acc = CountAccumulator(qis, [a for a in attributes if a in frame.columns], marker)
+        mask = None if subset_mask is None else np.asarray(subset_mask, dtype=bool)
+        acc.add(frame.astype(str), mask)
+        return acc.counts(suppressed_class=True, has_subset=subset_mask is not None,
+                          columns=tuple(frame.columns), **context)
 
 
-def _mask(frame: pd.DataFrame, subset_mask) -> pd.Series:
-    if subset_mask is None:
-        return pd.Series(True, index=frame.index)
-    return pd.Series(np.asarray(subset_mask, dtype=bool), index=frame.index)
+KEY = "\x1eclass"   # column names the accumulator adds; no CSV header holds them
+FLAG = "\x1esubset"
 
 
-def released_rows(frame: pd.DataFrame, qis: list[str], subset_mask) -> pd.DataFrame:
-    """Rows released with their quasi-identifiers (in the subset, not suppressed)."""
-    return frame[~_suppressed(frame, qis) & _mask(frame, subset_mask)]
+class CountAccumulator:
+    """Class counts of a released table added chunk by chunk. Rows whose every
+    quasi-identifier is ``*`` are counted as one class; ``counts`` decides at the
+    end whether they are suppressed. Memory: the classes times the distinct sensitive
+    values, whatever the number of rows."""
+
+    def __init__(self, qis: list[str], sensitive: list[str], marker: str = SUPPRESSED,
+                 compact_every: int = 8):
+        self.qis, self.sensitive = list(qis), list(dict.fromkeys(sensitive))
+        self.marker = marker
+        self.compact_every = compact_every
+        self._sizes: list[pd.Series] = []
+        self._dists: dict[str, list[pd.Series]] = {a: [] for a in self.sensitive}
+        self._overall: dict[str, list[pd.Series]] = {a: [] for a in self.sensitive}
+        self.rows = 0
+        self.subset_rows = 0
+        self.all_star_rows = 0
+        self.all_star_subset_rows = 0
+        self.values: dict[str, set] = {q: set() for q in self.qis}
+        self.star_counts: dict[str, int] = {q: 0 for q in self.qis}
+        #: with ``track_suppressed``: row numbers of the all-marker rows in the data set
+        #: and their sensitive values' counts; ``overall_fix`` replaces those counts in
+        #: the overall distributions (values put back from the input, see engine.verify)
+        self.track_suppressed = False
+        self.suppressed_rows: list[np.ndarray] = []
+        self._star_overall: dict[str, list[pd.Series]] = {a: [] for a in self.sensitive}
+        self.overall_fix: dict[str, dict[str, int]] | None = None
+
+    def _keys(self, chunk: pd.DataFrame) -> list:
+        return self.qis if self.qis else [np.zeros(len(chunk), dtype=np.int8)]
+
+    def add(self, chunk: pd.DataFrame, in_subset: np.ndarray | None = None) -> None:
+        """Add rows (string columns); ``in_subset`` marks research-subset rows."""
+        n = len(chunk)
+        flag = np.ones(n, dtype=bool) if in_subset is None else np.asarray(in_subset, bool)
+        self.rows += n
+        self.subset_rows += int(flag.sum())
+        stars = np.ones(n, dtype=bool)
+        for q in self.qis:
+            col = chunk[q]
+            is_star = (col == self.marker).to_numpy()
+            stars &= is_star
+            self.star_counts[q] += int(is_star.sum())
+            self.values[q].update(col.unique().tolist())
+        if self.qis:
+            self.all_star_rows += int(stars.sum())
+            self.all_star_subset_rows += int((stars & flag).sum())
+            if self.track_suppressed:
+                self.suppressed_rows.append(np.flatnonzero(stars & flag) + (self.rows - n))
+                for a in self.sensitive:
+                    self._star_overall[a].append(chunk.loc[stars & flag, a].value_counts())
+        frame = chunk.assign(**{FLAG: flag})
+        self._sizes.append(frame.groupby(self.qis + [FLAG] if self.qis else [FLAG],
+                                         sort=False, observed=True).size())
+        released = chunk[flag]
+        for a in self.sensitive:
+            keys = self.qis + [a] if self.qis else [np.zeros(len(released), np.int8), a]
+            self._dists[a].append(released.groupby(keys, sort=False, observed=True).size())
+            self._overall[a].append(released[a].value_counts())
+        if len(self._sizes) >= self.compact_every:
+            self._compact()
+
+    @staticmethod
+    def _sum(parts: list[pd.Series]) -> pd.Series:
+        if not parts:
+            return pd.Series(dtype=np.int64)
+        s = pd.concat(parts)
+        if s.index.nlevels == 1:
+            return s.groupby(level=0, sort=False).sum()
+        return s.groupby(level=list(range(s.index.nlevels)), sort=False).sum()
+
+    def _compact(self) -> None:
+        self._sizes = [self._sum(self._sizes)]
+        for a in self.sensitive:
+            self._dists[a] = [self._sum(self._dists[a])]
+            self._overall[a] = [self._sum(self._overall[a])]
+
+    def star_key(self) -> tuple:
+        return tuple(self.marker for _ in self.qis) if self.qis else (0,)
+
+    def counts(self, suppressed_class: bool, has_subset: bool = False,
+               **context) -> ReleasedCounts:
+        """The totals; with ``suppressed_class`` the all-``*`` rows are suppressed
+        records, else a class of their own."""
+        self._compact()
+        raw = self._sizes[0]
+        sizes: dict[tuple, int] = {}
+        population: dict[tuple, int] = {}
+        star = self.star_key()
+        for k, n in raw.items():
+            k = k if isinstance(k, tuple) else (k,)
+            cls_key, in_subset = (tuple(k[:-1]) if self.qis else (0,)), bool(k[-1])
+            if suppressed_class and cls_key == star:
+                continue
+            population[cls_key] = population.get(cls_key, 0) + int(n)
+            if in_subset:
+                sizes[cls_key] = sizes.get(cls_key, 0) + int(n)
+        distributions: dict[str, dict[tuple, dict[str, int]]] = {}
+        for a in self.sensitive:
+            d = self._dists[a][0]
+            per: dict[tuple, dict] = {}
+            for k, n in d.items():
+                cls_key, value = (tuple(k[:-1]) if self.qis else (0,)), k[-1]
+                if suppressed_class and cls_key == star:
+                    continue
+                per.setdefault(cls_key, {})[value] = int(n)
+            distributions[a] = per
+        overall = {a: {str(v): int(n) for v, n in self._overall[a][0].items()}
+                   for a in self.sensitive}
+        if suppressed_class and self.overall_fix is not None:
+            for a, fix in self.overall_fix.items():
+                for v, n in self._sum(self._star_overall[a]).items():
+                    overall[a][str(v)] -= int(n)
+                for v, n in fix.items():
+                    overall[a][v] = overall[a].get(v, 0) + n
+                overall[a] = {v: n for v, n in overall[a].items() if n > 0}
+        n_records = self.subset_rows if has_subset else self.rows
+        return ReleasedCounts(self.qis, sizes, population, distributions, overall,
+                              has_subset, n_records, **context)
 
 
-def class_key(frame: pd.DataFrame, qis: list[str]) -> pd.Series:
-    """One string per row naming its equivalence class."""
-    if not qis:
-        return pd.Series("", index=frame.index)
-    return frame[qis].astype(str).agg("\x1f".join, axis=1)
-
-
-def class_sizes(frame: pd.DataFrame, qis: list[str], subset_mask) -> pd.Series:
-    rel = released_rows(frame, qis, subset_mask)
-    return class_key(rel, qis).value_counts()
-
-
-def overall_distribution(frame: pd.DataFrame, attribute: str, subset_mask) -> pd.Series:
-    """Relative frequency of each sensitive value over the released data set (the
-    research subset, or every row), suppressed records included."""
-    rows = frame[_mask(frame, subset_mask)]
-    counts = rows[attribute].astype(str).value_counts()
-    return counts / counts.sum()
-
-
-def class_distributions(frame: pd.DataFrame, qis: list[str], attribute: str,
-                        subset_mask) -> dict[str, pd.Series]:
-    """Per released class: counts of each sensitive value."""
-    rel = released_rows(frame, qis, subset_mask)
-    keys = class_key(rel, qis)
-    out = {}
-    for key, values in rel[attribute].astype(str).groupby(keys):
-        out[key] = values.value_counts()
-    return out
-
-
-def _label(key: str) -> str:
-    return "(" + key.replace("\x1f", ", ") + ")"
+def _label(key: tuple) -> str:
+    return "(" + ", ".join(str(v) for v in key) + ")"
 
 
 def _report(bad: list[str], what: str) -> list[str]:
@@ -82,17 +204,22 @@ def _report(bad: list[str], what: str) -> list[str]:
     return [f"{len(bad)} class(es) violate {what}: {shown}"]
 
 
-def _missing(frame: pd.DataFrame, attribute: str) -> list[str]:
-    if attribute not in frame.columns:
+def _missing(counts: ReleasedCounts, attribute: str) -> list[str]:
+    if attribute not in counts.distributions:
         return [f"sensitive attribute '{attribute}' is not in the output"]
     return []
 
 
+def _shares(counts: dict) -> dict:
+    total = sum(counts.values())
+    return {v: c / total for v, c in counts.items()} if total else {}
+
+
 # --- attribute disclosure ---------------------------------------------------------
-def check_distinct_l_diversity(model, frame, qis, subset_mask) -> list[str]:
-    if (m := _missing(frame, model.attribute)):
+def check_distinct_l_diversity(model, counts: ReleasedCounts) -> list[str]:
+    if (m := _missing(counts, model.attribute)):
         return m
-    dists = class_distributions(frame, qis, model.attribute, subset_mask)
+    dists = counts.distributions[model.attribute]
     bad = [_label(k) for k, c in dists.items() if len(c) < model.l]
     return _report(bad, model.describe())
 
@@ -114,35 +241,35 @@ def _grassberger(counts: np.ndarray) -> float:
     return g(n) - sum(c * g(c) for c in counts) / n
 
 
-def check_entropy_l_diversity(model, frame, qis, subset_mask) -> list[str]:
-    if (m := _missing(frame, model.attribute)):
+def check_entropy_l_diversity(model, counts: ReleasedCounts) -> list[str]:
+    if (m := _missing(counts, model.attribute)):
         return m
     estimate = _shannon if model.estimator == "shannon" else _grassberger
-    dists = class_distributions(frame, qis, model.attribute, subset_mask)
     bound = math.log(model.l) - 1e-9
     # a class needs at least l distinct values whatever the estimate (Grassberger's
     # bias correction can lift a class of fewer values above log l)
-    bad = [_label(k) for k, c in dists.items()
-           if len(c) < math.ceil(model.l) or estimate(c.to_numpy(dtype=float)) < bound]
+    bad = [_label(k) for k, c in counts.distributions[model.attribute].items()
+           if len(c) < math.ceil(model.l)
+           or estimate(np.fromiter(c.values(), dtype=float)) < bound]
     return _report(bad, model.describe())
 
 
-def check_recursive_cl_diversity(model, frame, qis, subset_mask) -> list[str]:
-    if (m := _missing(frame, model.attribute)):
+def check_recursive_cl_diversity(model, counts: ReleasedCounts) -> list[str]:
+    if (m := _missing(counts, model.attribute)):
         return m
     bad = []
-    for k, c in class_distributions(frame, qis, model.attribute, subset_mask).items():
-        r = sorted(c.tolist(), reverse=True)
+    for k, c in counts.distributions[model.attribute].items():
+        r = sorted(c.values(), reverse=True)
         if len(r) < model.l or not r[0] < model.c * sum(r[model.l - 1:]):
             bad.append(_label(k))
     return _report(bad, model.describe())
 
 
-def _equal_distance(q: dict, p: pd.Series) -> float:
-    return 0.5 * sum(abs(q.get(v, 0.0) - p.get(v, 0.0)) for v in set(p.index) | set(q))
+def _equal_distance(q: dict, p: dict) -> float:
+    return 0.5 * sum(abs(q.get(v, 0.0) - p.get(v, 0.0)) for v in set(p) | set(q))
 
 
-def _ordered_distance(q: dict, p: pd.Series, order: list[str]) -> float:
+def _ordered_distance(q: dict, p: dict, order: list[str]) -> float:
     if len(order) < 2:
         return 0.0
     cum, total = 0.0, 0.0
@@ -152,7 +279,7 @@ def _ordered_distance(q: dict, p: pd.Series, order: list[str]) -> float:
     return total / (len(order) - 1)
 
 
-def _hierarchical_distance(q: dict, p: pd.Series, rows) -> float:
+def _hierarchical_distance(q: dict, p: dict, rows) -> float:
     """Bottom-up EMD over the hierarchy's tree (rows: value, level 1, ..., top)."""
     height = len(rows[0]) - 1
     if height == 0:
@@ -176,23 +303,28 @@ def _hierarchical_distance(q: dict, p: pd.Series, rows) -> float:
     return cost
 
 
-def check_t_closeness(model, frame, qis, subset_mask) -> list[str]:
-    if (m := _missing(frame, model.attribute)):
+def _hierarchy(model, counts: ReleasedCounts, attribute: str):
+    h = counts.hierarchies.get(attribute)
+    return h if h is not None else getattr(model, "hierarchy", None)
+
+
+def check_t_closeness(model, counts: ReleasedCounts) -> list[str]:
+    if (m := _missing(counts, model.attribute)):
         return m
-    p = overall_distribution(frame, model.attribute, subset_mask)
+    p = _shares(counts.overall[model.attribute])
     if model.distance == "ordered":
         from engine.privacy.t_closeness import value_order
-        values = np.asarray(sorted(p.index))
+        values = np.asarray(sorted(p))
         order = [str(values[i]) for i in value_order(values)]
     elif model.distance == "hierarchical":
-        hierarchy = getattr(model, "hierarchy", None)
+        hierarchy = _hierarchy(model, counts, model.attribute)
         if hierarchy is None:
-            return [f"{model.describe()}: the sensitive attribute's hierarchy is unknown "
-                    f"(bind the model to its job first)"]
+            return [f"{model.describe()}: the job gives no hierarchy for the sensitive "
+                    f"attribute '{model.attribute}'"]
         rows = hierarchy.rows
     bad = []
-    for k, c in class_distributions(frame, qis, model.attribute, subset_mask).items():
-        q = (c / c.sum()).to_dict()
+    for k, c in counts.distributions[model.attribute].items():
+        q = _shares(c)
         if model.distance == "equal":
             d = _equal_distance(q, p)
         elif model.distance == "ordered":
@@ -204,30 +336,30 @@ def check_t_closeness(model, frame, qis, subset_mask) -> list[str]:
     return _report(bad, model.describe())
 
 
-def _shares(model, frame, qis, subset_mask):
+def _class_shares(model, counts: ReleasedCounts):
     """Each released class's key with its sensitive-value shares ``q``, beside the
     overall shares ``p``."""
-    p = overall_distribution(frame, model.attribute, subset_mask)
-    for k, c in class_distributions(frame, qis, model.attribute, subset_mask).items():
-        yield k, c / c.sum(), p
+    p = _shares(counts.overall[model.attribute])
+    for k, c in counts.distributions[model.attribute].items():
+        yield k, _shares(c), p
 
 
-def check_delta_disclosure(model, frame, qis, subset_mask) -> list[str]:
-    if (m := _missing(frame, model.attribute)):
+def check_delta_disclosure(model, counts: ReleasedCounts) -> list[str]:
+    if (m := _missing(counts, model.attribute)):
         return m
     bad = []
-    for k, q, p in _shares(model, frame, qis, subset_mask):
-        if any(abs(math.log(q[v] / p[v])) >= model.delta for v in q.index):
+    for k, q, p in _class_shares(model, counts):
+        if any(abs(math.log(q[v] / p[v])) >= model.delta for v in q):
             bad.append(_label(k))
     return _report(bad, model.describe())
 
 
-def check_beta_likeness(model, frame, qis, subset_mask) -> list[str]:
-    if (m := _missing(frame, model.attribute)):
+def check_beta_likeness(model, counts: ReleasedCounts) -> list[str]:
+    if (m := _missing(counts, model.attribute)):
         return m
     bad = []
-    for k, q, p in _shares(model, frame, qis, subset_mask):
-        for v in q.index:
+    for k, q, p in _class_shares(model, counts):
+        for v in q:
             limit = min(model.beta, -math.log(p[v])) if model.enhanced else model.beta
             if q[v] > p[v] and (q[v] - p[v]) / p[v] > limit + 1e-12:
                 bad.append(_label(k))
@@ -236,67 +368,67 @@ def check_beta_likeness(model, frame, qis, subset_mask) -> list[str]:
 
 
 # --- membership disclosure ----------------------------------------------------------
-def _population_sizes(frame, qis) -> pd.Series:
-    """Class sizes over every unsuppressed row (the population the attacker knows)."""
-    rows = frame[~_suppressed(frame, qis)]
-    return class_key(rows, qis).value_counts()
-
-
-def check_delta_presence(model, frame, qis, subset_mask) -> list[str]:
-    if subset_mask is None:
+def check_delta_presence(model, counts: ReleasedCounts) -> list[str]:
+    if not counts.has_subset:
         return [f"{model.describe()} needs the research subset to be verified"]
-    sample = class_sizes(frame, qis, subset_mask)
-    population = _population_sizes(frame, qis)
     bad = []
-    for key, n in sample.items():
-        delta = n / population[key]
+    for key, n in counts.sizes.items():
+        delta = n / counts.population[key]
         if delta < model.delta_min - 1e-12 or delta > model.delta_max + 1e-12:
             bad.append(f"{_label(key)} with delta {delta:.4f}")
     return _report(bad, model.describe())
 
 
-def check_k_map(model, frame, qis, subset_mask) -> list[str]:
-    sample = class_sizes(frame, qis, subset_mask)
+def _effective_k(model, counts: ReleasedCounts) -> int | None:
+    if counts.population_size is None:
+        return getattr(model, "effective_k", None)
+    from engine.privacy.k_map import derived_k
+    return derived_k(model.k, counts.n_records / counts.population_size, model.significance,
+                     model.estimator == "zero-truncated-poisson")[0]
+
+
+def check_k_map(model, counts: ReleasedCounts) -> list[str]:
     if model.estimator == "none":
-        if subset_mask is None:
+        if not counts.has_subset:
             return [f"{model.describe()} needs the research subset to be verified"]
-        population = _population_sizes(frame, qis)
-        bad = [_label(k) for k in sample.index if population[k] < model.k]
+        bad = [_label(k) for k in counts.sizes if counts.population[k] < model.k]
     else:
-        bad = [_label(k) for k, n in sample.items() if n < model.effective_k]
+        k = _effective_k(model, counts)
+        if k is None:
+            return [f"{model.describe()}: the job gives no [population]"]
+        bad = [_label(key) for key, n in counts.sizes.items() if n < k]
     return _report(bad, model.describe())
 
 
 # --- risk-based -----------------------------------------------------------------------
-def check_sample_uniqueness(model, frame, qis, subset_mask) -> list[str]:
-    sizes = class_sizes(frame, qis, subset_mask)
-    n = int(sizes.sum())
-    share = int((sizes == 1).sum()) / n if n else 0.0
+def check_sample_uniqueness(model, counts: ReleasedCounts) -> list[str]:
+    n = sum(counts.sizes.values())
+    share = sum(1 for s in counts.sizes.values() if s == 1) / n if n else 0.0
     if share > model.threshold:
         return [f"{share:.4%} of the released records are sample unique, more than "
                 f"{model.threshold:g}"]
     return []
 
 
-def check_average_risk(model, frame, qis, subset_mask) -> list[str]:
-    sizes = class_sizes(frame, qis, subset_mask)
-    n = int(sizes.sum())
-    risk = len(sizes) / n if n else 0.0
+def check_average_risk(model, counts: ReleasedCounts) -> list[str]:
+    n = sum(counts.sizes.values())
+    risk = len(counts.sizes) / n if n else 0.0
     if risk > model.threshold:
         return [f"the average re-identification risk {risk:.4f} exceeds {model.threshold:g}"]
     return []
 
 
-def check_population_uniqueness(model, frame, qis, subset_mask) -> list[str]:
+def check_population_uniqueness(model, counts: ReleasedCounts) -> list[str]:
     """The released records are the sample (the sampling fraction is their number over
     the population); Dankar's rule does not fall back to Zayatz, as in ARX's model."""
     from engine import estimators as re
-    if getattr(model, "population", None) is None:
-        return [f"{model.describe()}: the population is unknown (bind the model first)"]
-    sizes = class_sizes(frame, qis, subset_mask).to_numpy()
+    population = counts.population_size or getattr(model, "population", None)
+    if population is None:
+        return [f"{model.describe()}: the job gives no [population]"]
+    sizes = np.fromiter(counts.sizes.values(), dtype=np.int64, count=len(counts.sizes))
     if not (sizes == 1).any():
         return []
-    fraction = int(sizes.sum()) / model.population
+    fraction = int(sizes.sum()) / population
     if model.estimator == "dankar":
         share = re.dankar(sizes, fraction, zayatz_fallback=False)
     else:
@@ -306,43 +438,43 @@ def check_population_uniqueness(model, frame, qis, subset_mask) -> list[str]:
     return []
 
 
-def _entropy_loss(frame: pd.DataFrame, qis: list[str], hierarchies: dict) -> pd.Series:
-    """Relative entropy-based information loss per row: log10 of the hierarchy rows
+def _rows_under(hierarchy) -> dict[str, int]:
+    """Label -> how many hierarchy rows (original values) it stands for."""
+    under: dict[str, int] = {}
+    for r in hierarchy.rows:
+        for label in dict.fromkeys(r):
+            under[label] = under.get(label, 0) + 1
+    return under
+
+
+def _entropy_loss(key: tuple, qis: list[str], hierarchies: dict, under: dict) -> float:
+    """Relative entropy-based information loss of a class: log10 of the hierarchy rows
     each generalized value stands for, summed over QIs, over the maximum."""
-    total = pd.Series(0.0, index=frame.index)
-    maximum = 0.0
-    for q in qis:
-        rows = hierarchies[q].rows
-        maximum += math.log10(len(rows))
-        under: dict[str, int] = {}
-        for r in rows:
-            for label in dict.fromkeys(r):
-                under[label] = under.get(label, 0) + 1
-        total += frame[q].astype(str).map(lambda v: math.log10(under.get(v, 1)))
+    total, maximum = 0.0, 0.0
+    for q, value in zip(qis, key):
+        maximum += math.log10(len(hierarchies[q].rows))
+        total += math.log10(under[q].get(value, 1))
     return total / maximum if maximum > 0 else total
 
 
-def check_profitability(model, frame, qis, subset_mask) -> list[str]:
-    sample = class_sizes(frame, qis, subset_mask)
+def check_profitability(model, counts: ReleasedCounts) -> list[str]:
     if model.attacker == "journalist":
-        if subset_mask is None:
+        if not counts.has_subset:
             return [f"{model.describe()} needs the research subset to be verified"]
-        sizes = _population_sizes(frame, qis)
+        sizes = counts.population
     else:
-        sizes = sample
+        sizes = counts.sizes
     if not model.allow_attack:
-        bad = [_label(k) for k in sample.index if sizes[k] < model.k]
+        bad = [_label(k) for k in counts.sizes if sizes[k] < model.k]
         return _report(bad, f"{model.describe()} (classes of at least {model.k})")
-    hierarchies = getattr(model, "hierarchies", None)
-    if not hierarchies:
-        return [f"{model.describe()}: the hierarchies are unknown (bind the model first)"]
-    rel = released_rows(frame, qis, subset_mask)
-    keys = class_key(rel, qis)
-    loss = _entropy_loss(rel, qis, hierarchies).groupby(keys).first()
+    hierarchies = counts.hierarchies or getattr(model, "hierarchies", None) or {}
+    if any(hierarchies.get(q) is None for q in counts.qis):
+        return [f"{model.describe()}: the job gives no hierarchy for every quasi-identifier"]
+    under = {q: _rows_under(hierarchies[q]) for q in counts.qis}
     bad = []
-    for key in sample.index:
+    for key in counts.sizes:
         p = 1.0 / sizes[key]
-        pay = model.benefit * (1.0 - loss[key])
+        pay = model.benefit * (1.0 - _entropy_loss(key, counts.qis, hierarchies, under))
         if model.gain * p - model.cost > 0:
             pay -= model.loss * p
         if not pay > 0:
@@ -350,22 +482,23 @@ def check_profitability(model, frame, qis, subset_mask) -> list[str]:
     return _report(bad, f"{model.describe()} (positive payout)")
 
 
-def check_differential_privacy(model, frame, qis, subset_mask) -> list[str]:
+def check_differential_privacy(model, counts: ReleasedCounts) -> list[str]:
     """The released records (the sample) form classes of at least k records. Records
     outside the sample are released suppressed, so without the mask every released
     (unsuppressed) record counts."""
-    sizes = class_sizes(frame, qis, subset_mask)
-    small = sizes[sizes < model.k]
-    return _report([_label(k) for k in small.index], f"{model.describe()} (k = {model.k})")
+    small = [_label(k) for k, n in counts.sizes.items() if n < model.k]
+    return _report(small, f"{model.describe()} (k = {model.k})")
 
 
-def check_k_anonymity(model, frame, qis, subset_mask) -> list[str]:
-    sizes = class_sizes(frame, qis, subset_mask)
-    small = sizes[sizes < model.k]
-    return _report([_label(k) for k in small.index], model.describe())
+def check_k_anonymity(model, counts: ReleasedCounts) -> list[str]:
+    small = {k: n for k, n in counts.sizes.items() if n < model.k}
+    if not small:
+        return []
+    return _report([_label(k) for k in small], model.describe()
+                   + f" (smallest class: {min(small.values())} records)")
 
 
-OUTPUT_CHECKS: dict[str, Callable[..., list[str]]] = {
+CHECKS: dict[str, Callable[..., list[str]]] = {
     "k-anonymity": check_k_anonymity,
     "distinct-l-diversity": check_distinct_l_diversity,
     "entropy-l-diversity": check_entropy_l_diversity,
@@ -381,3 +514,22 @@ OUTPUT_CHECKS: dict[str, Callable[..., list[str]]] = {
     "profitability": check_profitability,
     "differential-privacy": check_differential_privacy,
 }
+
+
+def sensitive_attribute(model) -> str | None:
+    """The attribute a model's check reads beside the quasi-identifiers, if any."""
+    return getattr(model, "attribute", None)
+
+
+def _frame_check(check):
+    def on_frame(model, frame: pd.DataFrame, qis: list[str], subset_mask=None) -> list[str]:
+        attribute = sensitive_attribute(model)
+        counts = ReleasedCounts.from_frame(frame, qis, [attribute] if attribute else [],
+                                           subset_mask)
+        return check(model, counts)
+    on_frame.__doc__ = check.__doc__
+    return on_frame
+
+
+OUTPUT_CHECKS: dict[str, Callable[..., list[str]]] = {
+    name: _frame_check(check) for name, check in CHECKS.items()}
