@@ -1,6 +1,7 @@
-"""Reading data from CSV, Excel and databases into DataFrames of strings (Qt-free).
+"""Reading data from CSV, Excel, Parquet and databases into DataFrames of strings (Qt-free).
 
-CSV goes through the engine's reader; Excel through openpyxl (read-only);
+CSV goes through the engine's reader; Excel through openpyxl (read-only; .xls through
+xlrd); Parquet through pyarrow;
 databases through SQLAlchemy URLs, or Python's sqlite3 for a SQLite file when
 SQLAlchemy is not installed. Every failure is a ``DataError`` with a message.
 """
@@ -16,7 +17,8 @@ from engine.data.csv_import import CsvFormat, read_csv_preview
 from engine.data.csv_import import read_csv as engine_read_csv
 from engine.errors import DataError
 
-EXCEL_SUFFIXES = (".xlsx", ".xlsm")
+EXCEL_SUFFIXES = (".xlsx", ".xlsm", ".xls")
+PARQUET_SUFFIXES = (".parquet", ".pq")
 SQLITE_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 CSV_SUFFIXES = (".csv", ".tsv", ".txt", ".dat")
 
@@ -25,6 +27,8 @@ def guess_kind(path: str | Path) -> str:
     suffix = Path(path).suffix.lower()
     if suffix in EXCEL_SUFFIXES:
         return "excel"
+    if suffix in PARQUET_SUFFIXES:
+        return "parquet"
     if suffix in SQLITE_SUFFIXES:
         return "sql"
     return "csv"
@@ -48,7 +52,30 @@ def _text(v) -> str:
 
 
 # --- Excel ---------------------------------------------------------------------------------
+def _is_xls(path: str | Path) -> bool:
+    return Path(path).suffix.lower() == ".xls"
+
+
+def _xls_sheets(path: str | Path) -> list[str]:
+    try:
+        import xlrd
+    except ImportError:
+        raise DataError("reading .xls workbooks needs the xlrd package") from None
+    try:
+        book = xlrd.open_workbook(str(path), on_demand=True)
+    except FileNotFoundError:
+        raise DataError(f"file not found: {path}") from None
+    except Exception as e:  # xlrd raises its own XLRDError and others for damaged files
+        raise DataError(f"{Path(path).name} cannot be read as an .xls workbook: {e}") from None
+    try:
+        return list(book.sheet_names())
+    finally:
+        book.release_resources()
+
+
 def excel_sheets(path: str | Path) -> list[str]:
+    if _is_xls(path):
+        return _xls_sheets(path)
     try:
         import openpyxl
     except ImportError:
@@ -69,14 +96,43 @@ def read_excel(path: str | Path, sheet: str, has_header: bool = True,
                n_rows: int | None = None) -> pd.DataFrame:
     try:
         df = pd.read_excel(path, sheet_name=sheet, header=0 if has_header else None,
-                           dtype=object, nrows=n_rows, engine="openpyxl")
+                           dtype=object, nrows=n_rows,
+                           engine="xlrd" if _is_xls(path) else "openpyxl")
     except ImportError:
-        raise DataError("reading Excel files needs the openpyxl package") from None
+        raise DataError(f"reading {Path(path).suffix} workbooks needs the "
+                        f"{'xlrd' if _is_xls(path) else 'openpyxl'} package") from None
     except Exception as e:
         raise DataError(f"{Path(path).name}, sheet '{sheet}': {e}") from None
     if not has_header:
         df.columns = [f"column{i + 1}" for i in range(df.shape[1])]
     return _strings(df)
+
+
+# --- Parquet -------------------------------------------------------------------------------
+def read_parquet(path: str | Path, n_rows: int | None = None) -> pd.DataFrame:
+    """A Parquet file's rows as strings (the first ``n_rows`` read batch by batch)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise DataError("reading Parquet files needs the pyarrow package") from None
+    try:
+        f = pq.ParquetFile(path)
+        if n_rows is None:
+            table = f.read()
+        else:
+            batches, seen = [], 0
+            for batch in f.iter_batches(batch_size=max(1, min(n_rows, 65_536))):
+                batches.append(batch)
+                seen += batch.num_rows
+                if seen >= n_rows:
+                    break
+            table = pa.Table.from_batches(batches, schema=f.schema_arrow).slice(0, n_rows)
+    except FileNotFoundError:
+        raise DataError(f"file not found: {path}") from None
+    except Exception as e:  # pyarrow raises ArrowInvalid and others for damaged files
+        raise DataError(f"{Path(path).name} cannot be read as Parquet: {e}") from None
+    return _strings(table.to_pandas())
 
 
 # --- databases ---------------------------------------------------------------------------
@@ -183,6 +239,8 @@ def read_source(kind: str, location: str, table: str = "", fmt: CsvFormat | None
         return read_excel(location, table, has_header, n_rows)
     if kind == "sql":
         return read_database(location, table, n_rows)
+    if kind == "parquet":
+        return read_parquet(location, n_rows)
     raise DataError(f"unknown kind of data source '{kind}'")
 
 

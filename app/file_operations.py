@@ -267,7 +267,7 @@ class FileOperations(QObject):
     def input_path(self) -> Path | None:
         """The data file the release was made from, when it is a file on disk."""
         loc = self.doc.source.location
-        if self.doc.source.kind in ("csv", "excel") and loc and Path(loc).is_file():
+        if self.doc.source.kind in ("csv", "excel", "parquet") and loc and Path(loc).is_file():
             return Path(loc)
         return None
 

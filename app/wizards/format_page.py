@@ -91,7 +91,7 @@ class FormatPage(QWizardPage):
         w = self.wiz
         csv = w.kind == "csv"
         self.options.setVisible(csv)
-        self.header.setVisible(w.kind != "sql")
+        self.header.setVisible(w.kind not in ("sql", "parquet"))
         self._updating = True
         if csv and w.csv_format is not None:
             f = w.csv_format
@@ -102,7 +102,8 @@ class FormatPage(QWizardPage):
                                   f"encoding {f.encoding}, header {'yes' if f.has_header else 'no'}"
                                   f" (confidence {f.confidence:.0%})")
         else:
-            self.detected.setText(f"{'Sheet' if w.kind == 'excel' else 'Table'} "
+            self.detected.setText("Parquet file" if w.kind == "parquet" else
+                                  f"{'Sheet' if w.kind == 'excel' else 'Table'} "
                                   f"'{w.table_name}'")
         self.header.setChecked(w.has_header)
         self._updating = False

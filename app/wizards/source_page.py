@@ -12,10 +12,11 @@ from app.data_sources import database_tables, excel_sheets, guess_kind
 from app.workers import readable_error
 from engine.data.csv_import import detect_csv_format
 
-KINDS = (("csv", "CSV or text file"), ("excel", "Excel workbook (.xlsx)"),
-         ("sql", "Database (SQLite file or SQLAlchemy URL)"))
+KINDS = (("csv", "CSV or text file"), ("excel", "Excel workbook (.xlsx, .xls)"),
+         ("parquet", "Parquet file"), ("sql", "Database (SQLite file or SQLAlchemy URL)"))
 FILTERS = {"csv": "Delimited text (*.csv *.tsv *.txt *.dat);;All files (*)",
-           "excel": "Excel workbooks (*.xlsx *.xlsm);;All files (*)",
+           "excel": "Excel workbooks (*.xlsx *.xlsm *.xls);;All files (*)",
+           "parquet": "Parquet files (*.parquet *.pq);;All files (*)",
            "sql": "SQLite databases (*.sqlite *.sqlite3 *.db);;All files (*)"}
 
 
@@ -24,7 +25,8 @@ class SourcePage(QWizardPage):
         super().__init__()
         self.wiz = wizard
         self.setTitle("Choose the data")
-        self.setSubTitle("Anonymist reads CSV files, Excel sheets and database tables.")
+        self.setSubTitle("Anonymist reads CSV files, Excel sheets, Parquet files and "
+                         "database tables.")
         lay = QVBoxLayout(self)
         self.kinds = QButtonGroup(self)
         for i, (kind, label) in enumerate(KINDS):
@@ -83,7 +85,7 @@ class SourcePage(QWizardPage):
     def _list_tables(self) -> None:
         self.table.clear()
         loc = self.location.text().strip()
-        if not loc or self.kind == "csv":
+        if not loc or self.kind in ("csv", "parquet"):
             return
         try:
             names = excel_sheets(loc) if self.kind == "excel" else database_tables(loc)
@@ -105,6 +107,10 @@ class SourcePage(QWizardPage):
                     raise FileNotFoundError(2, "File not found", w.location)
                 w.csv_format = detect_csv_format(w.location)
                 w.has_header = w.csv_format.has_header
+            elif w.kind == "parquet":
+                if not Path(w.location).is_file():
+                    raise FileNotFoundError(2, "File not found", w.location)
+                w.has_header = True
             else:
                 names = excel_sheets(w.location) if w.kind == "excel" \
                     else database_tables(w.location)

@@ -1,0 +1,60 @@
+"""More import sources: .xls workbooks and Parquet files through the import wizard."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tests.app.test_sources import run_wizard
+
+
+def test_xls_workbook(qtbot, window, tmp_path):
+    xlwt = pytest.importorskip("xlwt")
+    path = tmp_path / "old.xls"
+    book = xlwt.Workbook()
+    book.add_sheet("empty")
+    sheet = book.add_sheet("people")
+    for r, row in enumerate([("age", "zip"), (34, "10115"), (51, "80331"), (27, "")]):
+        for c, v in enumerate(row):
+            sheet.write(r, c, v)
+    book.save(str(path))
+    wizard = window.files.make_import_wizard(str(path))
+    qtbot.addWidget(wizard)
+    assert wizard.source_page.kind == "excel"
+    assert [wizard.source_page.table.itemText(i) for i in range(2)] == ["empty", "people"]
+    wizard.source_page.table.setCurrentText("people")
+    wizard.show()
+    wizard.next()
+    assert wizard.format_page.model.rowCount() == 3
+    wizard.next()
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.import_spec(wizard.spec())
+    t = window.document.table
+    assert t.names == ["age", "zip"]
+    assert list(t.column("age").values()) == ["34", "51", "27"]
+    assert list(t.column("zip").values()) == ["10115", "80331", ""]
+
+
+def test_parquet_file(qtbot, window, tmp_path):
+    path = tmp_path / "people.parquet"
+    pd.DataFrame({"age": [34, 51, None], "city": ["Berlin", None, "Bern"],
+                  "score": [1.5, 2.0, 3.25]}).to_parquet(path)
+    wizard = run_wizard(qtbot, window, path)
+    assert wizard.source_page.kind == "parquet"
+    t = window.document.table
+    assert t.names == ["age", "city", "score"] and t.n_rows == 3
+    assert list(t.column("age").values()) == ["34", "51", ""]
+    assert list(t.column("city").values()) == ["Berlin", "", "Bern"]
+    assert list(t.column("score").values()) == ["1.5", "2", "3.25"]
+    assert window.document.source.kind == "parquet"
+
+
+def test_parquet_preview_reads_only_the_first_rows(tmp_path):
+    from app.data_sources import read_parquet
+    path = tmp_path / "big.parquet"
+    pd.DataFrame({"x": range(200_000)}).to_parquet(path, row_group_size=10_000)
+    head = read_parquet(path, n_rows=100)
+    assert list(head["x"]) == [str(i) for i in range(100)]
+    from engine.errors import DataError
+    (tmp_path / "bad.parquet").write_text("not parquet")
+    with pytest.raises(DataError, match="bad.parquet cannot be read as Parquet"):
+        read_parquet(tmp_path / "bad.parquet")
