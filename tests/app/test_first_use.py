@@ -94,3 +94,19 @@ def test_search_limits_are_disabled_where_the_algorithm_ignores_them(qtbot, wind
     assert panel.time_limit.isEnabled() and panel.seed.isEnabled()
     doc.update_attributes(["age"], max_level=1)  # the lattice shrinks
     assert doc.lattice_size() < size
+
+
+def test_one_click_zooms_explore_to_the_optimum(qtbot, window):
+    from PySide6.QtCore import QPointF
+    open_sample(qtbot, window)
+    _run(qtbot, window)
+    explore = window.perspectives["explore"]
+    view = explore.lattice
+    wide = view.box.viewRect()
+    explore.zoom_optimum_button.click()
+    opt = explore.nodes.optimum
+    rect = view.box.viewRect()
+    assert rect.contains(QPointF(view._all_x[opt], view._all_y[opt]))
+    assert rect.width() <= 30 < wide.width()  # single transformations, not bands
+    assert explore.current_row == opt and view.selected_row == opt
+    assert "band" in explore.hint.text()  # the overview's marks are explained

@@ -209,6 +209,24 @@ class LatticeView(QWidget):
             self.box.setRange(xRange=(self.x.min() - 1, self.x.max() + 1),
                               yRange=(self.y.min() - 1, self.y.max() + 1), padding=0.04)
 
+    def zoom_to_row(self, row: int, across: float = 24.0, rows: float = 2.5) -> bool:
+        """Zoom in on ``row``: about ``across`` neighbours side by side and ``rows`` levels
+        above and below, so that single transformations can be told apart. False when the
+        row is not drawn."""
+        if self.nodes is None or not 0 <= row < len(self._pos_of_row) \
+                or self._pos_of_row[row] < 0:
+            return False
+        x, y = float(self._all_x[row]), float(self._all_y[row])
+        levels = np.unique(self.y)
+        gap = float(np.diff(levels).min()) if len(levels) > 1 else 1.0
+        self.box.setRange(xRange=(x - across / 2, x + across / 2),
+                          yRange=(y - rows * gap, y + rows * gap), padding=0)
+        return True
+
+    def zoom_to_optimum(self) -> bool:
+        return self.nodes is not None and self.nodes.optimum >= 0 \
+            and self.zoom_to_row(int(self.nodes.optimum))
+
     # --- selection --------------------------------------------------------------------------
     def select_row(self, row: int, center: bool = True) -> None:
         """Mark ``row`` as selected (no signal); pan to it when it is out of view."""

@@ -31,9 +31,10 @@ LEGEND_TIP = ("Nodes with a dark outline were checked; pale nodes have a state i
               "from a checked neighbour (anonymity is monotonic).")
 
 
-HINT = ("Dark outline: checked; pale: inferred. Wheel: zoom across rows (Shift: both axes) "
-        "· drag: pan · click: select · right-click: apply, keep, neighbours. Edges and level "
-        "labels appear as you zoom in.")
+HINT = ("Each row is one level of generalization; zoomed out, a row's transformations "
+        "merge into a band coloured by their state. Dark outline: checked; pale: inferred. "
+        "Wheel: zoom across rows (Shift: both axes) · drag: pan · click: select · right-click: "
+        "apply, keep, neighbours. Edges and level labels appear as you zoom in.")
 
 
 class ExplorePerspective(QWidget):
@@ -103,7 +104,8 @@ class ExplorePerspective(QWidget):
         bar = QHBoxLayout()
         self.legend = QLabel(LEGEND)
         self.legend.setToolTip(LEGEND_TIP)
-        bar.addWidget(self.legend)
+        self.legend.setWordWrap(True)  # wraps rather than widening the window at 1280 px
+        bar.addWidget(self.legend, 1)
         bar.addStretch()
         bar.addWidget(QLabel("Rows"))
         self.arrange = QComboBox()
@@ -114,6 +116,11 @@ class ExplorePerspective(QWidget):
         self.fit_button = QPushButton("Fit")
         self.fit_button.setToolTip("Show the whole lattice")
         bar.addWidget(self.fit_button)
+        self.zoom_optimum_button = QPushButton("Zoom to optimum")
+        self.zoom_optimum_button.setObjectName("zoomOptimum")
+        self.zoom_optimum_button.setToolTip("Zoom in on the optimum and its neighbours, where "
+                                            "single transformations can be told apart")
+        bar.addWidget(self.zoom_optimum_button)
         lay.addLayout(bar)
         self.center_stack = QStackedWidget()
         self.searching = QLabel("Searching… the solution space appears here when the "
@@ -154,6 +161,7 @@ class ExplorePerspective(QWidget):
         self.arrange.currentIndexChanged.connect(
             lambda _i: self.lattice.set_order(self.arrange.currentData()))
         self.fit_button.clicked.connect(self.lattice.fit)
+        self.zoom_optimum_button.clicked.connect(self.zoom_to_optimum)
         self.properties.navigate_requested.connect(self.select_levels)
         self.properties.apply_requested.connect(self.apply_levels)
         self.properties.keep_requested.connect(self.keep_levels)
@@ -228,6 +236,14 @@ class ExplorePerspective(QWidget):
         self.filter.set_counts(self.nodes.counts(self.mask), len(self.nodes))
 
     # --- selection -----------------------------------------------------------------------------
+    def zoom_to_optimum(self) -> None:
+        """One click: the optimum selected, zoomed in among its neighbours."""
+        if self.nodes is None or self.nodes.optimum < 0:
+            return
+        row = int(self.nodes.optimum)
+        if self.lattice.zoom_to_row(row):
+            self.select_row(row, source="lattice")
+
     def select_levels(self, levels) -> None:
         if self.nodes is None:
             return
