@@ -67,6 +67,35 @@ class HierarchyStatus:
         return f"Incomplete, height {self.height}: no row for {shown}{more}"
 
 
+@dataclass(frozen=True)
+class CurrentTransformation:
+    """The transformation the document releases: what File > Export data writes and
+    Analyze utility / Analyze risk show (the optimum until another is applied)."""
+
+    levels: dict[str, int]
+    applied: bool  # applied in Explore (False: the result's optimum)
+    local_recoding: bool  # the optimum with the job's local recoding
+    anonymous: bool
+    suppressed_records: int
+    information_loss_percent: float | None
+
+    @property
+    def kind(self) -> str:
+        if self.applied:
+            return "applied"
+        return "optimum with local recoding" if self.local_recoding else "optimum"
+
+    @property
+    def levels_text(self) -> str:
+        return " · ".join(f"{n} {lv}" for n, lv in self.levels.items())
+
+    def describe(self) -> str:
+        """``age 2 · sex 0 (applied) · 12 records suppressed``."""
+        state = "" if self.anonymous else ", not anonymous"
+        return (f"{self.levels_text} ({self.kind}{state}) · "
+                f"{self.suppressed_records:,} records suppressed")
+
+
 @dataclass
 class Settings:
     """Job settings other than attributes, in the job file's own shape."""
@@ -87,8 +116,8 @@ class Document(QObject):
     settings_changed = Signal()  # privacy models, metric, transformation
     subset_changed = Signal()
     result_changed = Signal()
-    transformation_applied = Signal(tuple)  # levels the user made the current output
-    output_changed = Signal(object)  # the output's levels (None: the optimum)
+    #: the current transformation changed: its levels (None: the result's optimum)
+    output_changed = Signal(object)
     modified_changed = Signal(bool)
     path_changed = Signal(str)
 
@@ -107,7 +136,10 @@ class Document(QObject):
         self.base_dir: Path | None = None
         self.result = None  # engine AnonymizationResult of the last run
         self.result_summary: dict | None = None  # its to_dict(), also kept in projects
-        self.applied_levels: tuple | None = None  # output chosen in Explore (None: optimum)
+        #: the transformation applied in Explore (None: the result's optimum); see
+        #: `current_transformation` and `released`
+        self.applied_levels: tuple | None = None
+        self._current: CurrentTransformation | None = None
         self.extras: dict = {}  # JSON state of perspectives, saved in projects
         self.path: Path | None = None
         self._modified = False
@@ -288,21 +320,61 @@ class Document(QObject):
             return {"indices": np.flatnonzero(self.subset).tolist()}
         return None
 
+    # --- the current transformation ------------------------------------------------------
     def apply_transformation(self, levels) -> None:
-        """Make another transformation of the current result the output."""
-        self.applied_levels = tuple(int(x) for x in levels)
-        self.extras["explore.applied"] = list(self.applied_levels)
+        """Make another transformation of the current result the one released (the
+        optimum's own levels make the optimum current again)."""
+        if self.result is None:
+            return
+        levels = self.result.levels_of(levels)
+        if self.result.local_recoding is None and self.result.optimum is not None \
+                and levels == self.result.levels_of(None):
+            levels = None
+        if levels == self.applied_levels:
+            return
+        self.applied_levels = levels
+        self._current = None
         self.set_modified(True)
-        self.transformation_applied.emit(self.applied_levels)
         self.output_changed.emit(self.applied_levels)
 
-    def set_result(self, result, summary: dict | None = None) -> None:
-        self.applied_levels = None
-        self.extras.pop("explore.applied", None)
+    def set_result(self, result, summary: dict | None = None,
+                   applied: tuple | None = None) -> None:
+        """A new result (None: none); ``applied``: the transformation applied in Explore
+        (a project reopened), else the optimum is current."""
+        self.applied_levels = None if applied is None else tuple(int(x) for x in applied)
+        self._current = None
         self.result = result
         self.result_summary = summary if summary is not None else (
             result.to_dict() if result is not None else None)
         self.result_changed.emit()
+
+    def current_transformation(self) -> CurrentTransformation | None:
+        """What is released now (None: no result, or no transformation meets the models
+        and none was applied)."""
+        r = self.result
+        if r is None or (r.optimum is None and self.applied_levels is None):
+            return None
+        if self._current is None:
+            if self.applied_levels is None:
+                opt, local = r.optimum, r.local_recoding
+                suppressed = local.suppressed_after if local is not None \
+                    else opt.suppressed_records
+                self._current = CurrentTransformation(
+                    dict(opt.levels), False, local is not None, bool(opt.anonymous),
+                    int(suppressed), opt.information_loss_percent)
+            else:
+                ev = r.evaluate(self.applied_levels)
+                self._current = CurrentTransformation(
+                    dict(ev.levels), True, False, bool(ev.anonymous),
+                    int(ev.suppressed_records), ev.information_loss_percent)
+        return self._current
+
+    def released(self):
+        """The released table of the current transformation (`engine.output`), the one
+        table export writes and the Analyze perspectives show."""
+        if self.result is None:
+            raise ValueError("nothing has been anonymized yet")
+        return self.result.transformed(self.applied_levels)
 
     # --- engine job -------------------------------------------------------------------
     def build_job(self) -> Job:

@@ -218,10 +218,12 @@ class FileOperations(QObject):
 
     # --- export -----------------------------------------------------------------------------
     def _release_ready(self) -> bool:
-        result = self.doc.result
-        if result is None or result.optimum is None:
+        if self.doc.current_transformation() is None:
             show_error(self.window, "Nothing to export",
-                       "Anonymize the data first: the export writes the anonymized output.")
+                       "Anonymize the data first: the export writes the anonymized output."
+                       if self.doc.result is None else
+                       "No transformation meets the privacy models: apply one in Explore "
+                       "to export it.")
             return False
         return True
 
@@ -234,7 +236,8 @@ class FileOperations(QObject):
         mapping_ok = self.doc.applied_levels is not None or \
             getattr(result, "local_recoding", None) is None
         dialog = ExportDialog(file_dialogs.start_folder("export", self.doc, self.settings),
-                              self.doc.source.delimiter or ";", mapping_ok, self.window)
+                              self.doc.source.delimiter or ";", mapping_ok, self.window,
+                              self.doc.current_transformation().describe())
         self.export_dialog_widget = dialog
         if dialog.exec() and dialog.request is not None:
             target = dialog.request.target
@@ -281,6 +284,7 @@ class FileOperations(QObject):
 
         from engine.release_docs.bundle import write_release
         result = self.doc.result
+        current = self.doc.current_transformation() if levels is None else None
         levels = levels if levels is not None else self.doc.applied_levels
         if request.input_path is None:
             request = replace(request, input_path=self.input_path())
@@ -307,11 +311,13 @@ class FileOperations(QObject):
             self.last_export = written
             text = "Exported " + ", ".join(Path(w).name if "/" in w or "\\" in w else w
                                            for w in written.written)
+            if current is not None:
+                text += f" · transformation {current.describe()}"
             if written.verified is False:
                 show_error(self.window, "Release report: verification FAILED",
                            "The exported table does not pass the independent check:\n"
                            + "\n".join(written.violations))
-            self.window.statusBar().showMessage(text, 8000)
+            self.window.statusBar().showMessage(text, 15000)
             self.exported.emit(written)
 
         task = self.tasks.start("Exporting", lambda report, cancelled: write_release(

@@ -35,13 +35,22 @@ def _path_row(edit: QLineEdit, browse) -> QWidget:
 
 class ExportDialog(QDialog):
     def __init__(self, folder: str | Path, delimiter: str = ";", mapping_allowed: bool = True,
-                 parent=None):
+                 parent=None, transformation: str = ""):
         super().__init__(parent)
         self.setWindowTitle("Export anonymized data")
         self.setMinimumWidth(560)
         self.folder = Path(folder)
         lay = QVBoxLayout(self)
         form = QFormLayout()
+        #: which transformation is written (Document.current_transformation().describe())
+        self.transformation = QLabel(transformation)
+        self.transformation.setObjectName("exportTransformation")
+        self.transformation.setWordWrap(True)
+        self.transformation.setToolTip("The current transformation: the optimum, or the one "
+                                       "applied in Explore. Analyze utility and Analyze risk "
+                                       "show this same table.")
+        if transformation:
+            form.addRow("Transformation", self.transformation)
         self.format = QComboBox()
         self.format.setObjectName("exportFormat")
         for key, text, _ in FORMATS:

@@ -11,8 +11,6 @@ from app.perspectives.explore.perspective import ExplorePerspective
 
 #: key of the clipboard in ``Document.extras`` (stored in the project file)
 CLIPBOARD_KEY = "explore.clipboard"
-#: key of the last applied transformation while the document has no hook for it
-APPLIED_KEY = "explore.applied"
 
 
 def create_perspective(context) -> ExplorePerspective:
@@ -23,23 +21,17 @@ def create_perspective(context) -> ExplorePerspective:
 
     def result_changed() -> None:
         view.set_result(doc.result)
+        view.mark_applied(doc.applied_levels)  # a reopened project's
         view.restore_clipboard(doc.extras.get(CLIPBOARD_KEY, []))
 
     def clipboard_changed() -> None:
         doc.extras[CLIPBOARD_KEY] = view.clipboard_state()
         doc.set_modified(True)
 
-    def applied(levels: tuple) -> None:
-        hook = getattr(doc, "apply_transformation", None)
-        if hook is not None:
-            hook(levels)
-        else:
-            doc.extras[APPLIED_KEY] = list(levels)
-            doc.set_modified(True)
-
     doc.result_changed.connect(result_changed)
+    doc.output_changed.connect(view.mark_applied)
     view.clipboard_changed.connect(clipboard_changed)
-    view.transformation_applied.connect(applied)
+    view.transformation_applied.connect(doc.apply_transformation)
     if tasks is not None:
         tasks.started.connect(lambda _label: view.begin_run())
         tasks.progressed.connect(view.add_progress)

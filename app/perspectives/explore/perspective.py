@@ -294,9 +294,16 @@ class ExplorePerspective(QWidget):
             self.checker.check([levels], ("apply", levels))
 
     def _applied(self, levels: tuple) -> None:
-        self.applied_levels = levels
-        self.lattice.set_applied(self.nodes.row_of(levels) if self.nodes is not None else -1)
+        self.mark_applied(levels)
         self.transformation_applied.emit(levels)
+
+    def mark_applied(self, levels) -> None:
+        """Mark ``levels`` as the transformation applied as output (None: the optimum)."""
+        self.applied_levels = None if levels is None else tuple(int(v) for v in levels)
+        row = -1
+        if self.applied_levels is not None and self.nodes is not None:
+            row = self.nodes.row_of(self.applied_levels)
+        self.lattice.set_applied(row)
 
     def expand(self, row: int) -> None:
         """Check the neighbours of a node in the worker and show them."""

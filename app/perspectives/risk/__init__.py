@@ -34,7 +34,6 @@ def create_perspective(context) -> RiskPerspective:
     actions = [context.actions[k] for k in ("show_configure", "anonymize")
                if k in context.actions]
     view = RiskPerspective(actions, auto_limit(context.settings))
-    applied: dict = {"levels": None}
 
     restoring = {"on": False}
 
@@ -79,7 +78,7 @@ def create_perspective(context) -> RiskPerspective:
 
     def refresh() -> None:
         if doc.result is not None:
-            view.set_result(doc.result, applied["levels"])
+            view.set_result(doc.result, doc.applied_levels)
         elif doc.table is not None:
             qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
             view.set_input(doc.table, qis, doc.subset)
@@ -92,15 +91,13 @@ def create_perspective(context) -> RiskPerspective:
     timer.timeout.connect(refresh)
 
     def result_changed() -> None:
-        applied["levels"] = None
         restore()  # a project was opened: its thresholds and population model
         timer.stop()
         refresh()
 
-    def transformation_applied(levels) -> None:
-        applied["levels"] = tuple(levels) if levels is not None else None
+    def output_changed(levels) -> None:  # the current transformation (None: optimum)
         if doc.result is not None:
-            view.set_result(doc.result, applied["levels"])
+            view.set_result(doc.result, levels)
 
     doc.result_changed.connect(result_changed)
     doc.settings_changed.connect(show_population)
@@ -109,12 +106,7 @@ def create_perspective(context) -> RiskPerspective:
     for name in ("data_changed", "subset_changed"):
         getattr(doc, name).connect(timer.start)
     doc.attributes_changed.connect(lambda _names: None if doc.result else timer.start())
-    source = getattr(doc, "transformation_applied", None)
-    if source is None:  # until the document relays it, listen to Explore itself
-        explore = getattr(context.window, "perspectives", {}).get("explore")
-        source = getattr(explore, "transformation_applied", None)
-    if source is not None:
-        source.connect(transformation_applied)
+    doc.output_changed.connect(output_changed)
     restore()
     refresh()
     return view

@@ -108,8 +108,16 @@ class RiskPerspective(QWidget):
         if shown is None:
             text = "No transformation meets the privacy models: input only."
         else:
+            local = result.local_recoding is not None
+            if levels is None:
+                which = "optimum with local recoding" if local else "optimum"
+            elif not local and result.optimum is not None \
+                    and shown == dict(result.optimum.levels):
+                which = "optimum"
+            else:
+                which = "applied"
             text = "Output of the transformation " + " · ".join(
-                f"{q} {v}" for q, v in shown.items())
+                f"{q} {v}" for q, v in shown.items()) + f" ({which})"
         self.set_sides(before, after, text, NO_OPTIMUM)
 
     def set_input(self, data: Data | None, qis: Sequence[str],

@@ -13,9 +13,6 @@ from app.perspectives.utility.perspective import UtilityPerspective
 
 __all__ = ["UtilityPerspective", "create_perspective"]
 
-#: where Explore records the applied transformation while the document has no hook
-EXPLORE_APPLIED_KEY = "explore.applied"
-
 
 def create_perspective(context) -> QWidget:
     """The perspective bound to the document (see `_DocumentBinding`)."""
@@ -29,15 +26,11 @@ def create_perspective(context) -> QWidget:
 
 
 class _DocumentBinding(QObject):
-    """Keeps the perspective on the document's output.
+    """Keeps the perspective on the document's current transformation.
 
-    * ``document.result_changed``: show the new result (its optimum, or
-      ``document.output_levels`` when the document has that attribute);
-    * ``document.output_changed(levels)`` (if the document has the signal): show
-      the output of ``levels``, the transformation applied in Explore;
-    * until the document has that signal, Explore keeps the applied levels in
-      ``document.extras["explore.applied"]``: they are picked up whenever the
-      perspective is shown, if they changed since the result arrived;
+    * ``document.result_changed``: show the new result's current transformation
+      (``document.applied_levels``: the optimum, or the one a reopened project applied);
+    * ``document.output_changed(levels)``: show the transformation applied in Explore;
     * the window's close (and the application's end) stops the analysis threads.
     """
 
@@ -45,12 +38,8 @@ class _DocumentBinding(QObject):
         super().__init__(perspective)
         self.perspective = perspective
         self.doc = document
-        self._seen_applied = None
         document.result_changed.connect(self.result_changed)
-        applied = getattr(document, "output_changed", None)
-        if applied is not None:
-            applied.connect(self.output_changed)
-        perspective.installEventFilter(self)
+        document.output_changed.connect(self.output_changed)
         if isinstance(window, QObject):
             window.installEventFilter(self)
         self.window = window
@@ -60,30 +49,13 @@ class _DocumentBinding(QObject):
         if document.result is not None:
             self.result_changed()
 
-    def _extras_applied(self):
-        extras = getattr(self.doc, "extras", None)
-        value = extras.get(EXPLORE_APPLIED_KEY) if isinstance(extras, dict) else None
-        return tuple(value) if value else None
-
     def result_changed(self) -> None:
-        self._seen_applied = self._extras_applied()
-        self.perspective.set_result(self.doc.result, getattr(self.doc, "output_levels", None))
+        self.perspective.set_result(self.doc.result, self.doc.applied_levels)
 
     def output_changed(self, levels=None) -> None:
         self.perspective.set_result(self.doc.result, levels)
 
-    def _pick_up_applied(self) -> None:
-        applied = self._extras_applied()
-        result = self.doc.result
-        if applied is None or applied == self._seen_applied or result is None:
-            return
-        self._seen_applied = applied
-        if len(applied) == len(result.problem.qis):
-            self.perspective.set_result(result, applied)
-
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if obj is self.perspective and event.type() == QEvent.Type.Show:
-            self._pick_up_applied()
-        elif obj is self.window and event.type() == QEvent.Type.Close:
+        if obj is self.window and event.type() == QEvent.Type.Close:
             self.perspective.shutdown()
         return False

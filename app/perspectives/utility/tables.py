@@ -20,6 +20,7 @@ from app.perspectives.utility.table_models import ComparisonTableModel
 from app.widgets.pager import Pager
 from engine.data.datatypes import DataType
 from engine.data.table import EncodedTable
+from engine.output import ReleasedTable
 
 ROW_HEIGHT = 24
 MIN_COLUMN_WIDTH, MAX_COLUMN_WIDTH = 70, 220
