@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QGridLayout, QLabel, QWidget
+from PySide6.QtWidgets import QFileDialog, QWidget
 
 from app.settings import AppSettings
 
@@ -54,30 +54,9 @@ def open_file(parent: QWidget | None, title: str, filters: str, kind: str, doc=N
 
 
 def save_file(parent: QWidget | None, title: str, name: str, filters: str, kind: str,
-              doc=None, settings: AppSettings | None = None, note: str = "") -> str:
-    """The file to write ("" when cancelled), proposed as ``name`` in the start folder.
-    ``note``: a line the dialog shows below the file name (what will be written)."""
+              doc=None, settings: AppSettings | None = None) -> str:
+    """The file to write ("" when cancelled), proposed as ``name`` in the start folder."""
     start = str(Path(start_folder(kind, doc, settings)) / name)
-    if note:
-        dialog = note_dialog(parent, title, start, filters, note)
-        path = dialog.selectedFiles()[0] if dialog.exec() and dialog.selectedFiles() else ""
-    else:
-        path, _ = QFileDialog.getSaveFileName(parent, title, start, filters)
+    path, _ = QFileDialog.getSaveFileName(parent, title, start, filters)
     _remember(kind, path, settings)
     return path
-
-
-def note_dialog(parent: QWidget | None, title: str, start: str, filters: str,
-                note: str) -> QFileDialog:
-    """A save dialog (Qt's own, so that it can hold the line) with ``note`` below the
-    file name: the export dialog says which transformation it writes."""
-    dialog = QFileDialog(parent, title, start, filters)
-    dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-    label = QLabel(note, dialog)
-    label.setObjectName("fileDialogNote")
-    label.setWordWrap(True)
-    layout = dialog.layout()
-    if isinstance(layout, QGridLayout):
-        layout.addWidget(label, layout.rowCount(), 0, 1, layout.columnCount())
-    return dialog

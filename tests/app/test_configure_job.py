@@ -131,7 +131,10 @@ def test_file_dialogs_start_in_the_data_folder_and_remember(qtbot, window, monke
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.setattr(ExportDialog, "exec", fake_exec)
     monkeypatch.setattr(window.files, "export_release", lambda request, levels=None: None)
+    from app.document import CurrentTransformation
+    current = CurrentTransformation({"age": 1}, False, False, True, 0, 10.0)
     monkeypatch.setattr(window.document, "result", type("R", (), {"optimum": object()})())
+    monkeypatch.setattr(window.document, "current_transformation", lambda: current)
     window.files.export_dialog()
     assert Path(seen[0]) == project / "anonymized.csv"  # the project's folder
     window.files.export_dialog()
