@@ -8,7 +8,7 @@ SQLAlchemy is not installed. Every failure is a ``DataError`` with a message.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -136,10 +136,33 @@ def read_parquet(path: str | Path, n_rows: int | None = None) -> pd.DataFrame:
 
 
 # --- databases ---------------------------------------------------------------------------
-def _url(location: str) -> str:
-    if "://" in location:
-        return location
-    return f"sqlite:///{Path(location).resolve()}"
+def _url(location: str, password: str = "") -> str:
+    """The SQLAlchemy URL of a location, with ``password`` filled in (it is kept only in
+    memory: locations, projects and messages never hold it)."""
+    if "://" not in location:
+        return f"sqlite:///{Path(location).resolve()}"
+    if password:
+        from sqlalchemy.engine import make_url
+        return make_url(location).set(password=password).render_as_string(hide_password=False)
+    return location
+
+
+DIALECTS = (("postgresql", "PostgreSQL", "postgresql+psycopg2", 5432),
+            ("mysql", "MySQL / MariaDB", "mysql+pymysql", 3306),
+            ("mssql", "Microsoft SQL Server", "mssql+pyodbc", 1433))
+
+
+def server_url(dialect: str, host: str, port: int | None, database: str, user: str) -> str:
+    """A SQLAlchemy URL for a database server, without a password."""
+    from sqlalchemy.engine import URL
+    driver = next((d for key, _, d, _ in DIALECTS if key == dialect), None)
+    if driver is None:
+        raise DataError(f"unknown database kind '{dialect}'")
+    if not host.strip() or not database.strip():
+        raise DataError("give the server's host and the database name")
+    return URL.create(driver, username=user.strip() or None, host=host.strip(),
+                      port=port or None, database=database.strip()).render_as_string(
+                          hide_password=False)
 
 
 def _sqlite_path(location: str) -> Path | None:
@@ -154,7 +177,7 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def database_tables(location: str) -> list[str]:
+def database_tables(location: str, password: str = "") -> list[str]:
     """Table names of a database (SQLAlchemy URL or SQLite file)."""
     try:
         import sqlalchemy as sa
@@ -162,7 +185,7 @@ def database_tables(location: str) -> list[str]:
         sa = None
     if sa is not None:
         try:
-            engine = sa.create_engine(_url(location))
+            engine = sa.create_engine(_url(location, password))
             try:
                 return sorted(sa.inspect(engine).get_table_names())
             finally:
@@ -182,7 +205,8 @@ def database_tables(location: str) -> list[str]:
     return sorted(r[0] for r in rows)
 
 
-def read_database(location: str, table: str, n_rows: int | None = None) -> pd.DataFrame:
+def read_database(location: str, table: str, n_rows: int | None = None,
+                  password: str = "") -> pd.DataFrame:
     limit = f" LIMIT {int(n_rows)}" if n_rows is not None else ""
     query = f"SELECT * FROM {_quote(table)}{limit}"
     try:
@@ -191,7 +215,7 @@ def read_database(location: str, table: str, n_rows: int | None = None) -> pd.Da
         sa = None
     try:
         if sa is not None:
-            engine = sa.create_engine(_url(location))
+            engine = sa.create_engine(_url(location, password))
             try:
                 with engine.connect() as con:
                     df = pd.read_sql_query(sa.text(query), con)
@@ -222,10 +246,13 @@ class ImportSpec:
     has_header: bool = True
     columns: tuple[str, ...] = ()  # empty: all
     data_types: tuple[tuple[str, str | None, str | None], ...] = ()  # (column, type, format)
+    #: the database password typed in the wizard: used to read, never stored or shown
+    password: str = field(default="", repr=False, compare=False)
 
 
 def read_source(kind: str, location: str, table: str = "", fmt: CsvFormat | None = None,
-                has_header: bool = True, n_rows: int | None = None) -> pd.DataFrame:
+                has_header: bool = True, n_rows: int | None = None,
+                password: str = "") -> pd.DataFrame:
     """Rows of a source as strings (all of them when ``n_rows`` is None)."""
     if kind == "csv":
         if fmt is None:
@@ -238,7 +265,7 @@ def read_source(kind: str, location: str, table: str = "", fmt: CsvFormat | None
     if kind == "excel":
         return read_excel(location, table, has_header, n_rows)
     if kind == "sql":
-        return read_database(location, table, n_rows)
+        return read_database(location, table, n_rows, password)
     if kind == "parquet":
         return read_parquet(location, n_rows)
     raise DataError(f"unknown kind of data source '{kind}'")
@@ -246,7 +273,8 @@ def read_source(kind: str, location: str, table: str = "", fmt: CsvFormat | None
 
 def load(spec: ImportSpec) -> pd.DataFrame:
     """The whole table the spec describes, restricted to its columns."""
-    df = read_source(spec.kind, spec.location, spec.table, spec.csv_format, spec.has_header)
+    df = read_source(spec.kind, spec.location, spec.table, spec.csv_format, spec.has_header,
+                     password=spec.password)
     if spec.columns:
         missing = [c for c in spec.columns if c not in df.columns]
         if missing:

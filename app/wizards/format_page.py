@@ -129,7 +129,7 @@ class FormatPage(QWizardPage):
         w.has_header = self.header.isChecked()
         try:
             self.frame = read_source(w.kind, w.location, w.table_name, w.csv_format,
-                                     w.has_header, n_rows=PREVIEW_ROWS)
+                                     w.has_header, n_rows=PREVIEW_ROWS, password=w.password)
             self.error.setText("")
         except Exception as e:  # noqa: BLE001 - shown on the page
             self.frame = None

@@ -53,6 +53,8 @@ class ImportWizard(QWizard):
         self.kind = "csv"
         self.location = ""
         self.table_name = ""
+        #: database password from the source page's server form: in memory only
+        self.password = ""
         self.csv_format = None
         self.has_header = True
         self.source_page = SourcePage(self)
@@ -74,4 +76,5 @@ class ImportWizard(QWizard):
                           self.has_header,
                           tuple(it.name for it in chosen) if len(chosen) < len(items) else (),
                           tuple((it.name, None if it.data_type == "string" else it.data_type,
-                                 it.format) for it in chosen))
+                                 it.format) for it in chosen),
+                          password=self.password)

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QHBoxLayout,
-                               QLabel, QLineEdit, QPushButton, QRadioButton, QVBoxLayout,
-                               QWizardPage)
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
+                               QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
+                               QVBoxLayout, QWizardPage)
 
 from app import file_dialogs
-from app.data_sources import database_tables, excel_sheets, guess_kind
+from app.data_sources import DIALECTS, database_tables, excel_sheets, guess_kind, server_url
 from app.workers import readable_error
 from engine.data.csv_import import detect_csv_format
 
@@ -52,11 +52,61 @@ class SourcePage(QWizardPage):
         self.table_label = QLabel("Sheet / table")
         form.addRow(self.table_label, self.table)
         lay.addLayout(form)
+        lay.addWidget(self._server_form())
         lay.addStretch()
         self.kinds.idToggled.connect(lambda *_: self._kind_changed())
         self.location.editingFinished.connect(self._list_tables)
         self.location.textChanged.connect(lambda _: self.completeChanged.emit())
         self._kind_changed()
+
+    def _server_form(self) -> QGroupBox:
+        """Host, port, database and user of a database server; the password is asked
+        here, kept in memory for this import and never stored."""
+        box = QGroupBox("Or connect to a database server")
+        box.setObjectName("serverForm")
+        form = QFormLayout(box)
+        self.dialect = QComboBox()
+        for key, label, _, port in DIALECTS:
+            self.dialect.addItem(label, (key, port))
+        self.host = QLineEdit()
+        self.host.setPlaceholderText("db.example.org")
+        self.port = QSpinBox()
+        self.port.setRange(1, 65535)
+        self.port.setValue(DIALECTS[0][3])
+        self.database = QLineEdit()
+        self.user = QLineEdit()
+        self.password = QLineEdit()
+        self.password.setObjectName("password")
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText("asked now, never stored")
+        self.connect_button = QPushButton("Connect")
+        self.connect_button.clicked.connect(self.connect_server)
+        self.server_error = QLabel()
+        self.server_error.setWordWrap(True)
+        self.server_error.setStyleSheet("color: #b22222")
+        self.dialect.currentIndexChanged.connect(
+            lambda _: self.port.setValue(self.dialect.currentData()[1]))
+        form.addRow("Server", self.dialect)
+        form.addRow("Host", self.host)
+        form.addRow("Port", self.port)
+        form.addRow("Database", self.database)
+        form.addRow("User", self.user)
+        form.addRow("Password", self.password)
+        form.addRow(self.connect_button, self.server_error)
+        self.server_box = box
+        return box
+
+    def connect_server(self) -> None:
+        """Put the server's URL (without the password) into Location and list its tables."""
+        try:
+            url = server_url(self.dialect.currentData()[0], self.host.text(), self.port.value(),
+                             self.database.text(), self.user.text())
+        except Exception as e:  # noqa: BLE001 - shown beside the button
+            self.server_error.setText(readable_error(e))
+            return
+        self.server_error.setText("")
+        self.location.setText(url)
+        self._list_tables()
 
     @property
     def kind(self) -> str:
@@ -74,6 +124,7 @@ class SourcePage(QWizardPage):
         tabular = self.kind in ("excel", "sql")
         self.table.setVisible(tabular)
         self.table_label.setVisible(tabular)
+        self.server_box.setVisible(self.kind == "sql")
         self._list_tables()
 
     def _browse(self) -> None:
@@ -88,8 +139,11 @@ class SourcePage(QWizardPage):
         if not loc or self.kind in ("csv", "parquet"):
             return
         try:
-            names = excel_sheets(loc) if self.kind == "excel" else database_tables(loc)
-        except Exception:  # noqa: BLE001 - reported when the user goes on
+            names = excel_sheets(loc) if self.kind == "excel" else \
+                database_tables(loc, self.password.text())
+        except Exception as e:  # noqa: BLE001 - reported when the user goes on
+            if self.kind == "sql" and self.host.text():
+                self.server_error.setText(readable_error(e))
             return
         self.table.addItems(names)
 
@@ -101,6 +155,7 @@ class SourcePage(QWizardPage):
         w = self.wiz
         w.kind, w.location, w.error = self.kind, self.location.text().strip(), None
         w.table_name = self.table.currentText()
+        w.password = self.password.text() if w.kind == "sql" else ""
         try:
             if w.kind == "csv":
                 if not Path(w.location).is_file():
@@ -113,7 +168,7 @@ class SourcePage(QWizardPage):
                 w.has_header = True
             else:
                 names = excel_sheets(w.location) if w.kind == "excel" \
-                    else database_tables(w.location)
+                    else database_tables(w.location, w.password)
                 if not names:
                     raise ValueError("it holds no sheet or table")
                 if w.table_name not in names:

@@ -58,3 +58,58 @@ def test_parquet_preview_reads_only_the_first_rows(tmp_path):
     (tmp_path / "bad.parquet").write_text("not parquet")
     with pytest.raises(DataError, match="bad.parquet cannot be read as Parquet"):
         read_parquet(tmp_path / "bad.parquet")
+
+
+def test_database_server_form_uses_the_password_and_stores_it_nowhere(
+        qtbot, window, tmp_path, monkeypatch):
+    import sqlite3
+
+    import sqlalchemy
+    path = tmp_path / "server.db"
+    with sqlite3.connect(path) as con:
+        con.execute("CREATE TABLE visits (age INTEGER, city TEXT)")
+        con.executemany("INSERT INTO visits VALUES (?, ?)", [(34, "Bern"), (51, "Basel")])
+    real = sqlalchemy.create_engine
+    urls = []
+
+    def fake_engine(url, *args, **kwargs):  # the "server": a SQLite file
+        urls.append(str(url))
+        return real(f"sqlite:///{path}")
+    monkeypatch.setattr(sqlalchemy, "create_engine", fake_engine)
+
+    wizard = window.files.make_import_wizard()
+    qtbot.addWidget(wizard)
+    page = wizard.source_page
+    page.set_kind("sql")
+    assert page.server_box.isVisibleTo(page)
+    page.host.setText("db.example.org")
+    page.port.setValue(5433)
+    page.database.setText("clinic")
+    page.user.setText("ann")
+    page.password.setText("s3cret!")
+    page.connect_button.click()
+    assert page.location.text() == "postgresql+psycopg2://ann@db.example.org:5433/clinic"
+    assert page.table.currentText() == "visits"
+    wizard.show()
+    wizard.next()
+    assert wizard.currentPage() is wizard.format_page, wizard.error
+    wizard.next()
+    spec = wizard.spec()
+    assert "s3cret" not in repr(spec)
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.import_spec(spec)
+    assert window.document.table.n_rows == 2
+    assert urls and all(":s3cret%21@" in u for u in urls)  # the password reached the driver
+    assert "s3cret" not in window.document.source.location
+    with qtbot.waitSignal(window.files.saved, timeout=30_000):
+        window.files.save_to(tmp_path / "p.anonymist")
+    assert b"s3cret" not in (tmp_path / "p.anonymist").read_bytes()
+
+
+def test_server_form_refuses_missing_fields(qtbot, window):
+    wizard = window.files.make_import_wizard()
+    qtbot.addWidget(wizard)
+    page = wizard.source_page
+    page.set_kind("sql")
+    page.connect_button.click()
+    assert "host" in page.server_error.text() and page.location.text() == ""
