@@ -175,7 +175,8 @@ def recoded_loss(problem, levels: np.ndarray, suppressed: np.ndarray, classes=No
     """The job's metric over per-record levels, or None where the metric has no
     per-record form here. Loss: per attribute the records' domain shares at their own
     levels (suppressed: ``share + s(1 - share)`` at the level that suppressed them),
-    normalized as ARX's Loss; precision: ``level/height`` per record (suppressed: s)."""
+    normalized as ARX's Loss; precision: ``level/height`` per record (suppressed: s);
+    discernibility and AECS: over the released classes (records with equal labels)."""
     metric = problem.metric
     base = problem.classifier.base
     counts = problem.record_counts(base).astype(float)
@@ -207,6 +208,9 @@ def recoded_loss(problem, levels: np.ndarray, suppressed: np.ndarray, classes=No
             x[j] = float((counts * metric.g * ratio)[~suppressed].sum()
                          + counts[suppressed].sum() * metric.s) / n if n else 0.0
         return metric.aggregate_values(x)
+    if metric.name in ("discernibility", "aecs") and classes is not None:
+        # class sizes only: the released classes with the suppressed records as one class
+        return metric.evaluate(classes, sup_class, problem.record_counts(classes))
     return None
 
 

@@ -135,3 +135,14 @@ def test_cli_output_verifies(adult_dir, capsys):
     assert int(sup.sum()) == result["suppressed_records"]
     assert released[~sup].groupby(QIS).size().min() >= 5
     assert np.isfinite(result["local_recoding"]["information_loss_after"])
+
+
+@pytest.mark.parametrize("metric", ["discernibility", "aecs", "precision"])
+def test_loss_before_recoding_is_the_global_optimums_in_other_metrics(adult_dir, metric):
+    text = job_text(iterations=3).replace('name = "loss"', f'name = "{metric}"')
+    r = run(adult_dir, text)
+    lr = r.local_recoding
+    assert lr.loss_before == pytest.approx(r.optimum.information_loss, rel=1e-12)
+    assert lr.loss_after is not None
+    sup, groups = released_classes(r.output, QIS)
+    assert groups.size().min() >= 5
