@@ -68,7 +68,7 @@ class ConfigurePerspective(QWidget):
         bottom.addWidget(detail)
         bottom.setStretchFactor(0, 2)
         bottom.setStretchFactor(1, 3)
-        bottom.setSizes([380, 620])
+        bottom.setSizes([430, 570])
         self.attributes.setMinimumWidth(300)
         left.addWidget(bottom)
         left.setSizes([380, 420])

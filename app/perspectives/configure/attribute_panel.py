@@ -46,6 +46,7 @@ class AttributePanel(QWidget):
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         hh.setStretchLastSection(True)
+        hh.setMinimumSectionSize(60)
         self.view.selectionModel().selectionChanged.connect(self._selection)
         lay.addWidget(self.view, 1)
         self.warnings = QLabel()

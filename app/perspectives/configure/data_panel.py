@@ -73,7 +73,17 @@ class DataPanel(QWidget):
 
     def _after_reset(self) -> None:
         self.view.setColumnWidth(0, 30)
+        self.fit_headers()
         self._update_info()
+
+    def fit_headers(self) -> None:
+        """Widen columns whose header (type mark and name) would be clipped; values may
+        still be elided, a name never is."""
+        hh = self.view.horizontalHeader()
+        for col in range(1, self.model.columnCount()):
+            need = hh.sectionSizeFromContents(col).width()
+            if need > hh.sectionSize(col):
+                self.view.setColumnWidth(col, need)
 
     def _select_none(self) -> None:
         if self.doc.table is not None:
