@@ -13,7 +13,9 @@ from app import file_dialogs
 from app.data_sources import ImportSpec, load
 from app.document import DataSource, Document
 from app.project_file import EXTENSION, read_project, write_project
-from app.project_io import apply_snapshot, load_snapshot_table, snapshot_from_job_file, snapshot_of
+from app.project_io import (apply_snapshot, load_snapshot_table, restore_saved_result,
+                            snapshot_from_job_file, snapshot_of)
+from app.project_result import ResultMismatch
 from app.settings import AppSettings
 from app.widgets.dialogs import ask, show_error
 from app.wizards.import_wizard import ImportWizard
@@ -111,6 +113,25 @@ class FileOperations(QObject):
         apply_snapshot(self.doc, snap, project_path)
         if recent is not None:
             self.settings.add_recent_file(recent)
+        restore = restore_saved_result(self.doc, snap)
+        if restore is None:
+            self._loaded(recent, then)
+            return
+
+        def restored(result) -> None:
+            if isinstance(result, ResultMismatch):
+                show_error(self.window, "Result not restored",
+                           f"The project's saved result was not restored: {result}.\n"
+                           "Its summary is shown; anonymize again to see the result.")
+            else:
+                self.doc.set_result(result, snap.result, (snap.result_state or {}).get("applied"))
+                self.window.statusBar().showMessage("Result restored as saved", 6000)
+            self.doc.set_modified(False)
+            self._loaded(recent, then)
+
+        self.run("Restoring the result", restore, restored)
+
+    def _loaded(self, recent: Path | None, then) -> None:
         self.loaded.emit(str(recent or ""))
         if then is not None:
             then()

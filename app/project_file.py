@@ -11,7 +11,14 @@ Members
 ``subset.txt``      research-subset row indices, one a line (optional)
 ``source.json``     where the data was imported from
 ``result.json``     the last result summary (optional)
+``result/state.json`` and ``result/*.npy``  the last result itself: solution space,
+                    optimum, local recoding, applied transformation, fingerprints
+                    (app/project_result.py; schema 2, optional)
 ``extras.json``     state of the perspectives (clipboard, ...) (optional)
+
+Schema versions: 1 kept only the result's summary; 2 adds ``result/`` (a project of
+schema 1 opens with the summary and no result). Arrays are ``.npy`` members read
+with ``allow_pickle=False``.
 
 Everything here is Qt-free: a snapshot is taken in the GUI thread, written or
 read in a worker, and applied in the GUI thread.
@@ -33,6 +40,7 @@ import pandas as pd
 import tomli_w
 
 from app import __version__
+from app.project_result import ARRAY_MEMBERS, STATE_MEMBER
 from engine.config import TransformationConfig
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError
@@ -41,7 +49,9 @@ from engine.project.job_file import job_from_dict
 from engine.transform.job_keys import transformation_options_to_dict
 
 FORMAT_NAME = "anonymist-project"
-SCHEMA_VERSION = 1
+RESULT_STATE = STATE_MEMBER
+RESULT_ARRAYS = tuple(ARRAY_MEMBERS.values())
+SCHEMA_VERSION = 2
 EXTENSION = ".anonymist"
 _MAX_MEMBER_BYTES = 8 << 30  # refuse absurd (zip bomb) sizes
 _HIERARCHY_MEMBER = re.compile(r"hierarchies/[0-9]{3}_[A-Za-z0-9_.-]{0,60}\.csv")
@@ -70,6 +80,9 @@ class ProjectSnapshot:
     base_dir: Path | None = None
     hierarchy_paths: dict[str, str] = field(default_factory=dict)
     result: dict | None = None
+    #: the result itself (app/project_result.py): JSON state and ``.npy`` members
+    result_state: dict | None = None
+    result_arrays: dict[str, bytes] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
 
 
@@ -152,6 +165,10 @@ def write_project(snap: ProjectSnapshot, path: str | Path, include_data: bool = 
             z.writestr("subset.txt", "\n".join(map(str, snap.subset.tolist())) + "\n")
         if snap.result is not None:
             z.writestr("result.json", json.dumps(snap.result, indent=2, default=str))
+        if snap.result_state is not None:
+            z.writestr(RESULT_STATE, json.dumps(snap.result_state, default=str))
+            for member, data in snap.result_arrays.items():
+                z.writestr(member, data)
         if snap.extras:
             z.writestr("extras.json", json.dumps(snap.extras, indent=2, default=str))
     atomic_write_bytes(path, buf.getvalue())
@@ -259,5 +276,8 @@ def read_project(path: str | Path) -> ProjectSnapshot:
             population_size(population)  # checked with the engine's message
             snap.population = dict(population)
         snap.result = _read_json(z, "result.json")
+        if manifest.get("schema_version", 1) >= 2 and RESULT_STATE in z.namelist():
+            snap.result_state = _read_json(z, RESULT_STATE)
+            snap.result_arrays = {m: z.read(m) for m in RESULT_ARRAYS if m in z.namelist()}
         snap.extras = _read_json(z, "extras.json") or {}
     return snap

@@ -9,10 +9,11 @@ import numpy as np
 from app.data_sources import ImportSpec, load
 from app.document import DataSource, Document, Settings
 from app.project_file import ProjectSnapshot
+from app.project_result import ResultMismatch, load_array, restore_result, result_state
 from engine.config import INSENSITIVE, AttributeConfig, Job, TransformationConfig
 from engine.data.csv_import import CsvFormat
 from engine.data.table import EncodedTable
-from engine.errors import DataError
+from engine.errors import AnonymistError, DataError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.model import Hierarchy
 from engine.errors import HierarchyError
@@ -23,9 +24,19 @@ _ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format",
 
 
 def snapshot_of(doc: Document) -> ProjectSnapshot:
-    """Take what a project file needs; cheap (the table is shared, it is immutable)."""
+    """Take what a project file needs; cheap (the table is shared, it is immutable;
+    the result's solution space is copied into plain data)."""
     attrs = {n: {k: getattr(a, k) for k in _ATTR_KEYS} for n, a in doc.attributes.items()}
+    state, arrays = None, {}
+    if doc.result is not None:
+        try:
+            job = doc.build_job()
+        except AnonymistError:
+            job = None  # the configuration cannot run: the result will not restore
+        state, arrays = result_state(doc.result, doc.applied_levels, job,
+                                     doc.result.problem.table)
     return ProjectSnapshot(
+        result_state=state, result_arrays=arrays,
         attributes=attrs,
         hierarchies={n: [list(r) for r in rows] for n, rows in doc.hierarchy_rows.items()},
         privacy=[dict(p) for p in doc.settings.privacy],
@@ -104,6 +115,28 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
     doc.result_changed.emit()
     doc.set_path(path)
     doc.set_modified(False)
+
+
+def restore_saved_result(doc: Document, snap: ProjectSnapshot):
+    """A function for the worker that brings back ``snap``'s saved result over the
+    reopened document's data and configuration: it returns the result, or the
+    `ResultMismatch` saying why it does not belong to them (None: nothing saved)."""
+    state = snap.result_state
+    if state is None or doc.table is None:
+        return None
+    table = doc.table
+    try:
+        job = doc.build_job()
+    except AnonymistError as e:
+        return lambda: ResultMismatch(f"the configuration cannot run: {e}")
+
+    def restore():
+        try:
+            arrays = {m: load_array(b) for m, b in snap.result_arrays.items()}
+            return restore_result(table, job, state, arrays)
+        except ResultMismatch as e:
+            return e
+    return restore
 
 
 def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
