@@ -31,6 +31,7 @@ import json
 import re
 import tomllib
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,7 +54,16 @@ RESULT_STATE = STATE_MEMBER
 RESULT_ARRAYS = tuple(ARRAY_MEMBERS.values())
 SCHEMA_VERSION = 2
 EXTENSION = ".anonymist"
-_MAX_MEMBER_BYTES = 8 << 30  # refuse absurd (zip bomb) sizes
+#: limits of what a project may declare (zip bombs and damaged directories): the whole
+#: project unpacked, a data or result member, any other member; and the compression
+#: ratio beyond which a member cannot be real (deflate tops out near 1032:1)
+MAX_TOTAL_BYTES = 4 << 30
+MAX_DATA_MEMBER_BYTES = 4 << 30
+MAX_OTHER_MEMBER_BYTES = 256 << 20
+MAX_COMPRESSION_RATIO = 1100
+#: errors a zip member's reader raises on damaged bytes
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
+                RuntimeError, ValueError)
 _HIERARCHY_MEMBER = re.compile(r"hierarchies/[0-9]{3}_[A-Za-z0-9_.-]{0,60}\.csv")
 
 
@@ -174,19 +184,75 @@ def write_project(snap: ProjectSnapshot, path: str | Path, include_data: bool = 
     atomic_write_bytes(path, buf.getvalue())
 
 
-def _read_json(z: zipfile.ZipFile, name: str, required: bool = False):
+def _member(z: zipfile.ZipFile, name: str, where: str) -> bytes:
+    """The bytes of one member; a damaged one is named in a ``ProjectError``."""
+    try:
+        return z.read(name)
+    except _READ_ERRORS as e:
+        raise ProjectError(f"{where}: member {name} is damaged and cannot be read "
+                           f"({type(e).__name__}: {str(e)[:120]})") from None
+
+
+def _text(z: zipfile.ZipFile, name: str, where: str) -> str:
+    raw = _member(z, name, where)
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ProjectError(f"{where}: member {name} is not UTF-8 text (byte "
+                           f"0x{raw[e.start]:02X} at offset {e.start})") from None
+
+
+def _read_json(z: zipfile.ZipFile, name: str, where: str = "the project",
+               required: bool = False, kind: type | None = dict):
+    """A JSON member (None when absent); ``kind``: the type its top level must have."""
     if name not in z.namelist():
         if required:
-            raise ProjectError(f"the project has no {name}")
+            raise ProjectError(f"{where}: the project has no {name}")
         return None
+    text = _text(z, name, where)
     try:
-        return json.loads(z.read(name).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ProjectError(f"{name} in the project is damaged: {e}") from None
+        value = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        raise ProjectError(f"{where}: member {name} is damaged: {e}") from None
+    if kind is not None and value is not None and not isinstance(value, kind):
+        raise ProjectError(f"{where}: member {name} must hold a JSON "
+                           f"{'object' if kind is dict else kind.__name__}, not "
+                           f"{type(value).__name__}")
+    return value
 
 
-def _check_manifest(z: zipfile.ZipFile, where: str) -> dict:
-    manifest = _read_json(z, "manifest.json")
+def _limit(name: str) -> int:
+    data = name == "data.csv" or name.startswith("result/")
+    return MAX_DATA_MEMBER_BYTES if data else MAX_OTHER_MEMBER_BYTES
+
+
+def check_sizes(z: zipfile.ZipFile, where: str, archive_bytes: int | None = None) -> None:
+    """Refuse declared sizes no real project has: a member above its limit, a total above
+    ``MAX_TOTAL_BYTES``, a compression ratio above ``MAX_COMPRESSION_RATIO`` (a zip bomb),
+    or compressed sizes the archive cannot hold."""
+    total = packed = 0
+    for info in z.infolist():
+        if info.file_size > _limit(info.filename):
+            raise ProjectError(f"{where}: member {info.filename} declares "
+                               f"{info.file_size:,} bytes, more than the "
+                               f"{_limit(info.filename):,} a project member may hold")
+        if info.file_size > MAX_COMPRESSION_RATIO * max(info.compress_size, 1) + 4096:
+            raise ProjectError(f"{where}: member {info.filename} declares {info.file_size:,} "
+                               f"bytes from {info.compress_size:,} compressed: not a real "
+                               f"file (a zip bomb?)")
+        total += info.file_size
+        packed += info.compress_size
+    if total > MAX_TOTAL_BYTES:
+        raise ProjectError(f"{where}: the members declare {total:,} bytes in all, more than "
+                           f"the {MAX_TOTAL_BYTES:,} a project may hold")
+    if archive_bytes is not None and packed > archive_bytes:
+        raise ProjectError(f"{where}: the members declare {packed:,} compressed bytes, more "
+                           f"than the file's {archive_bytes:,}: the project is damaged")
+
+
+def _check_manifest(z: zipfile.ZipFile, where: str, archive_bytes: int | None = None) -> dict:
+    check_sizes(z, where, archive_bytes)
+    manifest = _read_json(z, "manifest.json", where)
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
         raise ProjectError(f"{where} is not an Anonymist project (no valid manifest.json)")
     version = manifest.get("schema_version")
@@ -195,89 +261,165 @@ def _check_manifest(z: zipfile.ZipFile, where: str) -> dict:
     if version > SCHEMA_VERSION:
         raise ProjectError(f"{where} was saved by a newer Anonymist (project schema "
                            f"{version}; this version reads up to {SCHEMA_VERSION})")
-    for info in z.infolist():
-        if info.file_size > _MAX_MEMBER_BYTES:
-            raise ProjectError(f"{where}: member {info.filename} is too large")
     return manifest
 
 
-def _read_hierarchy(z: zipfile.ZipFile, member: str, attr: str) -> list[list[str]]:
+def _read_hierarchy(z: zipfile.ZipFile, member: str, attr: str,
+                    where: str = "the project") -> list[list[str]]:
     if not isinstance(member, str) or not _HIERARCHY_MEMBER.fullmatch(member) \
             or member not in z.namelist():
-        raise ProjectError(f"attribute '{attr}': hierarchy {member!r} is not in the project")
-    text = z.read(member).decode("utf-8")
-    return [r for r in csv.reader(io.StringIO(text), delimiter=";") if r]
+        raise ProjectError(f"{where}: attribute '{attr}': hierarchy {member!r} is not in "
+                           f"the project")
+    text = _text(z, member, where)
+    try:
+        return [r for r in csv.reader(io.StringIO(text), delimiter=";") if r]
+    except csv.Error as e:
+        raise ProjectError(f"{where}: member {member} is damaged: {e}") from None
 
 
-def _read_table(z: zipfile.ZipFile) -> EncodedTable:
-    with z.open("data.csv") as f:
-        try:
+def _read_table(z: zipfile.ZipFile, where: str = "the project") -> EncodedTable:
+    try:
+        with z.open("data.csv") as f:
             df = pd.read_csv(f, sep=";", dtype=str, keep_default_na=False, na_filter=False,
                              encoding="utf-8", quotechar='"')
-        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as e:
-            raise ProjectError(f"data.csv in the project is damaged: {e}") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError,
+            *_READ_ERRORS) as e:
+        raise ProjectError(f"{where}: member data.csv is damaged: "
+                           f"{type(e).__name__}: {str(e)[:120]}") from None
     return EncodedTable.from_dataframe(df)
 
 
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+#: the shapes of the perspectives' state in extras.json that the app reads
+_THRESHOLDS = ("highest_risk", "records_at_risk", "success_rate")
+
+
+def check_extras(extras: dict, where: str) -> None:
+    """Refuse an ``extras.json`` whose known entries have the wrong shape, rather than
+    opening a project the perspectives would half restore."""
+    bad = f"{where}: member extras.json"
+    clipboard = extras.get("explore.clipboard")
+    if clipboard is not None:
+        if not isinstance(clipboard, list):
+            raise ProjectError(f"{bad}: 'explore.clipboard' must be a list")
+        for i, e in enumerate(clipboard):
+            levels = e.get("levels") if isinstance(e, dict) else None
+            if not isinstance(levels, dict) or not all(
+                    isinstance(v, int) and not isinstance(v, bool) for v in levels.values()):
+                raise ProjectError(f"{bad}: clipboard entry {i + 1} needs 'levels' mapping "
+                                   f"attributes to whole numbers")
+            pct = e.get("information_loss_percent")
+            if pct is not None and not _is_number(pct):
+                raise ProjectError(f"{bad}: clipboard entry {i + 1} has "
+                                   f"information_loss_percent {pct!r}, not a number")
+    risk = extras.get("risk")
+    if risk is not None:
+        if not isinstance(risk, dict):
+            raise ProjectError(f"{bad}: 'risk' must be an object")
+        t = risk.get("thresholds")
+        if t is not None:
+            if not isinstance(t, dict) or set(t) - set(_THRESHOLDS):
+                raise ProjectError(f"{bad}: risk thresholds must be an object of "
+                                   f"{', '.join(_THRESHOLDS)}")
+            for k, v in t.items():
+                if not _is_number(v) or not 0.0 <= v <= 1.0:
+                    raise ProjectError(f"{bad}: risk threshold {k} = {v!r} is not a "
+                                       f"share between 0 and 1")
+    specs = extras.get("hierarchy_specs")
+    if specs is not None and (not isinstance(specs, dict)
+                              or not all(isinstance(v, dict) for v in specs.values())):
+        raise ProjectError(f"{bad}: 'hierarchy_specs' must map attributes to objects")
+
+
 def read_project(path: str | Path) -> ProjectSnapshot:
-    """Read and validate a project file.
+    """Read and validate a project file, every member, before anything is applied: a
+    damaged or malformed member refuses the whole project.
 
     Raises
     ------
     ProjectError, JobError, HierarchyError
-        With a message saying what is wrong.
+        With a message naming the project and the member at fault.
     """
     path = Path(path)
+    where = path.name
     try:
         z = zipfile.ZipFile(path)
     except FileNotFoundError:
         raise ProjectError(f"project file not found: {path}") from None
-    except (zipfile.BadZipFile, IsADirectoryError):
-        raise ProjectError(f"{path.name} is not an Anonymist project (not a zip file)") from None
+    except IsADirectoryError:
+        raise ProjectError(f"{where} is a folder, not an Anonymist project") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, NotImplementedError):
+        raise ProjectError(f"{where} is not an Anonymist project (not a zip file, or a "
+                           f"damaged one)") from None
+    except OSError as e:
+        raise ProjectError(f"{where} cannot be read: {e.strerror or e}") from None
     with z:
-        manifest = _check_manifest(z, path.name)
-        if "job.toml" not in z.namelist():
-            raise ProjectError(f"{path.name}: the project has no job.toml")
         try:
-            job = tomllib.loads(z.read("job.toml").decode("utf-8"))
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-            raise ProjectError(f"{path.name}: job.toml is not valid TOML: {e}") from None
+            archive_bytes = path.stat().st_size
+        except OSError:
+            archive_bytes = None
+        manifest = _check_manifest(z, where, archive_bytes)
+        if "job.toml" not in z.namelist():
+            raise ProjectError(f"{where}: the project has no job.toml")
+        try:
+            job = tomllib.loads(_text(z, "job.toml", where))
+        except tomllib.TOMLDecodeError as e:
+            raise ProjectError(f"{where}: member job.toml is not valid TOML: {e}") from None
         snap = ProjectSnapshot()
         attrs = job.get("attributes", {})
         if not isinstance(attrs, dict):
-            raise ProjectError(f"{path.name}: [attributes] must be a table")
+            raise ProjectError(f"{where}: job.toml [attributes] must be a table")
         for name, a in attrs.items():
             if isinstance(a, dict) and "hierarchy" in a:
-                snap.hierarchies[name] = _read_hierarchy(z, a.pop("hierarchy"), name)
+                snap.hierarchies[name] = _read_hierarchy(z, a.pop("hierarchy"), name, where)
         checked = dict(job)
         subset_table = checked.pop("subset", None)
-        job_from_dict(checked)  # validates every key and value with the engine's messages
+        try:  # validates every key and value with the engine's messages
+            job_from_dict(checked)
+        except AnonymistError as e:
+            raise type(e)(f"{where}: job.toml: {e}") from None
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as e:
+            raise ProjectError(f"{where}: job.toml holds a value that cannot be used: "
+                               f"{type(e).__name__}: {str(e)[:120]}") from None
         snap.attributes = {n: dict(a) for n, a in attrs.items()}
         snap.privacy = list(job.get("privacy", []))
         snap.metric = dict(job.get("metric", {"name": "loss"}))
         t = dict(job.get("transformation", {}))
         snap.transformation = TransformationConfig(**{
             k: v for k, v in t.items() if k in TransformationConfig.__dataclass_fields__})
-        snap.source = _read_json(z, "source.json") or {}
+        snap.source = _read_json(z, "source.json", where) or {}
         if manifest.get("data_included") and "data.csv" in z.namelist():
-            snap.table = _read_table(z)
+            snap.table = _read_table(z, where)
         if "subset.txt" in z.namelist():
             try:
-                snap.subset = np.array([int(x) for x in z.read("subset.txt").split()],
+                snap.subset = np.array([int(x) for x in _text(z, "subset.txt", where).split()],
                                        dtype=np.int64)
             except ValueError:
-                raise ProjectError(f"{path.name}: subset.txt is damaged") from None
+                raise ProjectError(f"{where}: member subset.txt is damaged (not row "
+                                   f"numbers)") from None
         if isinstance(subset_table, dict) and ("query" in subset_table
                                                or "sample" in subset_table):
             snap.subset_spec = dict(subset_table)
+            if snap.table is not None:  # a query that does not run refuses the project
+                from engine.config import Job
+                from engine.subset import resolve_subset
+                try:
+                    resolve_subset(Job(subset=dict(subset_table)), snap.table)
+                except AnonymistError as e:
+                    raise ProjectError(f"{where}: job.toml [subset]: {e}") from None
         population = job.get("population")
         if population is not None:
             from engine.privacy.population import population_size
             population_size(population)  # checked with the engine's message
             snap.population = dict(population)
-        snap.result = _read_json(z, "result.json")
+        snap.result = _read_json(z, "result.json", where)
         if manifest.get("schema_version", 1) >= 2 and RESULT_STATE in z.namelist():
-            snap.result_state = _read_json(z, RESULT_STATE)
-            snap.result_arrays = {m: z.read(m) for m in RESULT_ARRAYS if m in z.namelist()}
-        snap.extras = _read_json(z, "extras.json") or {}
+            snap.result_state = _read_json(z, RESULT_STATE, where)
+            snap.result_arrays = {m: _member(z, m, where) for m in RESULT_ARRAYS
+                                  if m in z.namelist()}
+        snap.extras = _read_json(z, "extras.json", where) or {}
+        check_extras(snap.extras, where)
     return snap
