@@ -6,6 +6,7 @@ import json
 import math
 from pathlib import Path
 
+from tests.shared_data import SHARED
 from engine.config import (AttributeConfig, Job, QUASI_IDENTIFYING, SENSITIVE,
                            TransformationConfig)
 from engine.data.csv_import import read_csv
@@ -14,7 +15,6 @@ from engine.hierarchy import read_hierarchy
 from engine.metrics import metric_from_dict
 from engine.privacy import model_from_dict
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 ORACLE = SHARED / "oracle"
 
 AGGREGATES = {"Geometric mean": "geometric-mean", "Arithmetric mean": "arithmetic-mean",
@@ -239,3 +239,54 @@ def search_reaches_arx(case: dict):
             arx = problem.evaluate([case["expected_levels"][q] for q in problem.qis])
             assert arx.anonymous and close(arx.loss, got.loss)
     return problem, got
+
+
+# --- the default run's sample of the oracle ---------------------------------------------
+#: The default test run checks a representative sample of the oracle; the whole of it
+#: runs under ``python -m pytest -m slow``. The sample covers every feature of the
+#: items (by default: each privacy model type and each metric) at least once: items
+#: are taken cheapest first (Adult before cup, whose lattices are larger and slower;
+#: fewer quasi-identifiers first), each one that brings a feature not yet covered.
+#: Every other item is marked ``slow``.
+
+def _metric_name(item: dict) -> str:
+    metric = item["metric"]
+    return metric.get("arx_class", metric.get("name")) if isinstance(metric, dict) else metric
+
+
+def model_and_metric(item: dict) -> set:
+    """Each privacy model type, the metric, its aggregate and monotonic variant, and
+    whether the suppression limit is none, some or all."""
+    metric = item["metric"] if isinstance(item["metric"], dict) else {}
+    p = metric.get("params") or {}
+    limit = item.get("suppression_limit")
+    return ({("model", m["type"]) for m in item["privacy_models"]}
+            | {("metric", _metric_name(item)), ("aggregate", p.get("aggregate_function")),
+               ("monotonic", p.get("monotonic_with_suppression")),
+               ("suppression", None if limit is None else min(limit, 0.5) // 0.5 + (limit > 0))})
+
+
+def _cheap_first(item: dict) -> tuple:
+    return ("adult" not in item.get("dataset", ""), len(item.get("qis", ())))
+
+
+def sampled(items, *, features=model_and_metric, key=lambda i: i["id"], cost=_cheap_first,
+            never=()) -> set:
+    """Keys of the items in the default run's sample (``never``: keys too slow for it)."""
+    covered, keys = set(), set()
+    for item in sorted((i for i in items if key(i) not in never), key=cost):
+        new = set(features(item)) - covered
+        if new:
+            covered |= new
+            keys.add(key(item))
+    return keys
+
+
+def params(items, *, key=lambda i: i["id"], marks=lambda item: [], values=lambda i: (i,),
+           **sample) -> list:
+    """``pytest.param`` per item, marked ``slow`` unless in the sample (see `sampled`)."""
+    import pytest
+    fast = sampled(items, key=key, **sample)
+    return [pytest.param(*values(i), id=key(i),
+                         marks=list(marks(i)) + ([] if key(i) in fast else [pytest.mark.slow]))
+            for i in items]

@@ -7,11 +7,13 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from pathlib import Path  # noqa: E402
 
+from tests.shared_data import SHARED  # noqa: E402
+
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox  # noqa: E402
 
-ADULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult"
+ADULT = SHARED / "data" / "adult"
 QIS = ("age", "education", "marital-status", "native-country", "occupation", "race",
        "salary-class", "sex", "workclass")
 

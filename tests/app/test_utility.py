@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.shared_data import SHARED
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +15,7 @@ from engine.analysis.statistics import contingency, frequencies
 from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable
 
-ADULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult"
+ADULT = SHARED / "data" / "adult"
 QIS = ("age", "education", "marital-status", "native-country", "occupation", "race", "sex",
        "workclass")
 SUBSET_STEP = 10

@@ -15,6 +15,8 @@ import time
 import tracemalloc
 from pathlib import Path
 
+from tests.shared_data import SHARED
+
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
@@ -25,7 +27,7 @@ psutil = pytest.importorskip("psutil")
 
 ROWS = 1_000_000
 BENCH = Path("/tmp/anonymist-bench-adult1000000")
-DATAGEN = Path(__file__).resolve().parents[3] / "shared" / "tools" / "datagen.py"
+DATAGEN = SHARED / "tools" / "datagen.py"
 LIMIT_MB = 10.0
 
 

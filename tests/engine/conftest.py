@@ -4,9 +4,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from tests.shared_data import SHARED
+
 import pytest
 
-ADULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult"
+ADULT = SHARED / "data" / "adult"
 ADULT_QIS = ["sex", "age", "race", "marital-status", "education", "native-country",
              "workclass", "occupation", "salary-class"]
 

@@ -1,8 +1,9 @@
 """CSV import: format detection, reading, and the messages for bad input."""
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+from tests.shared_data import SHARED
 
 import pytest
 
@@ -10,7 +11,7 @@ from engine.data.csv_import import (CsvFormat, detect_csv_format, detect_encodin
                                     read_csv_preview)
 from engine.errors import DataError
 
-ADULT = Path("/work/shared/data/adult/adult.csv")
+ADULT = SHARED / "data" / "adult" / "adult.csv"
 ROWS = [["name", "age", "city", "income"],
         ["Anna", "34", "Berlin", "52000.5"],
         ["Ben", "41", "Hamburg", "61000"],
@@ -175,15 +176,13 @@ def test_adult_with_everything_detected():
     assert df["age"].iloc[0] == "39"
 
 
-def test_million_rows_load_quickly(tmp_path):
+@pytest.mark.slow  # reading time is measured by tests/benchmarks, never asserted here
+def test_million_rows_load(tmp_path):
     lines = ADULT.read_text().splitlines()
     body = lines[1:] * (1_000_000 // (len(lines) - 1) + 1)
     path = write(tmp_path, "\n".join(lines[:1] + body[:1_000_000]) + "\n")
-    start = time.perf_counter()
     df = read_csv(path)
-    elapsed = time.perf_counter() - start
     assert df.shape == (1_000_000, 9)
-    assert elapsed < 4.0, f"1M rows took {elapsed:.2f} s"
 
 
 # --- bad input: each message names the file, line or value ---

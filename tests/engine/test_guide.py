@@ -1,7 +1,8 @@
 """Proposals of the guided release: attribute types, hierarchies, privacy goals."""
 from __future__ import annotations
 
-from pathlib import Path
+
+from tests.shared_data import SHARED
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,7 @@ from engine.guide.proposals import propose_attributes
 from engine.privacy import model_from_dict
 
 
-ADULT_CSV = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult" / "adult.csv"
+ADULT_CSV = SHARED / "data" / "adult" / "adult.csv"
 
 
 @pytest.fixture(scope="module")

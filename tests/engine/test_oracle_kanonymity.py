@@ -32,7 +32,7 @@ def recount(frame: pd.DataFrame, qis: list[str]) -> tuple[pd.Series, int]:
     return frame[~suppressed].groupby(qis).size(), int(suppressed.sum())
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
+@pytest.mark.parametrize("case", oracle.params(CASES))
 def test_optimal_case(case):
     problem, got = oracle.search_reaches_arx(case)
     if got is None:
@@ -49,7 +49,7 @@ def test_optimal_case(case):
     assert n_suppressed == got.suppressed_records
 
 
-@pytest.mark.parametrize("value", VALUES, ids=[v["id"] for v in VALUES])
+@pytest.mark.parametrize("value", oracle.params(VALUES))
 def test_metric_value(value):
     problem = Problem(oracle.table(value["dataset"]), oracle.job_for(value))
     ev = problem.evaluate([value["levels"][q] for q in problem.qis])
@@ -61,7 +61,7 @@ SCALAR = [c for c in CASES if not isinstance(oracle.expected_loss(c), tuple)
           and c["arx_here"].get("gui_relative_loss") is not None]
 
 
-@pytest.mark.parametrize("case", SCALAR, ids=[c["id"] for c in SCALAR])
+@pytest.mark.parametrize("case", oracle.params(SCALAR))
 def test_relative_loss_matches_arx_gui(case):
     from engine.result import AnonymizationResult
     problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))

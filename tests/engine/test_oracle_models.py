@@ -42,7 +42,8 @@ KNOWN_DEVIATIONS = {
 #: known deviations too slow to run every time
 NOT_RUN: set[str] = set()
 
-#: cases that take more than 20 s here (CUP data with thousands of checks)
+#: cases that take more than 20 s here (CUP data with thousands of checks): never in the
+#: default run's sample (``oracle.params``; all run under ``-m slow``)
 SLOW = {
     "TestAnonymizationTCloseness#19", "TestAnonymizationCombinations#119",
     "TestAnonymizationCombinations#57", "TestAnonymizationCombinations#82",
@@ -67,17 +68,11 @@ def _k_only(case: dict) -> bool:
     return all(m["type"] == "k-anonymity" for m in case["privacy_models"])
 
 
-def _params(items, key):
-    out = []
-    for c in items:
-        marks = []
-        if c["id"] in KNOWN_DEVIATIONS:
-            marks.append(pytest.mark.xfail(reason=KNOWN_DEVIATIONS[c["id"]], strict=False,
-                                           run=c["id"] not in NOT_RUN))
-        if c["id"] in SLOW:
-            marks.append(pytest.mark.slow)
-        out.append(pytest.param(c, id=c[key], marks=marks))
-    return out
+def _deviation(item) -> list:
+    if item["id"] in KNOWN_DEVIATIONS:
+        return [pytest.mark.xfail(reason=KNOWN_DEVIATIONS[item["id"]], strict=False,
+                                  run=item["id"] not in NOT_RUN)]
+    return []
 
 
 CASES = [c for c in oracle.cases()
@@ -95,14 +90,14 @@ def verify_output(problem: Problem, levels) -> list[str]:
     return problems
 
 
-@pytest.mark.parametrize("case", _params(CASES, "id"))
+@pytest.mark.parametrize("case", oracle.params(CASES, marks=_deviation, never=SLOW))
 def test_optimal_case(case):
     problem, got = oracle.search_reaches_arx(case)
     if got is not None:
         assert verify_output(problem, got.levels) == []
 
 
-@pytest.mark.parametrize("value", _params(VALUES, "id"))
+@pytest.mark.parametrize("value", oracle.params(VALUES))
 def test_metric_value(value):
     if value["id"] in METRIC_DEVIATIONS:
         pytest.xfail("the metric floors precision at 1e-10 where ARX reports 0")

@@ -45,7 +45,8 @@ def test_derived_k_matches_arx(case):
 FIXED = [c for c in DP_CASES if not c["privacy_models"][0]["data_dependent"]]
 
 
-@pytest.mark.parametrize("case", FIXED, ids=[c["id"] for c in FIXED])
+@pytest.mark.parametrize("case", oracle.params(FIXED, features=lambda c: {
+    c["privacy_models"][0]["generalization_degree"]}))
 def test_fixed_generalization_case(case):
     """ARX's sample cannot be redrawn; a sample of the same law must give the same
     transformation and a loss within 10% of ARX's, and meet the model."""
@@ -110,7 +111,8 @@ def test_safepub_score_reproduces_arx_on_its_sample(case):
     assert oracle.close(safepub_score(problem, levels), oracle.expected_loss(case))
 
 
-@pytest.mark.parametrize("case", DATA_DEPENDENT, ids=[c["id"] for c in DATA_DEPENDENT])
+@pytest.mark.parametrize("case", oracle.params(DATA_DEPENDENT, features=lambda c: {
+    c["metric"].get("arx_class")}))
 def test_data_dependent_case(case):
     """Our seeded run (its own sample and its own draws, seed 0) meets the model and
     scores no worse than ARX by more than 10% of ARX's score's magnitude: scores are

@@ -7,14 +7,12 @@ loss than ARX's expected loss; for the genetic cases that is the optimum the
 optimal search finds. Budgets are the checks our searches needed (seed 0)
 plus a margin.
 
-One case needs about 1,200 checks near the bottom of cup's lattice (every
-cup record is unique there); it is marked slow and runs with
-``ANONYMIST_SLOW_TESTS=1``.
+The default run takes each algorithm's cheapest case per data set; ``-m slow``
+runs them all.
 """
 from __future__ import annotations
 
 import functools
-import os
 
 import pytest
 
@@ -51,16 +49,18 @@ BUDGET = {
     ("TestAnonymizationGenetic#5", "kgen"): 900,
     ("TestAnonymizationGenetic#9", "kgen"): 1100,
 }
+#: too slow for the default run even alone
 SLOW = {("TestAnonymizationHeuristic#6", "lightning")}
-RUN_SLOW = bool(os.environ.get("ANONYMIST_SLOW_TESTS"))
 
-PARAMS = []
-for case in oracle.cases():
-    for name in ALGORITHM.get(case["algorithm"], ()):
-        marks = [pytest.mark.slow, pytest.mark.skipif(
-            not RUN_SLOW, reason="about 1,200 checks: set ANONYMIST_SLOW_TESTS=1")] \
-            if (case["id"], name) in SLOW else []
-        PARAMS.append(pytest.param(case, name, id=f"{case['id']}-{name}", marks=marks))
+#: (case, algorithm) pairs; the default run takes each algorithm's cheapest case on each
+#: data set (the smallest step budget), ``-m slow`` all of them
+RUNS = [{"id": f"{case['id']}-{name}", "case": case, "name": name,
+         "budget": BUDGET[(case["id"], name)], "dataset": case["dataset"]}
+        for case in oracle.cases() for name in ALGORITHM.get(case["algorithm"], ())]
+PARAMS = oracle.params(RUNS, values=lambda r: (r["case"], r["name"]),
+                       features=lambda r: {(r["name"], r["dataset"])},
+                       cost=lambda r: r["budget"],
+                       never={f"{c}-{n}" for c, n in SLOW})
 
 
 @functools.lru_cache(maxsize=None)
