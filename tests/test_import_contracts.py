@@ -28,8 +28,10 @@ LAYERS = [
     {"problem"},
     {"search"},
     {"output", "analysis", "project"},
-    {"export", "result", "verify", "guide"},
-    {"api", "release_docs"},
+    {"export", "result", "verify"},
+    {"release_docs"},
+    {"guide"},
+    {"api"},
     {"cli"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}

@@ -1,7 +1,6 @@
 """The anytime contract every heuristic search keeps, on synthetic problems."""
 from __future__ import annotations
 
-import time
 
 import pytest
 
@@ -65,9 +64,7 @@ def test_cancel_returns_best_so_far(name, huge):
         calls["n"] += 1
         return calls["n"] > 25
 
-    start = time.perf_counter()
     out = run(name, huge, cancel=cancel)
-    assert time.perf_counter() - start < 30
     assert out.cancelled
     assert out.optimum is not None and out.optimum.anonymous
     assert out.checked < 30
