@@ -110,3 +110,20 @@ def test_one_click_zooms_explore_to_the_optimum(qtbot, window):
     assert rect.width() <= 30 < wide.width()  # single transformations, not bands
     assert explore.current_row == opt and view.selected_row == opt
     assert "band" in explore.hint.text()  # the overview's marks are explained
+
+
+def test_progress_bar_names_the_phases_and_reaches_the_end(qtbot, window):
+    open_sample(qtbot, window)
+    seen = []
+
+    def on_progress(payload):
+        seen.append((payload.phase, window.progress.bar.value(), window.progress.label.text()))
+
+    window.search.progressed.connect(on_progress)
+    _run(qtbot, window)
+    phases = [p for p, _, _ in seen]
+    assert phases[0] == "preparing" and "search" in phases and phases[-1] == "output"
+    search = [(value, text) for p, value, text in seen if p == "search"]
+    assert search[-1][0] == window.progress.bar.maximum()  # the search ends at 100 %
+    assert all(text.startswith("Searching") for _, text in search)
+    assert seen[-1][2].startswith("Building the output")
