@@ -147,6 +147,32 @@ def _url(location: str, password: str = "") -> str:
     return location
 
 
+def without_password(location: str) -> str:
+    """``location`` with any password taken out of a database URL (what is shown and
+    stored: ``postgresql://ann:secret@host/db`` becomes ``postgresql://ann@host/db``)."""
+    if "://" not in location or "@" not in location:
+        return location
+    try:
+        from sqlalchemy.engine import URL, make_url
+        url = make_url(location)
+    except Exception:  # noqa: BLE001 - not a URL SQLAlchemy knows: cut the userinfo by hand
+        scheme, rest = location.split("://", 1)
+        userinfo, _, host = rest.rpartition("@")
+        return f"{scheme}://{userinfo.split(':', 1)[0]}@{host}"
+    if url.password is None:
+        return location
+    return URL.create(url.drivername, url.username, None, url.host, url.port, url.database,
+                      url.query).render_as_string(hide_password=False)
+
+
+def needs_password(kind: str, location: str) -> bool:
+    """Whether reading ``location`` again needs a password the user is asked for: a
+    database server URL with a user name (its password is never stored)."""
+    if kind != "sql" or "://" not in location or location.startswith("sqlite"):
+        return False
+    return "@" in location.split("://", 1)[1]
+
+
 DIALECTS = (("postgresql", "PostgreSQL", "postgresql+psycopg2", 5432),
             ("mysql", "MySQL / MariaDB", "mysql+pymysql", 3306),
             ("mssql", "Microsoft SQL Server", "mssql+pyodbc", 1433))

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
+from app.data_sources import without_password
 from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig, Job,
                            TransformationConfig)
 from engine.data.table import EncodedTable
@@ -30,12 +31,15 @@ class DataSource:
     """Where the data came from (shown to the user and stored in the project)."""
 
     kind: str = "csv"  # csv | excel | sql | project
-    location: str = ""  # file path or database URL
+    location: str = ""  # file path or database URL (never with its password)
     table: str = ""  # sheet or database table
     delimiter: str = ";"
     quotechar: str = '"'
     encoding: str = "utf-8"
     has_header: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "location", without_password(self.location))
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)

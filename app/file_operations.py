@@ -14,7 +14,7 @@ from app.data_sources import ImportSpec, load
 from app.document import DataSource, Document
 from app.project_file import EXTENSION, read_project, write_project
 from app.project_io import (apply_snapshot, load_snapshot_table, restore_saved_result,
-                            snapshot_from_job_file, snapshot_of)
+                            snapshot_from_job_file, snapshot_of, source_needs_password)
 from app.project_result import ResultMismatch
 from app.settings import AppSettings
 from app.widgets.dialogs import ask, show_error
@@ -105,9 +105,34 @@ class FileOperations(QObject):
             self.import_dialog(str(path), then)
 
     def open_project(self, path: Path, then=None, remember: bool = True) -> None:
-        self.run("Opening project", lambda: load_snapshot_table(read_project(path)),
-                 lambda snap: self._apply(snap, path if remember else None,
-                                          path if remember else None, then))
+        recent = path if remember else None
+
+        def read():
+            snap = read_project(path)
+            return snap if source_needs_password(snap) else load_snapshot_table(snap)
+
+        def done(snap) -> None:
+            if snap.table is None and source_needs_password(snap):
+                password = self.ask_password(snap.source.get("location", ""))
+                if password is None:
+                    self.window.statusBar().showMessage("Opening cancelled", 4000)
+                    return
+                self.run("Reading data", lambda: load_snapshot_table(snap, password),
+                         lambda s: self._apply(s, recent, recent, then))
+                return
+            self._apply(snap, recent, recent, then)
+
+        self.run("Opening project", read, done)
+
+    def ask_password(self, location: str) -> str | None:
+        """The database password, asked again on opening (projects never store it);
+        None if the user cancels."""
+        from PySide6.QtWidgets import QInputDialog, QLineEdit
+        text, ok = QInputDialog.getText(
+            self.window, "Database password",
+            f"The project reads its data from\n{location}\nPassword (not stored):",
+            QLineEdit.EchoMode.Password)
+        return text if ok else None
 
     def _apply(self, snap, project_path: Path | None, recent: Path | None, then) -> None:
         apply_snapshot(self.doc, snap, project_path)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.data_sources import ImportSpec, load
+from app.data_sources import ImportSpec, load, needs_password
 from app.document import DataSource, Document, Settings
 from app.project_file import ProjectSnapshot
 from app.project_result import ResultMismatch, load_array, restore_result, result_state
@@ -55,19 +55,27 @@ def _attribute(d: dict) -> AttributeConfig:
     return AttributeConfig(**{k: d.get(k) for k in _ATTR_KEYS if k in d})
 
 
-def source_table(source: DataSource) -> EncodedTable:
-    """Re-read data from where it was imported (a project saved without its data)."""
+def source_table(source: DataSource, password: str = "") -> EncodedTable:
+    """Re-read data from where it was imported (a project saved without its data);
+    ``password``: a database's, asked again (projects never hold it)."""
     if not source.location:
         raise DataError("the project holds no data and names no data file")
     fmt = CsvFormat(source.delimiter, source.quotechar, source.has_header, source.encoding)
-    spec = ImportSpec(source.kind, source.location, source.table, fmt, source.has_header)
+    spec = ImportSpec(source.kind, source.location, source.table, fmt, source.has_header,
+                      password=password)
     return EncodedTable.from_dataframe(load(spec))
 
 
-def load_snapshot_table(snap: ProjectSnapshot) -> ProjectSnapshot:
+def source_needs_password(snap: ProjectSnapshot) -> bool:
+    """Whether the project's data must be read from a database that asks a password."""
+    return snap.table is None and needs_password(snap.source.get("kind", ""),
+                                                 snap.source.get("location", ""))
+
+
+def load_snapshot_table(snap: ProjectSnapshot, password: str = "") -> ProjectSnapshot:
     """In the worker: fill ``snap.table`` from the original source when it is not inside."""
     if snap.table is None and snap.source.get("location"):
-        snap.table = source_table(DataSource.from_dict(snap.source))
+        snap.table = source_table(DataSource.from_dict(snap.source), password)
     return snap
 
 
