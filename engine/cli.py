@@ -295,6 +295,8 @@ def unknown_command(word: str) -> str | None:
         return None
     close = difflib.get_close_matches(word, ALL_COMMANDS, n=1, cutoff=0.6)
     hint = f"; did you mean '{close[0]}'?" if close else ""
+    if "/" in word or "." in word or os.sep in word:
+        hint = "; as a file to open in the app it does not exist"
     return f"unknown command '{word}' (commands: {', '.join(ALL_COMMANDS)}){hint}"
 
 

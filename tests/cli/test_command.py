@@ -48,3 +48,9 @@ def test_gui_word_and_no_arguments_and_an_existing_path_start_the_app(monkeypatc
 def test_engine_cli_refuses_gui():
     from engine.cli import main
     assert main(["gui"]) == 2
+
+
+def test_a_missing_file_is_named_as_such():
+    from engine.cli import unknown_command
+    assert "does not exist" in unknown_command("gone.anonymist")
+    assert unknown_command("verify") is None and unknown_command("--help") is None
