@@ -130,7 +130,7 @@ def unnamed_policy(job, strict: bool) -> str:
     """``"refuse"`` under ``--strict`` or the job's ``[data] unnamed_columns``, else ``"warn"``."""
     if strict:
         return "refuse"
-    return getattr(job.data, "unnamed_columns", None) or "warn"
+    return job.data.unnamed_columns
 
 
 def _remove_stale(paths: list[Path | None]) -> list[Path]:

@@ -56,6 +56,12 @@ class DataConfig:
     path: str | None = None
     delimiter: str = ";"
     encoding: str = "utf-8"
+    #: columns of the data the job does not name: "warn" (released verbatim as
+    #: insensitive, named in a warning) or "refuse" (the command line's --strict)
+    unnamed_columns: str = "warn"
+
+
+UNNAMED_COLUMNS = ("warn", "refuse")
 
 
 @dataclass

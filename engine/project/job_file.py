@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import tomli_w
 
-from engine.config import (ALGORITHMS, ATTRIBUTE_TYPES, AttributeConfig, DataConfig, Job,
-                           TransformationConfig)
+from engine.config import (ALGORITHMS, ATTRIBUTE_TYPES, UNNAMED_COLUMNS, AttributeConfig,
+                           DataConfig, Job, TransformationConfig)
 from engine.errors import AnonymistError, JobError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.io_utils import atomic_write_text
@@ -78,8 +78,12 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
                        f"understands ({JOB_VERSION})")
     data = d.get("data", {})
     job = Job(base_dir=base_dir)
+    unnamed = data.get("unnamed_columns", "warn")
+    if unnamed not in UNNAMED_COLUMNS:
+        raise JobError(f"[data] unnamed_columns = {unnamed!r} is not one of "
+                       f"{', '.join(UNNAMED_COLUMNS)}")
     job.data = DataConfig(data.get("path"), data.get("delimiter", ";"),
-                          data.get("encoding", "utf-8"))
+                          data.get("encoding", "utf-8"), unnamed)
     for name, a in d.get("attributes", {}).items():
         where = f"[attributes.\"{name}\"]"
         if not isinstance(a, dict):
@@ -138,6 +142,8 @@ def job_to_dict(job: Job) -> dict:
     d: dict = {"format_version": JOB_VERSION}
     data = {k: v for k, v in (("path", job.data.path), ("delimiter", job.data.delimiter),
                               ("encoding", job.data.encoding)) if v is not None}
+    if job.data.unnamed_columns != "warn":
+        data["unnamed_columns"] = job.data.unnamed_columns
     d["data"] = data
     attrs = {}
     for name, a in job.attributes.items():

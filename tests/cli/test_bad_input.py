@@ -302,6 +302,19 @@ def test_unnamed_column_refused_with_strict(run, tiny):
                         "--quiet"], "not named in the job: name")
 
 
+def test_unnamed_column_refused_by_the_job(run, tiny):
+    text = job_text().replace('[attributes.name]\ntype = "identifying"\n', "").replace(
+        'encoding = "utf-8"', 'encoding = "utf-8"\nunnamed_columns = "refuse"')
+    job = with_job(tiny, text)
+    refused(run, tiny, ["anonymize", job, "--output", tiny / "out.csv", "--quiet"],
+            "not named in the job: name")
+
+
+def test_unnamed_columns_value_checked(run, tiny):
+    text = job_text().replace('encoding = "utf-8"', 'encoding = "utf-8"\nunnamed_columns = "no"')
+    anonymize_job(run, tiny, text, "unnamed_columns", "'no'")
+
+
 def test_identifying_attribute_is_removed(run, tiny):
     assert run("anonymize", tiny / "job.toml", "--output", tiny / "out.csv",
                "--quiet").code == EXIT_OK
