@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Install what the tests need (system libraries Qt loads even offscreen, the
-# package with its test extras) and run the test suite.
+# The README's test command and CI's (.ci/run): install into the virtual environment
+# (packaging/install.sh, with the test tools), install the system libraries Qt loads
+# even offscreen when they are missing (Debian/Ubuntu), run the default test run.
+# Arguments go to pytest: `bash packaging/run-tests.sh -m slow` runs the slow set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-need=""
-for pkg in libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 poppler-utils; do
-  dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
-done
-if [ -n "$need" ] && command -v apt-get >/dev/null; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need) >/dev/null \
-    || echo "warning: could not install$need" >&2
-fi
-python3 -m pip install -q -e ".[test]"
+qt_libraries() {
+  command -v dpkg >/dev/null && command -v apt-get >/dev/null || return 0
+  local need="" sudo=""
+  for pkg in libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 poppler-utils; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"
+  done
+  [ -n "$need" ] || return 0
+  [ "$(id -u)" -eq 0 ] || { command -v sudo >/dev/null && sudo="sudo -n"; }
+  ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $need) \
+    >/dev/null || echo "warning: could not install$need" >&2
+}
+qt_libraries
+bash packaging/install.sh test
+VENV="${ANONYMIST_VENV:-.venv}"
+PY="$VENV/bin/python"; [ -x "$PY" ] || PY="$VENV/Scripts/python.exe"
 export QT_QPA_PLATFORM=offscreen
-python3 -m pytest -q -p no:cacheprovider "$@"
+exec "$PY" -m pytest -q -p no:cacheprovider "$@"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install Anonymist into a virtual environment (.venv, or $ANONYMIST_VENV) and compile
+# its numba kernels once. Works on a fresh Debian/Ubuntu (whose system Python refuses
+# pip installs, PEP 668: python3-venv is installed with apt-get when missing), macOS
+# and Git Bash on Windows.
+#   bash packaging/install.sh          # the app
+#   bash packaging/install.sh test     # the app and the test tools
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV="${ANONYMIST_VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+command -v "$PYTHON" >/dev/null || PYTHON=python
+
+apt_install() {  # Debian/Ubuntu packages, when missing and apt-get can be used
+  command -v dpkg >/dev/null && command -v apt-get >/dev/null || return 0
+  local need="" sudo=""
+  for pkg in "$@"; do dpkg -s "$pkg" >/dev/null 2>&1 || need="$need $pkg"; done
+  [ -n "$need" ] || return 0
+  [ "$(id -u)" -eq 0 ] || { command -v sudo >/dev/null && sudo="sudo -n"; }
+  ($sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $need) \
+    >/dev/null || echo "warning: could not install$need" >&2
+}
+
+venv_python() {
+  if [ -x "$VENV/bin/python" ]; then echo "$VENV/bin/python"; else echo "$VENV/Scripts/python.exe"; fi
+}
+
+if [ ! -x "$(venv_python)" ]; then
+  if ! "$PYTHON" -m venv "$VENV" >/dev/null 2>&1; then
+    rm -rf "$VENV"
+    apt_install python3-venv
+    "$PYTHON" -m venv "$VENV"
+  fi
+fi
+PY="$(venv_python)"
+extras="${1:-}"
+"$PY" -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
+"$PY" -m engine.warmup
