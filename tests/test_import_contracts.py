@@ -32,7 +32,7 @@ LAYERS = [
     {"release_docs"},
     {"guide"},
     {"api"},
-    {"cli"},
+    {"cli", "warmup"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 GUI = ("PySide6", "pyqtgraph", "shiboken6", "app")
