@@ -111,12 +111,18 @@ class SubsetRows:
 
 
 # --- levels -------------------------------------------------------------------------------
-def _level(values: set[str], hierarchy, marker: str = SUPPRESSED) -> int | None:
+def _level(values: set[str], hierarchy, marker: str = SUPPRESSED,
+           marker_is_label: bool = False) -> int | None:
     """The lowest level whose labels hold every value (None: none does); for a column
-    of the suppression marker alone, the lowest level with that label."""
+    of the suppression marker alone, the lowest level with that label. With
+    ``marker_is_label`` (the marker stands in records that are not suppressed, as a
+    hierarchy that hides rare values with ``*`` below its top writes it) the level's
+    labels must hold the marker too."""
     if hierarchy is None:
         return None
     real = values - {marker}
+    if marker_is_label:
+        real = real | {marker}
     for level in range(hierarchy.levels):
         labels = set(hierarchy.level_labels(level))
         if (real <= labels) if real else (marker in labels):
@@ -176,13 +182,16 @@ def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
             star_label.append(False)
             continue
         h = job.attributes[q].hierarchy
-        lvl = _level(acc.values[q], h, marker)
+        lvl = _level(acc.values[q], h, marker,
+                     marker_is_label=acc.star_counts[q] > acc.all_star_rows)
         levels[q] = lvl
         if h is not None and lvl is None:
             violations.append(f"column '{q}' holds values that are not labels of one "
                               f"hierarchy level (not a global recoding)")
         is_label = lvl is not None and marker in h.level_labels(lvl)
-        star_label.append(is_label)
+        star_label.append(is_label or (
+            h is not None and _level(acc.values[q], h, marker, marker_is_label=True)
+            is not None))  # the all-marker rows may be labels of a level that has it
         if not is_label and acc.star_counts[q] > acc.all_star_rows:
             violations.append(f"column '{q}' holds '{marker}' in "
                               f"{acc.star_counts[q] - acc.all_star_rows} record(s) that are "
