@@ -79,7 +79,8 @@ def release_mapping(result, levels, folder: Path, data_path: Path,
     gives the released file's quasi-identifiers exactly."""
     from engine.export.mapping import apply_mapping, read_mapping, value_mapping, write_mapping
     problem = result.problem
-    write_mapping(value_mapping(problem, levels, result.transformed(levels)), folder, delimiter)
+    write_mapping(value_mapping(problem, result.levels_of(levels), result.transformed(levels)),
+                  folder, delimiter)
     tables, rows = read_mapping(folder, delimiter)
     source = pd.DataFrame({q: problem.table.column(q).values().astype(str) for q in tables})
     mapped = apply_mapping(source, tables, rows).to_numpy(dtype=str)
@@ -97,7 +98,7 @@ def release_report(result, levels, folder: Path, stem: str, data_path: Path,
     checked when its own verification of the re-read file passed."""
     from engine.release_docs.pdf import export_report
     pdf, _json, report = export_report(
-        result, folder / f"{stem}-report.pdf", list(levels),
+        result, folder / f"{stem}-report.pdf", None if levels is None else list(levels),
         input_path=input_path or None, output_path=data_path,
         reread=_read_back(data_path, delimiter))
     verdict = report.get("verification", {})
@@ -110,8 +111,10 @@ def release_report(result, levels, folder: Path, stem: str, data_path: Path,
 
 def release(result, levels, job: Job, folder: str | Path, stem: str,
             mapping: bool = True, report: bool = True) -> list[Artefact]:
-    """Write data, job and (optionally) mapping and report for ``levels`` into
-    ``folder`` and check each; the data is written with the job's delimiter."""
+    """Write data, job and (optionally) mapping and report for ``levels`` (None: the
+    result's own output, the optimum or its local recoding) into ``folder`` and check
+    each; the data is written with the job's delimiter. A locally recoded release has no
+    value mapping (records carry different levels of one attribute)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     delimiter = job.data.delimiter or ";"
@@ -121,7 +124,7 @@ def release(result, levels, job: Job, folder: str | Path, stem: str,
     artefacts = [verify_release(data_path, job_path),
                  Artefact("job", job_path, True, "the job that made this release "
                           "(anonymist anonymize / verify read it)")]
-    if mapping:
+    if mapping and not (levels is None and result.local_recoding is not None):
         artefacts.append(release_mapping(result, levels, folder / f"{stem}-mapping",
                                          data_path, delimiter))
     if report:

@@ -62,7 +62,7 @@ class ReleasePage(GuidedPage):
         doc = self.document
         folder = Path(self.folder.text()).expanduser()
         stem = Path(doc.source.location).stem or "data"
-        result, levels = doc.result, self.wiz.current_levels()
+        result, levels = doc.result, doc.applied_levels  # None: the result's own output
         job = result.problem.job  # the job that produced the result
         mapping, report = self.with_mapping.isChecked(), self.with_report.isChecked()
 

@@ -77,12 +77,14 @@ class ResultPage(GuidedPage):
         result = doc.result
         levels = self.wiz.current_levels()
         problem = result.problem
-        t = result.evaluate(levels)
+        t = doc.current_transformation()
         n = problem.table.n_rows
         loss = t.information_loss_percent
-        applied = "" if tuple(levels) == self.wiz.optimum_levels() else " (your choice)"
+        how = {"applied": " (your choice)", "optimum with local recoding": " (with local recoding)"}.get(
+            t.kind, "")
+        loss_text = "?" if loss is None else f"{loss:.1f} %"
         self.headline.setText(
-            f"Information loss {loss:.1f} %{applied} (0 % is the data as it is, 100 % "
+            f"Information loss {loss_text}{how} (0 % is the data as it is, 100 % "
             f"everything generalized). {t.suppressed_records:,} of {n:,} records "
             f"({t.suppressed_records / max(n, 1):.1%}) suppressed: their quasi-identifiers "
             f"show '*'.")
@@ -99,7 +101,7 @@ class ResultPage(GuidedPage):
         table = problem.table
 
         def work(_report, _cancelled):
-            data = result.transformed(levels)
+            data = doc.released()
             before = analyze_risk(table, qis)[0]
             after = analyze_risk(data.frame, qis, suppressed=data.suppressed_rows)[0]
             return data, before, after, finer_alternatives(result, levels)
@@ -115,8 +117,7 @@ class ResultPage(GuidedPage):
             f"{pa.highest_risk:.0%} after; records above a 20 % risk: "
             f"{pb.records_at_risk:.0%} before, {pa.records_at_risk:.0%} after; "
             f"average {before.average_risk:.1%} before, {after.average_risk:.1%} after.")
-        current = self.wiz.current_levels()
-        t = self.document.result.evaluate(current)
+        t = self.document.current_transformation()
         self.alternatives_title.setVisible(bool(alternatives))
         for alt in alternatives:
             b = QPushButton(alt.text(t.information_loss_percent, t.suppressed_records))

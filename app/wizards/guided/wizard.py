@@ -74,12 +74,14 @@ class GuidedReleaseWizard(QWizard):
         result = self.main_window.document.result
         if result is None or result.optimum is None:
             return None
-        return tuple(result.optimum.levels[q] for q in result.problem.qis)
+        return result.levels_of(None)
 
     def current_levels(self) -> tuple[int, ...] | None:
-        """The transformation being released: the one applied in Explore, else the optimum."""
-        applied = self.main_window.document.applied_levels
-        return tuple(applied) if applied is not None else self.optimum_levels()
+        """The levels of the transformation being released (the document's current one:
+        applied in Explore, else the optimum)."""
+        doc = self.main_window.document
+        current = doc.current_transformation()
+        return None if current is None else doc.result.levels_of(current.levels)
 
     # --- leaving for the perspectives ---------------------------------------------------
     def show_perspective(self, key: str) -> None:
