@@ -94,9 +94,9 @@ class CurrentTransformation:
         return " · ".join(f"{n} {lv}" for n, lv in self.levels.items())
 
     def describe(self) -> str:
-        """``age 2 · sex 0 (applied) · 12 records suppressed``."""
-        state = "" if self.anonymous else ", not anonymous"
-        return (f"{self.levels_text} ({self.kind}{state}) · "
+        """``applied: age 2 · sex 0 · 12 records suppressed`` (what it is comes first)."""
+        state = ", not anonymous" if not self.anonymous else ""
+        return (f"{self.kind}{state}: {self.levels_text} · "
                 f"{self.suppressed_records:,} records suppressed")
 
 

@@ -50,6 +50,13 @@ class MainWindow(QMainWindow):
                 "Anonymist at work.", 15000)
             self.settings.mark_started()
 
+    def _output_changed(self, _levels) -> None:
+        current = self.document.current_transformation()
+        if current is not None:
+            self.statusBar().showMessage(
+                f"Current transformation {current.describe()} · Analyze shows it, "
+                "File > Export data writes it", 20000)
+
     def _initial_size(self) -> None:
         screen = self.screen().availableGeometry() if self.screen() else None
         w, h = 1440, 900
@@ -85,6 +92,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         a, f = self.actions, self.files
+        self.document.output_changed.connect(self._output_changed)
         a["new"].triggered.connect(self.new_project)
         a["guided"].triggered.connect(lambda: self.guided_release())
         a["open"].triggered.connect(f.open_dialog)

@@ -10,6 +10,8 @@ that a saved and reopened project exports again byte for byte.
 """
 from __future__ import annotations
 
+import stat
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -19,6 +21,7 @@ from PySide6.QtWidgets import QWizard
 from app.project_io import save_job_file
 from engine.cli import main as cli_main
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE
+from engine.io_utils import current_umask
 from tests.app.conftest import ADULT, open_sample
 
 ROWS = 2000
@@ -152,6 +155,8 @@ def released_and_reopened(qtbot, window, tmp_path, capsys):
     out = export(qtbot, window, tmp_path / "released.csv")
     message = window.statusBar().currentMessage()
     assert "applied" in message and current.levels_text in message
+    # an ordinary file: 0666 less the umask (0644 under 022), not a temporary file's 0600
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~current_umask()
     # the file is what the document says it releases, and passes the independent check
     exported = read_export(out)
     assert exported.equals(doc.released().frame.astype(str).reset_index(drop=True))

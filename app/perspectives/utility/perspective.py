@@ -216,9 +216,9 @@ class UtilityPerspective(QWidget):
         loss = f" · information loss {pct:.2f} %" if pct is not None else ""
         state = "" if ev.anonymous else ", not anonymous"
         method = getattr(self.result, "method", "global generalization")
-        self.transformation_label.setText(
-            f"Output of transformation {an.levels_text(view)} ({which}{state}){loss} · "
-            f"{view.suppressed_records:,} records suppressed"
+        self.transformation_label.setText(  # what it is first: long level lists clip
+            f"{which.capitalize()} transformation{state} · "
+            f"{view.suppressed_records:,} records suppressed{loss} · {an.levels_text(view)}"
             + ("" if which != "optimum" or method == "global generalization"
                else f" · {method}"))
         self.transformation_label.setToolTip(self.transformation_label.text())
