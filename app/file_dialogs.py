@@ -37,7 +37,8 @@ def start_folder(kind: str, doc=None, settings: AppSettings | None = None) -> st
             or settings.last_folder("any") or str(Path.home()))
 
 
-def _remember(kind: str, path: str, settings: AppSettings | None) -> None:
+def remember(kind: str, path: str, settings: AppSettings | None = None) -> None:
+    """Remember the folder of ``path``, chosen for ``kind`` (and as the last folder of all)."""
     if path:
         settings = settings or AppSettings()
         settings.remember_folder(kind, path)
@@ -49,7 +50,7 @@ def open_file(parent: QWidget | None, title: str, filters: str, kind: str, doc=N
     """The chosen file ("" when cancelled); its folder is remembered for ``kind``."""
     path, _ = QFileDialog.getOpenFileName(parent, title, start_folder(kind, doc, settings),
                                           filters)
-    _remember(kind, path, settings)
+    remember(kind, path, settings)
     return path
 
 
@@ -58,5 +59,5 @@ def save_file(parent: QWidget | None, title: str, name: str, filters: str, kind:
     """The file to write ("" when cancelled), proposed as ``name`` in the start folder."""
     start = str(Path(start_folder(kind, doc, settings)) / name)
     path, _ = QFileDialog.getSaveFileName(parent, title, start, filters)
-    _remember(kind, path, settings)
+    remember(kind, path, settings)
     return path

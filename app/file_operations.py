@@ -288,7 +288,7 @@ class FileOperations(QObject):
         if dialog.exec() and dialog.request is not None:
             target = dialog.request.target
             if target is not None and hasattr(target, "path"):
-                file_dialogs._remember("export", str(target.path), self.settings)
+                file_dialogs.remember("export", str(target.path), self.settings)
             self.export_release(dialog.request)
 
     def export_report_dialog(self) -> None:
