@@ -250,7 +250,14 @@ class ReleasedTable:
         self._table.column(name)  # the engine's message for an unknown column
 
     def is_generalized(self, name: str) -> bool:
-        return self.level_of.get(name, 0) > 0
+        """Whether the column's released values differ from the input's by design: a
+        level above 0 (for any record, under local recoding), an aggregate or a rule."""
+        if name in self.level_of and self.base_levels is not None:
+            return bool(self.base_levels[:, self.qis.index(name)].max() > 0)
+        micro = any(m.attribute == name for m in self.problem.micro)
+        rule = getattr(self.problem.job.attributes.get(name), "transformation",
+                       "generalization") not in ("generalization", "identity")
+        return self.level_of.get(name, 0) > 0 or micro or (rule and name in self.names)
 
     def value(self, name: str, row: int) -> str:
         """The released cell of column ``name`` in data row ``row``."""

@@ -88,7 +88,7 @@ class SearchPanel(SettingsForm):
         """Local recoding after the optimum, the suppression string and whether suppressed
         records lose their other values (README "Transformation methods")."""
         form = self.form
-        self.local = QCheckBox("Local recoding of suppressed records")
+        self.local = QCheckBox("Local recoding")
         self.local.setObjectName("localRecoding")
         self.local.setToolTip("After the optimum, anonymize the suppressed records again on "
                               "their own (ARX's local anonymization)")
@@ -107,7 +107,10 @@ class SearchPanel(SettingsForm):
         self.marker.setObjectName("suppressionString")
         self.marker.setMaxLength(40)
         form.addRow("Suppression string", self.marker)
-        self.remove_values = QCheckBox("Also remove suppressed records' other values")
+        self.remove_values = QCheckBox("Blank their other values")
+        self.remove_values.setToolTip("Suppressed records also lose their sensitive and "
+                                      "insensitive values (released as the suppression "
+                                      "string)")
         form.addRow("", self.remove_values)
 
     def show_settings(self) -> None:
