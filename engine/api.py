@@ -49,8 +49,40 @@ def as_table(data, job: Job) -> EncodedTable:
     raise JobError(f"cannot anonymize a {type(data).__name__}: give a DataFrame or a path")
 
 
-def prepare(data, config) -> Problem:
+def backend_progress(progress: ProgressCallback | None, cancel: CancelCheck | None = None):
+    """A backend's ``(phase, share)`` reports ("aggregate", "release") as ``Progress``
+    for ``progress`` (rate-limited; None without a callback)."""
+    if progress is None:
+        return None
+    phases = Reporter(progress, 0, cancel)
+    return lambda phase, share: phases.report(0, None, None, force=share in (None, 0.0, 1.0),
+                                              phase=phase, done=share)
+
+
+def prepare(data, config, phase_progress=None) -> Problem:
+    """The job bound to its data. Data in a file (the job's, or ``data`` as a path) is
+    counted by the backend ``[engine] backend`` chooses: in memory, or by DuckDB or
+    Spark into a frequency table (``problem.backend`` then writes the release).
+    ``phase_progress(phase, fraction)`` hears of the backend's counting."""
     job = as_job(config)
+    if data is None or isinstance(data, (str, Path)):
+        from engine.backends import choose_backend, data_source, needed_columns, open_backend
+        source = data_source(job, data)
+        name = choose_backend(job, source)
+        if name != "memory":
+            columns = needed_columns(job)
+            backend = open_backend(name, job, source)
+            try:
+                table = backend.frequency_table(columns, phase_progress)
+                problem = Problem(table, job)
+            except BaseException:
+                backend.close()
+                raise
+            problem.backend = backend
+            return problem
+        if source.kind == "parquet":
+            from engine.backends.memory import read_parquet
+            return Problem(EncodedTable.from_dataframe(read_parquet(source)), job)
     return Problem(as_table(data, job), job)
 
 
@@ -74,13 +106,14 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
         returning, as a reported phase (the app does, so that its views open at once).
 
     Progress reports name their phase: ``"preparing"`` (reading the job, encoding
-    the data and hierarchies), the search's (``"search"`` and its steps), then
+    the data and hierarchies; ``"aggregate"`` while a DuckDB or Spark backend counts
+    the records, ``done`` the share scanned), the search's (``"search"`` and its steps), then
     ``"output"`` (local recoding, and the released table when ``build_output``).
     """
     start = time.perf_counter()
     phases = Reporter(progress, 0, cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=0.0)
-    problem = prepare(data, config)
+    problem = prepare(data, config, backend_progress(progress, cancel))
     phases.report(0, None, None, force=True, phase="preparing", done=1.0)
     return anonymize_prepared(problem, progress, cancel, build_output, start)
 

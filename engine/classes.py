@@ -35,6 +35,15 @@ class Classes:
                 + sum(a.nbytes for a in self.aggregates.values()))
 
 
+def weigh_aggregate(values, weights: np.ndarray):
+    """A per-row vector or matrix (or an object with ``weighted(weights)``) for rows
+    that stand for ``weights[i]`` records each."""
+    if hasattr(values, "weighted"):
+        return values.weighted(weights)
+    values = np.asarray(values)
+    return values * weights.reshape((-1,) + (1,) * (values.ndim - 1))
+
+
 def merge_aggregate(values, group_of: np.ndarray, n: int):
     """Sum per group of a vector or matrix; objects with a ``rollup(group_of, n)``
     method (sparse distributions) merge themselves."""
@@ -50,11 +59,16 @@ class Classifier:
     combinations (the base snapshot). A transformation's classes are rolled
     up from the cached snapshot of a specialization with the fewest classes,
     so most checks group a few thousand items instead of all rows.
+
+    With ``row_weights`` each row stands for that many records (a backend's
+    frequency table): counts and row aggregates are weighted, and everything
+    after the base snapshot is the same as for one row per record.
     """
 
     def __init__(self, hierarchies: list[EncodedHierarchy], qi_codes: np.ndarray,
                  row_aggregates: dict[str, np.ndarray] | None = None,
-                 cache_budget_bytes: int = 128 * 2**20):
+                 cache_budget_bytes: int = 128 * 2**20,
+                 row_weights: np.ndarray | None = None):
         self.hierarchies = hierarchies
         self.n_rows = qi_codes.shape[0]
         maps, offs = [], []
@@ -79,10 +93,15 @@ class Classifier:
         group_of, first = group_rows(qi_codes, radix)
         n = len(first)
         self.row_to_base = group_of
-        aggs = {k: merge_aggregate(v, group_of, n) for k, v in (row_aggregates or {}).items()}
+        row_aggregates = row_aggregates or {}
+        if row_weights is not None:
+            row_weights = np.asarray(row_weights, dtype=np.int64)
+            row_aggregates = {k: weigh_aggregate(v, row_weights)
+                              for k, v in row_aggregates.items()}
+        aggs = {k: merge_aggregate(v, group_of, n) for k, v in row_aggregates.items()}
+        records = np.ones(self.n_rows, np.int64) if row_weights is None else row_weights
         self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64), qi_codes[first],
-                            qi_codes[first], sum_by_group(np.ones(self.n_rows, np.int64),
-                                                          group_of, n), aggs)
+                            qi_codes[first], sum_by_group(records, group_of, n), aggs)
         self._cache = _SnapshotCache(len(hierarchies), cache_budget_bytes)
 
     def radix(self, levels) -> np.ndarray:

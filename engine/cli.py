@@ -155,10 +155,11 @@ def cmd_anonymize(args) -> int:
     check_outputs(outputs, job_inputs(job, args.job, args.data), AnonymistError)
     check_export_arguments(args, job)
 
-    from engine.api import anonymize_prepared, prepare
+    from engine.api import anonymize_prepared, backend_progress, prepare
     start = time.perf_counter()
-    problem = prepare(args.data, job)
-    unnamed = unnamed_columns(problem.table.names, job)
+    bar = None if args.quiet else _Bar()
+    problem = prepare(args.data, job, backend_progress(bar))
+    unnamed = unnamed_columns(problem.table.source_names, job)
     if unnamed:
         names = ", ".join(unnamed)
         if unnamed_policy(job, args.strict) == "refuse":
@@ -167,7 +168,6 @@ def cmd_anonymize(args) -> int:
                                  f"as it is)")
         _say(f"warning: column(s) not named in the job are released verbatim as "
              f"insensitive: {names}")
-    bar = None if args.quiet else _Bar()
     result = anonymize_prepared(problem, bar, None, start=start)
     if bar:
         bar.close()

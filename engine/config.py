@@ -83,6 +83,16 @@ class TransformationConfig:
     remove_suppressed_values: bool = False
 
 
+@dataclass(frozen=True)
+class EngineConfig:
+    """Where the records are counted (``[engine]``; see ``engine.backends``)."""
+
+    backend: str = "auto"           # auto | memory | duckdb | spark
+    spark_master: str = "local[2]"  # a Spark master URL
+    memory_limit: str | None = None  # DuckDB's / Spark driver's memory, e.g. "8GB"
+    memory_share: float = 0.25      # auto: DuckDB for files needing more of the memory
+
+
 @dataclass
 class Job:
     """A complete anonymization job."""
@@ -94,6 +104,7 @@ class Job:
     metric: Metric = field(default_factory=LossMetric)
     subset: dict | None = None
     population: dict | None = None
+    engine: EngineConfig = field(default_factory=EngineConfig)
     base_dir: Path = field(default_factory=Path.cwd)
 
     def attributes_of_type(self, kind: str) -> list[str]:

@@ -421,3 +421,30 @@ class ReleasedColumns(EncodedTable):
 
     def to_dataframe(self, rows=None) -> pd.DataFrame:
         return pd.DataFrame({n: self.column(n).values(rows) for n in self.names})
+
+
+def release_plan(problem: Problem, levels):
+    """The release of ``levels`` as a per-record mapping (``engine.backends.ReleasePlan``)
+    for a DuckDB or Spark backend to apply where the records are: the labels,
+    suppressed classes, marker and columns of `transform`'s table. Transformation
+    methods that need more than the record's own values (pseudonyms, coding rules,
+    microaggregation, removed values, a DP sample) are released in memory only."""
+    from engine.backends.base import ReleasePlan
+    released = transform(problem, levels)
+    special = sorted(released._finished_names)
+    if special or released.withheld is not None:
+        what = ", ".join(special) or "a differential-privacy sample"
+        raise DataError(f"the release of {what} is built in memory only: run the job "
+                        f"with [engine] backend = \"memory\"")
+    qis = released.qis
+    return ReleasePlan(
+        tuple(n for n in problem.table.source_names if n not in released.removed),
+        tuple(qis),
+        tuple(problem.table.column(q).dictionary for q in qis),
+        tuple(released._labels[q][released._maps[q]] for q in qis),
+        tuple(np.asarray(released._maps[q], dtype=np.int64) for q in qis),
+        tuple(int(problem.hierarchies[j].level_size(released.levels[j]))
+              for j in range(len(qis))),
+        np.asarray(released.classes.gen[released.violating], dtype=np.int64).reshape(
+            -1, len(qis)),
+        released.marker)

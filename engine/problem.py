@@ -64,9 +64,13 @@ class Problem:
     def __init__(self, table: EncodedTable, job: Job):
         self.table = table
         self.job = job
-        missing = [name for name in job.attributes if name not in table]
+        #: the backend holding the records when ``table`` is its frequency table
+        #: (``engine.backends``): it writes the release; None in memory
+        self.backend = None
+        missing = [name for name in job.attributes if name not in table.source_names]
         if missing:
-            raise JobError(missing_columns_message(missing, table.names, job.data.delimiter))
+            raise JobError(missing_columns_message(missing, table.source_names,
+                                                   job.data.delimiter))
         if table.n_rows == 0:
             raise DataError("the data has no records (a header alone?)")
         # microaggregated QIs without clustering are not generalized: the classes are
@@ -75,7 +79,7 @@ class Problem:
         self.qis = [n for n in table.names
                     if n in job.attributes and job.attributes[n].type == QUASI_IDENTIFYING
                     and not is_aggregated_only(job, n)]
-        self.identifying = [n for n in table.names
+        self.identifying = [n for n in table.source_names
                             if n in job.attributes and job.attributes[n].type == IDENTIFYING]
         self.hierarchies = [self._encode_hierarchy(n) for n in self.qis]
         self.lattice = self._lattice()
@@ -103,8 +107,9 @@ class Problem:
         row_aggs.update({micro_key(n): agg for n, _, agg in measured})
         codes = (np.stack([table.column(n).codes for n in self.qis], axis=1)
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
-        self.classifier = Classifier(self.hierarchies, codes, row_aggs)
-        self.n_records = int(subset.sum()) if self.uses_subset else table.n_rows
+        self.classifier = Classifier(self.hierarchies, codes, row_aggs,
+                                     row_weights=table.weights)
+        self.n_records = table.count_records(subset if self.uses_subset else None)
         limit = job.transformation.suppression_limit
         if not 0.0 <= limit <= 1.0:
             raise JobError(f"suppression_limit must be a fraction between 0 and 1, got {limit}")
@@ -112,10 +117,7 @@ class Problem:
             limit = 1.0  # SafePub suppresses every small class of its sample, as ARX does
         self.max_suppressed = int(math.floor(limit * self.n_records + 1e-9))
         value_rows = subset if self.uses_subset else None
-        value_counts = [np.bincount(table.column(n).codes if value_rows is None
-                                    else table.column(n).codes[value_rows],
-                                    minlength=len(h.maps[0])).astype(np.int64)
-                        for n, h in zip(self.qis, self.hierarchies)]
+        value_counts = [table.value_counts(n, value_rows) for n in self.qis]
         weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
         self.metric = job.metric
         self.metric.bind(MetricContext(

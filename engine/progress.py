@@ -42,6 +42,7 @@ PHASE_TITLES = {
     "preparing": "Preparing", "preprocessing": "Preparing", "search": "Searching",
     "greedy": "Searching (greedy step)", "best-first": "Searching (best first)",
     "output": "Building the output",
+    "aggregate": "Counting the records", "release": "Writing the release",
 }
 
 

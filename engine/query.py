@@ -149,3 +149,10 @@ def evaluate_query(query: str, table: EncodedTable) -> np.ndarray:
     if not query or not query.strip():
         raise JobError("query: the query is empty")
     return _Parser(_tokenize(query), table).parse()
+
+
+def query_columns(query: str) -> list[str]:
+    """The column names a query compares (each name precedes an operator)."""
+    tokens = _tokenize(query or "")
+    return list(dict.fromkeys(text for (kind, text), (nxt, _) in zip(tokens, tokens[1:])
+                              if nxt == "op" and kind in ("word", "dquote", "btick")))

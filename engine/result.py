@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.errors import AnonymistError
 from engine.io_utils import atomic_write_text
 from engine.metrics import Loss
 from engine.output import ReleasedTable, transform, transform_recoded
@@ -122,6 +123,10 @@ class AnonymizationResult:
         """The released table of ``levels``; None: the result's own output (the optimum,
         or its local recoding when the job asked for one). From `engine.output`'s
         `transform` / `transform_recoded`; the last one asked for is kept."""
+        if self.problem.backend is not None:
+            raise AnonymistError(
+                f"the data was counted by the {self.problem.backend.name} backend, which "
+                f"holds the records: the released table is written with write_output")
         local = levels is None and self.local_recoding is not None
         key = self.levels_of(levels)
         with self._released_lock:
@@ -139,8 +144,18 @@ class AnonymizationResult:
         """The released table of the result as a DataFrame (None without an optimum)."""
         return self.transformed().frame if self.optimum is not None else None
 
-    def write_output(self, path: str | Path, levels=None, delimiter: str = ";") -> None:
-        """Write the released table of ``levels`` (None: the result's own) as CSV."""
+    def write_output(self, path: str | Path, levels=None, delimiter: str = ";",
+                     progress=None) -> None:
+        """Write the released table of ``levels`` (None: the result's own) as CSV. A job
+        counted by a DuckDB or Spark backend is released by that backend (CSV, or
+        Parquet for a ``.parquet`` path), which reports ``progress("release", share)``."""
+        backend = self.problem.backend
+        if backend is not None:
+            from engine.output import release_plan
+            fmt = "parquet" if Path(path).suffix.lower() == ".parquet" else "csv"
+            backend.write_release(release_plan(self.problem, self.levels_of(levels)),
+                                  Path(path), fmt, delimiter, progress)
+            return
         self.transformed(levels).write_csv(path, delimiter)
 
     def to_dict(self, output: str | None = None) -> dict:

@@ -24,7 +24,7 @@ LAYERS = [
     {"metrics"},
     {"privacy", "solution_space"},
     {"config"},
-    {"transform", "subset"},
+    {"transform", "subset", "backends"},
     {"problem"},
     {"search"},
     {"output", "analysis", "project"},

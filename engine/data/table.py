@@ -35,9 +35,16 @@ class EncodedColumn:
 
 
 class EncodedTable:
-    """A table of encoded columns, built from a DataFrame of strings."""
+    """A table of encoded columns, built from a DataFrame of strings.
 
-    def __init__(self, columns: list[EncodedColumn]):
+    A row stands for one record, or, with ``weights``, for ``weights[i]`` records
+    with equal values: the frequency table an aggregation backend delivers
+    (``engine.backends``), holding only the columns the job reads per record.
+    ``source_names`` then lists every column of the data it was counted from.
+    """
+
+    def __init__(self, columns: list[EncodedColumn], weights: np.ndarray | None = None,
+                 source_names: list[str] | None = None):
         if not columns:
             raise DataError("the table has no columns")
         n = len(columns[0])
@@ -50,6 +57,34 @@ class EncodedTable:
             dup = next(x for x in names if names.count(x) > 1)
             raise DataError(f"column name '{dup}' appears more than once in the header")
         self.n_rows = n
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.int64)
+            if weights.shape != (n,) or (weights < 1).any():
+                raise DataError("record weights must be one positive count per row")
+        self.weights = weights
+        self.source_names = list(source_names) if source_names is not None else list(self._columns)
+
+    @property
+    def n_records(self) -> int:
+        """Records the table stands for (its rows unless weighted)."""
+        return self.n_rows if self.weights is None else int(self.weights.sum())
+
+    def count_records(self, rows: np.ndarray | None = None) -> int:
+        """Records of the rows in the boolean mask ``rows`` (all when None)."""
+        if rows is None:
+            return self.n_records
+        rows = np.asarray(rows, dtype=bool)
+        return int(rows.sum()) if self.weights is None else int(self.weights[rows].sum())
+
+    def value_counts(self, name: str, rows: np.ndarray | None = None) -> np.ndarray:
+        """Records per dictionary code of a column, within the mask ``rows`` if given."""
+        col = self.column(name)
+        codes, w = col.codes, self.weights
+        if rows is not None:
+            rows = np.asarray(rows, dtype=bool)
+            codes = codes[rows]
+            w = None if w is None else w[rows]
+        return np.bincount(codes, weights=w, minlength=len(col.dictionary)).astype(np.int64)
 
     @classmethod
     def from_dataframe(cls, df: pd.DataFrame) -> "EncodedTable":
@@ -85,4 +120,6 @@ class EncodedTable:
                             f"{', '.join(self._columns)})") from None
 
     def to_dataframe(self, rows=None) -> pd.DataFrame:
+        if self.weights is not None:
+            raise DataError("a frequency table holds distinct records with counts, not rows")
         return pd.DataFrame({n: c.values(rows) for n, c in self._columns.items()})

@@ -84,6 +84,11 @@ class SparseCounts:
         return cls(indptr, codes[keep].astype(np.int32), np.ones(int(keep.sum()), np.int64),
                    n_values)
 
+    def weighted(self, weights: np.ndarray) -> "SparseCounts":
+        """Each item's counts times its weight (items standing for several records)."""
+        per_pair = np.repeat(np.asarray(weights, dtype=np.int64), np.diff(self.indptr))
+        return SparseCounts(self.indptr, self.value, self.count * per_pair, self.n_values)
+
     @property
     def n_items(self) -> int:
         return len(self.indptr) - 1

@@ -31,7 +31,8 @@ class ModelContext:
 
     @property
     def n_rows(self) -> int:
-        return self.table.n_rows
+        """Records of the data (a frequency table's rows stand for several)."""
+        return self.table.n_records
 
 
 class PrivacyModel:

@@ -120,6 +120,9 @@ class DifferentialPrivacy(PrivacyModel):
                    d.get("seed"), d.get("search_budget", 0.1), d.get("search_steps", 100))
 
     def bind(self, ctx: ModelContext) -> None:
+        if ctx.table.weights is not None:
+            raise JobError("differential privacy draws its sample record by record: run it "
+                           "with the in-memory backend ([engine] backend = \"memory\")")
         rng = np.random.default_rng(self.seed)
         base = np.ones(ctx.n_rows, dtype=bool) if ctx.subset is None else ctx.subset
         self.sample = base & (rng.random(ctx.n_rows) < self.beta)

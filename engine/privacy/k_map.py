@@ -76,7 +76,7 @@ class KMap(PrivacyModel):
         if size is None:
             raise JobError("k-map with an estimator needs a population: add [population] "
                            "size = ... or region = ...")
-        n = int(ctx.subset.sum()) if ctx.subset is not None else ctx.n_rows
+        n = ctx.table.count_records(ctx.subset)
         if size < n:
             raise JobError(f"the population ({size}) is smaller than the data ({n} records)")
         self.effective_k, self.type1_error = derived_k(

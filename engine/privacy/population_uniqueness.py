@@ -60,7 +60,7 @@ class PopulationUniqueness(RiskBasedModel):
         if self.population is None:
             raise JobError("population-uniqueness needs a population: add [population] "
                            "size = ... or region = ...")
-        n = int(ctx.subset.sum()) if ctx.subset is not None else ctx.n_rows
+        n = ctx.table.count_records(ctx.subset)
         if self.population < n:
             raise JobError(f"the population ({self.population}) is smaller than the data "
                            f"({n} records)")

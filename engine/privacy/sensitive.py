@@ -52,8 +52,7 @@ class SensitiveAttributeModel(PrivacyModel):
         column = ctx.table.column(self.attribute)
         self.codes = column.codes
         self.dictionary = column.dictionary
-        rows = self.codes if ctx.subset is None else self.codes[ctx.subset]
-        counts = np.bincount(rows, minlength=len(self.dictionary)).astype(np.float64)
+        counts = ctx.table.value_counts(self.attribute, ctx.subset).astype(np.float64)
         total = counts.sum()
         self.overall = counts / total if total > 0 else counts
 

@@ -11,7 +11,7 @@ import pandas as pd
 import tomli_w
 
 from engine.config import (ALGORITHMS, ATTRIBUTE_TYPES, UNNAMED_COLUMNS, AttributeConfig,
-                           DataConfig, Job, TransformationConfig)
+                           DataConfig, EngineConfig, Job, TransformationConfig)
 from engine.errors import AnonymistError, JobError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.io_utils import atomic_write_text
@@ -27,7 +27,8 @@ from engine.transform.job_keys import (attribute_transformation_to_dict,
 
 JOB_VERSION = 1
 _TOP_KEYS = {"format_version", "data", "attributes", "privacy", "transformation", "metric",
-             "subset", "population"}
+             "subset", "population", "engine"}
+_ENGINE_KEYS = {"backend", "spark_master", "memory_limit", "memory_share"}
 _TRANSFORMATION_KEYS = {"suppression_limit", "algorithm", "practical_monotonicity",
                         "time_limit_s", "step_limit", "seed", "heuristic_threshold", "genetic",
                         "local_recoding", "suppression_string", "remove_suppressed_values"}
@@ -134,7 +135,29 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
     job.metric = metric_from_dict(d.get("metric", {"name": "loss"}), weights or None)
     job.subset = d.get("subset")
     job.population = d.get("population")
+    job.engine = _engine(d.get("engine", {}))
     return job
+
+
+def _engine(e: dict) -> EngineConfig:
+    from engine.backends import BACKENDS
+    if not isinstance(e, dict):
+        raise JobError("[engine] must be a table")
+    bad = set(e) - _ENGINE_KEYS
+    if bad:
+        raise JobError(f"[engine] has unknown key(s): {', '.join(sorted(bad))} "
+                       f"(known: {', '.join(sorted(_ENGINE_KEYS))})")
+    backend = e.get("backend", "auto")
+    if backend not in BACKENDS:
+        raise JobError(f"[engine] backend = {backend!r} is not one of {', '.join(BACKENDS)}")
+    for key in ("spark_master", "memory_limit"):
+        if key in e and (not isinstance(e[key], str) or not e[key].strip()):
+            raise JobError(f"[engine] {key} must be a non-empty text, got {e[key]!r}")
+    share = _number(e, "memory_share", "[engine]", default=0.25)
+    if not 0.0 < share <= 1.0:
+        raise JobError(f"[engine] memory_share = {share} must be a fraction in (0, 1]")
+    return EngineConfig(backend, e.get("spark_master", "local[2]"), e.get("memory_limit"),
+                        share)
 
 
 def job_to_dict(job: Job) -> dict:
@@ -177,6 +200,8 @@ def job_to_dict(job: Job) -> dict:
         d["subset"] = dict(job.subset)
     if job.population:
         d["population"] = dict(job.population)
+    if job.engine != EngineConfig():
+        d["engine"] = {k: v for k, v in vars(job.engine).items() if v is not None}
     return d
 
 

@@ -1,0 +1,141 @@
+"""Where records are counted and released: in memory, DuckDB or Apache Spark.
+
+``open_source(job)`` names the data (a CSV file, a Parquet file or a glob of
+Parquet files), ``choose_backend`` applies ``[engine] backend`` ("auto" takes
+DuckDB for files larger than ``memory_share`` of the machine's memory), and a
+backend (``engine.backends.base.Backend``) delivers the frequency table the
+search runs on and writes the release. The in-memory path is today's:
+records are read into an ``EncodedTable`` and compressed by the classifier.
+"""
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
+from engine.config import QUASI_IDENTIFYING, Job
+from engine.errors import DataError, JobError
+
+BACKENDS = ("auto", "memory", "duckdb", "spark")
+#: bytes of memory the in-memory path needs per byte of CSV (measured on Adult:
+#: categorical reading, encoding and the classifier's row arrays) and of Parquet
+MEMORY_PER_CSV_BYTE = 4.5
+MEMORY_PER_PARQUET_BYTE = 25.0
+
+__all__ = ["Backend", "DataSource", "PhaseProgress", "ReleasePlan", "BACKENDS",
+           "data_source", "needed_columns", "choose_backend", "open_backend"]
+
+
+def data_source(job: Job, path: str | Path | None = None) -> DataSource:
+    """The job's data (or ``path``): a CSV file, a Parquet file or a glob of them."""
+    raw = path if path is not None else job.data.path
+    if not raw:
+        raise JobError("[data] path is missing: the job names no data file")
+    resolved = Path(raw) if path is not None else job.resolve(str(raw))
+    text = str(resolved)
+    if any(ch in text for ch in "*?["):
+        files = tuple(Path(f) for f in sorted(glob.glob(text)))
+        if not files:
+            raise JobError(f"[data] path '{raw}' matches no file")
+    else:  # a missing file is the reader's to report (in memory) or open_backend's
+        files = (resolved,)
+    kinds = {"parquet" if f.suffix.lower() in (".parquet", ".pq") else "csv" for f in files}
+    if len(kinds) > 1 or (len(files) > 1 and kinds != {"parquet"}):
+        raise JobError(f"[data] path '{raw}': a glob must match Parquet files only")
+    return DataSource(text, kinds.pop(), files, job.data.delimiter or ";",
+                      job.data.encoding or "utf-8")
+
+
+def needed_columns(job: Job) -> list[str]:
+    """Columns the job reads record by record: quasi-identifiers, the models' sensitive
+    attributes, the metric's responses and the columns a subset query names."""
+    names = [n for n, a in job.attributes.items() if a.type == QUASI_IDENTIFYING]
+    check_supported(job)
+    for model in job.privacy:
+        attribute = getattr(model, "attribute", None)
+        if attribute:
+            names.append(attribute)
+    names.extend(getattr(job.metric, "responses", []) or [])
+    if job.subset:
+        if "query" in job.subset:
+            from engine.query import query_columns
+            names.extend(query_columns(job.subset["query"]))
+        else:
+            raise JobError("a [subset] of row indices needs the in-memory backend: select "
+                           "the subset with a query, or set [engine] backend = \"memory\"")
+    return list(dict.fromkeys(names))
+
+
+def check_supported(job: Job) -> None:
+    """Refuse, before any counting, what the DuckDB and Spark releases do not build:
+    they release each record's generalized values (or the marker) and other columns
+    as they are."""
+    memory = "; set [engine] backend = \"memory\""
+    for name, a in job.attributes.items():
+        method = getattr(a, "transformation", "generalization")
+        if method not in ("generalization", None) and not (
+                method == "identity" and a.type != QUASI_IDENTIFYING):
+            raise JobError(f"attribute '{name}': transformation = \"{method}\" is released "
+                           f"in memory only{memory}")
+        if getattr(a, "pseudonym", None) is not None:
+            raise JobError(f"attribute '{name}': pseudonyms are released in memory only{memory}")
+    t = job.transformation
+    if getattr(t, "local_recoding", None):
+        raise JobError(f"local recoding is released in memory only{memory}")
+    if getattr(t, "remove_suppressed_values", False):
+        raise JobError(f"remove_suppressed_values is released in memory only{memory}")
+
+
+def _total_memory() -> int:
+    import os
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 * 2**30
+
+
+def estimated_memory(source: DataSource) -> float:
+    """Bytes the in-memory path would take for the source."""
+    per = MEMORY_PER_PARQUET_BYTE if source.kind == "parquet" else MEMORY_PER_CSV_BYTE
+    return source.size_bytes * per
+
+
+def choose_backend(job: Job, source: DataSource | None) -> str:
+    """The backend ``[engine] backend`` names; "auto": memory unless the data is a file
+    the in-memory path would need more than ``memory_share`` of the memory for."""
+    engine = job.engine
+    if engine.backend not in BACKENDS:
+        raise JobError(f"[engine] backend = '{engine.backend}' is not one of "
+                       f"{', '.join(BACKENDS)}")
+    if engine.backend != "auto":
+        return engine.backend
+    if source is None:
+        return "memory"
+    if estimated_memory(source) > engine.memory_share * _total_memory():
+        return "duckdb"
+    return "memory"
+
+
+def open_backend(name: str, job: Job, source: DataSource) -> Backend:
+    """A backend over ``source`` (not the in-memory one, which reads the records)."""
+    engine = job.engine
+    for f in source.files:
+        if f.is_dir():
+            raise DataError(f"{f} is a folder, not a data file")
+        if not f.is_file():
+            raise DataError(f"data file not found: {f}")
+    if name == "duckdb":
+        try:
+            from engine.backends.duckdb_backend import DuckDBBackend
+        except ImportError:
+            raise JobError("[engine] backend = \"duckdb\" needs the duckdb package "
+                           "(pip install duckdb)") from None
+        return DuckDBBackend(source, engine.memory_limit)
+    if name == "spark":
+        try:
+            from engine.backends.spark_backend import SparkBackend
+        except ImportError:
+            raise JobError("[engine] backend = \"spark\" needs PySpark and Java 17 "
+                           "(pip install 'anonymist[spark]')") from None
+        return SparkBackend(source, engine.spark_master, engine.memory_limit)
+    raise JobError(f"no backend '{name}' to open")

@@ -1,0 +1,295 @@
+"""DuckDB backend: counts and releases CSV or Parquet data out of core.
+
+DuckDB scans the file in parallel, spilling to a temporary folder beyond its
+``memory_limit``; Python only ever holds the frequency table. The release is
+one ``COPY (SELECT ...) TO`` of a single-table query, which DuckDB guarantees
+keeps the input order: each quasi-identifier's value becomes its dictionary
+code by a cast to an ENUM of the values, its label and generalized code are
+looked up in constant lists, and a record is suppressed when its class key is
+a value of an ENUM of the suppressed classes' keys (hash lookups, no join).
+"""
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
+from engine.data.table import EncodedColumn, EncodedTable
+from engine.errors import DataError
+
+_ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
+              "latin1": "latin-1", "iso-8859-1": "latin-1", "utf-16": "utf-16"}
+
+
+def ident(name: str) -> str:
+    return '"' + str(name).replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def _as_text(name: str) -> str:
+    """A column as the in-memory reader sees it: text, missing as ''."""
+    return f"coalesce(CAST({ident(name)} AS VARCHAR), '') AS {ident(name)}"
+
+
+class _Poller:
+    """Reports ``con.query_progress()`` every 100 ms while a query runs."""
+
+    def __init__(self, con, phase: str, progress: PhaseProgress | None):
+        self.con, self.phase, self.progress = con, phase, progress
+        self.stop = threading.Event()
+        self.thread = None
+
+    def __enter__(self):
+        if self.progress is not None:
+            self.progress(self.phase, 0.0)
+            self.thread = threading.Thread(target=self._run, daemon=True)
+            self.thread.start()
+        return self
+
+    def _run(self):
+        while not self.stop.wait(0.1):
+            try:
+                p = self.con.query_progress()
+            except Exception:  # the query ended between two polls
+                return
+            if p is not None and p >= 0:
+                self.progress(self.phase, min(float(p) / 100.0, 1.0))
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        if self.thread is not None:
+            self.thread.join()
+            if exc[0] is None:
+                self.progress(self.phase, 1.0)
+
+
+class DuckDBBackend(Backend):
+    """Frequency tables and releases computed by an embedded DuckDB."""
+
+    name = "duckdb"
+
+    def __init__(self, source: DataSource, memory_limit: str | None = None,
+                 threads: int | None = None):
+        super().__init__(source)
+        import duckdb
+        self._duckdb = duckdb
+        self.con = duckdb.connect()
+        self._tmp = tempfile.mkdtemp(prefix="anonymist-duckdb-")
+        self.con.execute(f"SET temp_directory = {literal(self._tmp)}").fetchall()
+        self.con.execute("SET preserve_insertion_order = true").fetchall()
+        # query_progress() reports only with the progress bar on; DuckDB must not print it
+        self.con.execute("SET enable_progress_bar = true").fetchall()
+        self.con.execute("SET enable_progress_bar_print = false").fetchall()
+        if memory_limit:
+            try:
+                self.con.execute(f"SET memory_limit = {literal(memory_limit)}").fetchall()
+            except duckdb.Error as e:
+                raise DataError(f"[engine] memory_limit = '{memory_limit}' is not a memory "
+                                f"size DuckDB understands (e.g. '8GB'): {e}") from None
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}").fetchall()
+        self._columns = None
+
+    # --- reading ------------------------------------------------------------------
+    def scan(self) -> str:
+        """The FROM clause reading the whole source, every column as text."""
+        s = self.source
+        if s.kind == "parquet":
+            files = ", ".join(literal(str(f)) for f in s.files)
+            return f"read_parquet([{files}])"
+        enc = _ENCODINGS.get((s.encoding or "utf-8").lower())
+        if enc is None:
+            raise DataError(f"{s.label}: encoding '{s.encoding}' cannot be read out of core "
+                            f"(DuckDB reads utf-8, latin-1 and utf-16); convert the file or "
+                            f"use [engine] backend = \"memory\"")
+        return (f"read_csv({literal(str(s.files[0]))}, delim={literal(s.delimiter)}, "
+                f"quote='\"', escape='\"', header=true, all_varchar=true, "
+                f"encoding={literal(enc)}, strict_mode=true)")
+
+    def _run(self, sql: str, phase: str, progress: PhaseProgress | None):
+        try:
+            with _Poller(self.con, phase, progress):
+                return self.con.execute(sql)
+        except self._duckdb.Error as e:
+            raise DataError(f"{self.source.label}: {str(e).splitlines()[0]}") from None
+
+    def columns(self) -> list[str]:
+        if self._columns is None:
+            rel = self._run(f"DESCRIBE SELECT * FROM {self.scan()}", "read", None)
+            self._columns = [str(r[0]) for r in rel.fetchall()]
+        return list(self._columns)
+
+    def frequency_table(self, columns: list[str],
+                        progress: PhaseProgress | None = None) -> EncodedTable:
+        names = self.columns()
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise DataError(f"{self.source.label} has no column '{missing[0]}' "
+                            f"(columns: {', '.join(names)})")
+        columns = [c for c in names if c in set(columns)]  # the data's order
+        inner = ", ".join([_as_text(c) for c in columns] + ["row_number() OVER () AS __rn"])
+        cols = ", ".join(ident(c) for c in columns)
+        sql = (f"SELECT {cols + ', ' if cols else ''}count(*) AS __w, min(__rn) AS __first "
+               f"FROM (SELECT {inner} FROM {self.scan()}) "
+               f"{'GROUP BY ' + cols if cols else ''} ORDER BY __first")
+        result = self._run(sql, "aggregate", progress).fetchnumpy()
+        weights = np.asarray(result["__w"], dtype=np.int64)
+        return frequency_columns({c: result[c] for c in columns}, weights, names)
+
+    # --- release ------------------------------------------------------------------
+    def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
+                      progress: PhaseProgress | None = None) -> None:
+        path = Path(path)
+        parquet = fmt == "parquet"
+        sql = self.release_query(plan, empty_as_null=not parquet)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        options = ("FORMAT parquet" if parquet else
+                   f"FORMAT csv, HEADER true, DELIMITER {literal(delimiter)}, QUOTE '\"', "
+                   f"ESCAPE '\"'")
+        try:
+            self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
+                      progress).fetchall()
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists():
+                tmp.unlink()
+
+    def release_query(self, plan: ReleasePlan, empty_as_null: bool) -> str:
+        """SELECT writing the released table in input order (single-table query)."""
+        qi_index = {q: j for j, q in enumerate(plan.qis)}
+        for j, q in enumerate(plan.qis):
+            self._enum(f"__v{j}", [str(v) for v in plan.values[j]])
+            self._variable(f"__lab{j}", [str(x) for x in plan.labels[j]], "VARCHAR")
+            self._variable(f"__gen{j}", [int(x) for x in plan.gen[j]], "BIGINT")
+        strides = plan.key_strides()
+        if strides is None:
+            raise DataError("the quasi-identifiers' generalized values do not fit a 62-bit "
+                            "key for the out-of-core release: use [engine] backend = "
+                            "\"memory\"")
+        gens = [f"getvariable('__gen{j}')[__c{j} + 1]" for j in range(len(plan.qis))]
+        key = " + ".join(f"{g} * {int(s)}" for g, s in zip(gens, strides)) or "0"
+        sup = self._membership(plan.suppressed_keys(), int(np.prod(plan.sizes, dtype=float)))
+        inner = []
+        for c in self.columns():
+            if c in qi_index:
+                j = qi_index[c]
+                inner.append(f"enum_code(CAST(coalesce(CAST({ident(c)} AS VARCHAR), '') "
+                             f"AS __v{j})) AS __c{j}")
+            elif c in plan.columns:
+                inner.append(_as_text(c))
+        wrap = (lambda e: f"nullif({e}, '')") if empty_as_null else (lambda e: e)
+        outer = []
+        for c in plan.columns:
+            if c in qi_index:
+                j = qi_index[c]
+                outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "
+                                  f"getvariable('__lab{j}')[__c{j} + 1] END") + f" AS {ident(c)}")
+            else:
+                outer.append(wrap(ident(c)) + f" AS {ident(c)}")
+        return (f"SELECT {', '.join(outer)} FROM (SELECT *, {sup} AS __s FROM "
+                f"(SELECT *, {key} AS __k FROM "
+                f"(SELECT {', '.join(inner) or '1 AS __none'} FROM {self.scan()})))")
+
+    def _membership(self, keys: np.ndarray, space: int) -> str:
+        """A SQL condition on ``__k``: whether it is one of ``keys`` (suppressed classes).
+        A boolean list over the key space when it is small, else an open-addressing
+        table of the keys probed a bounded number of times (lookups, no join)."""
+        if len(keys) == 0:
+            return "false"
+        if space <= DENSE_KEYS:
+            flags = np.zeros(space, dtype=bool)
+            flags[keys] = True
+            self._variable("__supd", flags.tolist(), "BOOLEAN")
+            return "getvariable('__supd')[__k + 1]"
+        table, probes = probe_table(keys)
+        self._variable("__supk", table.tolist(), "BIGINT")
+        m = len(table)
+        return "(" + " OR ".join(f"getvariable('__supk')[(__k % {m} + {d}) % {m} + 1] = __k"
+                                 for d in range(probes)) + ")"
+
+    def _enum(self, name: str, values: list[str]) -> None:
+        frame = pd.DataFrame({"i": np.arange(len(values)), "v": pd.Series(values, dtype=object)})
+        self.con.register("__values", frame)
+        try:
+            self.con.execute(f"DROP TYPE IF EXISTS {name}").fetchall()
+            self.con.execute(f"CREATE TYPE {name} AS ENUM "
+                             f"(SELECT v FROM __values ORDER BY i)").fetchall()
+        finally:
+            self.con.unregister("__values")
+        got = self.con.execute(f"SELECT enum_range(NULL::{name})").fetchall()[0][0]
+        if list(got) != values:  # codes must be the dictionary's
+            raise DataError(f"DuckDB reordered the values of {name}")
+
+    def _variable(self, name: str, values: list, sql_type: str) -> None:
+        frame = pd.DataFrame({"i": np.arange(len(values)), "v": pd.Series(values, dtype=object)})
+        self.con.register("__values", frame)
+        try:
+            self.con.execute(f"SET VARIABLE {name} = (SELECT coalesce(list(CAST(v AS {sql_type}) "
+                             f"ORDER BY i), []) FROM __values)").fetchall()
+        finally:
+            self.con.unregister("__values")
+
+    # --- released files (verify) -------------------------------------------------
+    def class_sizes(self, columns: list[str]) -> pd.DataFrame:
+        """Records per distinct combination of ``columns`` (the source read as text)."""
+        cols = ", ".join(ident(c) for c in columns)
+        inner = ", ".join(_as_text(c) for c in columns)
+        sql = (f"SELECT {cols}, count(*) AS __w FROM (SELECT {inner} FROM {self.scan()}) "
+               f"GROUP BY {cols} ORDER BY {cols}")
+        return self._run(sql, "count", None).df()
+
+    def close(self) -> None:
+        try:
+            self.con.close()
+        finally:
+            import shutil
+            shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+DENSE_KEYS = 1 << 20
+
+
+def probe_table(keys: np.ndarray) -> tuple[np.ndarray, int]:
+    """Linear-probing table of non-negative ``keys`` (slot ``key % len``, -1 empty) at
+    a load of at most 1/8, and the longest probe sequence any key needs."""
+    keys = np.unique(np.asarray(keys, dtype=np.int64))
+    m = _prime_at_least(8 * len(keys) + 1)
+    table = np.full(m, -1, dtype=np.int64)
+    longest = 1
+    for k in keys.tolist():
+        slot, d = k % m, 0
+        while table[(slot + d) % m] != -1:
+            d += 1
+        table[(slot + d) % m] = k
+        longest = max(longest, d + 1)
+    return table, longest
+
+
+def _prime_at_least(n: int) -> int:
+    n |= 1
+    while any(n % p == 0 for p in range(3, int(n ** 0.5) + 1, 2)):
+        n += 2
+    return n
+
+
+def frequency_columns(values: dict[str, np.ndarray], weights: np.ndarray,
+                      source_names: list[str]) -> EncodedTable:
+    """A weighted table from each column's values per distinct row: dictionaries are
+    the sorted distinct values, as pandas' categorical reader builds them."""
+    cols = []
+    for name, v in values.items():
+        codes, uniques = pd.factorize(pd.Series(np.asarray(v, dtype=object)).astype(str),
+                                      sort=True)
+        cols.append(EncodedColumn(name, codes.astype(np.int32), np.asarray(uniques, dtype=object)))
+    if not cols:  # no column read per record: one row standing for every record
+        cols = [EncodedColumn("__all", np.zeros(len(weights), np.int32),
+                              np.array([""], dtype=object))]
+    return EncodedTable(cols, weights, source_names)

@@ -1,0 +1,176 @@
+"""Apache Spark backend (PySpark): counts and releases data on a cluster or ``local[*]``.
+
+The frequency table is one ``groupBy`` over the needed columns (with each
+combination's first row, so rows come in order of first occurrence, as on the
+other paths); only that table reaches Python. The release is a projection
+evaluated by the executors: each quasi-identifier's label and generalized code
+come from literal maps, a record is suppressed when its class key is in the
+literal set of suppressed keys (Spark's hash ``InSet``), and the result is
+written as a folder of part files (CSV with a header each, or Parquet), the
+records in input order across ``part-00000``, ``part-00001``, ...
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
+from engine.data.table import EncodedTable
+from engine.errors import DataError
+
+_ROW = "__anonymist_row"
+_FILE = "__anonymist_file"
+
+
+def spark_memory(size: str | None) -> str | None:
+    """'8GB' -> '8g' (Spark's notation); None stays None."""
+    if not size:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*([kKmMgGtT])i?[bB]?\s*", size)
+    if not m:
+        raise DataError(f"[engine] memory_limit = '{size}' is not a size such as '8GB'")
+    return f"{m[1]}{m[2].lower()}"
+
+
+class SparkBackend(Backend):
+    name = "spark"
+
+    def __init__(self, source: DataSource, master: str = "local[2]",
+                 memory_limit: str | None = None):
+        super().__init__(source)
+        from pyspark.sql import SparkSession
+        builder = (SparkSession.builder.master(master).appName("anonymist")
+                   .config("spark.ui.enabled", "false")
+                   .config("spark.ui.showConsoleProgress", "false")
+                   .config("spark.sql.shuffle.partitions", "8")
+                   .config("spark.sql.session.timeZone", "UTC"))
+        memory = spark_memory(memory_limit)
+        if memory:
+            builder = builder.config("spark.driver.memory", memory)
+        try:
+            self.spark = builder.getOrCreate()
+        except Exception as e:  # no Java, bad master URL
+            raise DataError(f"Spark could not start ({master}): "
+                            f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+        self.spark.sparkContext.setLogLevel("ERROR")
+
+    # --- reading ------------------------------------------------------------------
+    def frame(self):
+        """The source with every column as text ('' for missing) and a row order key."""
+        from pyspark.sql import functions as F
+        s = self.source
+        if s.kind == "parquet":
+            df = None
+            for i, f in enumerate(s.files):  # file order, then row order within each file
+                part = (self.spark.read.parquet(str(f))
+                        .withColumn(_FILE, F.lit(i))
+                        .withColumn(_ROW, F.col("_metadata.row_index")))
+                df = part if df is None else df.unionByName(part)
+        else:
+            df = (self.spark.read
+                  .option("sep", s.delimiter).option("quote", '"').option("escape", '"')
+                  .option("header", True).option("inferSchema", False)
+                  .option("encoding", s.encoding or "utf-8")
+                  .option("ignoreLeadingWhiteSpace", False)
+                  .option("ignoreTrailingWhiteSpace", False)
+                  .option("mode", "FAILFAST")
+                  .csv(str(s.files[0]))
+                  .withColumn(_FILE, F.lit(0))
+                  .withColumn(_ROW, F.monotonically_increasing_id()))
+        names = [c for c in df.columns if c not in (_FILE, _ROW)]
+        cols = [F.coalesce(F.col(f"`{c}`").cast("string"), F.lit("")).alias(c) for c in names]
+        return df.select(*cols, _FILE, _ROW), names
+
+    def columns(self) -> list[str]:
+        return self.frame()[1]
+
+    def frequency_table(self, columns: list[str],
+                        progress: PhaseProgress | None = None) -> EncodedTable:
+        from pyspark.sql import functions as F
+
+        from engine.backends.duckdb_backend import frequency_columns
+        df, names = self.frame()
+        missing = [c for c in columns if c not in names]
+        if missing:
+            raise DataError(f"{self.source.label} has no column '{missing[0]}' "
+                            f"(columns: {', '.join(names)})")
+        columns = [c for c in names if c in set(columns)]
+        if progress:
+            progress("aggregate", None)
+        first = F.min(F.struct(F.col(_FILE), F.col(_ROW))).alias("__first")
+        grouped = (df.groupBy(*[F.col(f"`{c}`") for c in columns])
+                   .agg(F.count(F.lit(1)).alias("__w"), first)
+                   .orderBy("__first"))
+        try:
+            pdf = grouped.select(*[F.col(f"`{c}`") for c in columns], "__w").toPandas()
+        except Exception as e:
+            raise DataError(f"{self.source.label}: Spark failed: {str(e).splitlines()[0]}") \
+                from None
+        if progress:
+            progress("aggregate", 1.0)
+        return frequency_columns({c: pdf[c].to_numpy(object) for c in columns},
+                                 pdf["__w"].to_numpy(np.int64), names)
+
+    # --- release ------------------------------------------------------------------
+    def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
+                      progress: PhaseProgress | None = None) -> None:
+        from pyspark.sql import functions as F
+        df, names = self.frame()
+        strides = plan.key_strides()
+        if strides is None:
+            raise DataError("the quasi-identifiers' generalized values do not fit a 62-bit "
+                            "key for the Spark release: use [engine] backend = \"memory\"")
+        qi_index = {q: j for j, q in enumerate(plan.qis)}
+        key = F.lit(0).cast("long")
+        labels = {}
+        for q, j in qi_index.items():
+            col = F.col(f"`{q}`")
+            lab = F.create_map(*[F.lit(x) for v, l in zip(plan.values[j], plan.labels[j])
+                                 for x in (str(v), str(l))])
+            gen = F.create_map(*[F.lit(x) for v, g in zip(plan.values[j], plan.gen[j])
+                                 for x in (str(v), int(g))])
+            labels[q] = F.element_at(lab, col)
+            key = key + F.element_at(gen, col).cast("long") * F.lit(int(strides[j]))
+        keys = [int(k) for k in plan.suppressed_keys()]
+        suppressed = key.isin(keys) if keys else F.lit(False)
+        out = []
+        for c in plan.columns:
+            if c in qi_index:
+                out.append(F.when(suppressed, F.lit(plan.marker)).otherwise(labels[c]).alias(c))
+            else:
+                out.append(F.col(f"`{c}`").alias(c))
+        released = df.orderBy(_FILE, _ROW).select(*out) if self.source.kind == "parquet" \
+            else df.select(*out)
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        if progress:
+            progress("release", None)
+        try:
+            writer = released.write.mode("overwrite")
+            if fmt == "parquet":
+                writer.parquet(str(tmp))
+            else:
+                (writer.option("header", True).option("sep", delimiter).option("quote", '"')
+                 .option("escape", '"').option("emptyValue", "").option("nullValue", "")
+                 .option("ignoreLeadingWhiteSpace", False)
+                 .option("ignoreTrailingWhiteSpace", False).csv(str(tmp)))
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+            os.replace(tmp, path)
+        except Exception as e:
+            raise DataError(f"{path}: Spark could not write the release: "
+                            f"{str(e).splitlines()[0]}") from None
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        if progress:
+            progress("release", 1.0)
+
+    def close(self) -> None:
+        pass  # the session is shared by the process (getOrCreate); Spark stops it at exit
