@@ -1,7 +1,8 @@
 """A form over one part of the document's settings, kept in step with them."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFormLayout, QFrame, QScrollArea, QVBoxLayout, QWidget
 
 from app.document import Document
 
@@ -18,9 +19,21 @@ class SettingsForm(QWidget):
         super().__init__(parent)
         self.doc = document
         self._updating = False
-        lay = QVBoxLayout(self)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        # a side panel is narrow and short at 1280 x 800: rows scroll, never squash
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body = QWidget()
+        body.setObjectName("settingsBody")
+        scroll.setWidget(body)
+        outer.addWidget(scroll)
+        lay = self.body_layout = QVBoxLayout(body)
         lay.setContentsMargins(10, 10, 10, 10)
         self.form = QFormLayout()
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         lay.addLayout(self.form)
         lay.addStretch()
 
