@@ -272,6 +272,8 @@ class ImportSpec:
     has_header: bool = True
     columns: tuple[str, ...] = ()  # empty: all
     data_types: tuple[tuple[str, str | None, str | None], ...] = ()  # (column, type, format)
+    #: (source name, imported name) of renamed columns, applied after ``columns``
+    renames: tuple[tuple[str, str], ...] = ()
     #: the database password typed in the wizard: used to read, never stored or shown
     password: str = field(default="", repr=False, compare=False)
 
@@ -306,6 +308,15 @@ def load(spec: ImportSpec) -> pd.DataFrame:
         if missing:
             raise DataError(f"column(s) not in the data: {', '.join(missing)}")
         df = df[list(spec.columns)]
+    if spec.renames:
+        names = dict(spec.renames)
+        unknown = [c for c in names if c not in df.columns]
+        if unknown:
+            raise DataError(f"renamed column(s) not in the data: {', '.join(unknown)}")
+        new = [names.get(c, c) for c in df.columns]
+        if len(set(new)) < len(new):
+            raise DataError(f"renaming gives two columns one name: {', '.join(new)}")
+        df = df.set_axis(new, axis=1)
     if df.shape[1] == 0:
         raise DataError("no columns were selected")
     return df

@@ -37,6 +37,10 @@ class DataSource:
     quotechar: str = '"'
     encoding: str = "utf-8"
     has_header: bool = True
+    #: columns imported, in order (empty: all as in the source), and renamed ones
+    #: (source name, imported name): a project re-reads its source the same way
+    columns: tuple = ()
+    renames: tuple = ()
 
     def __post_init__(self):
         object.__setattr__(self, "location", without_password(self.location))
@@ -47,6 +51,8 @@ class DataSource:
     @classmethod
     def from_dict(cls, d: dict) -> "DataSource":
         known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        known["columns"] = tuple(str(c) for c in known.get("columns", ()))
+        known["renames"] = tuple((str(a), str(b)) for a, b in known.get("renames", ()))
         return cls(**known)
 
 

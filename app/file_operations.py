@@ -195,7 +195,8 @@ class FileOperations(QObject):
             fmt = spec.csv_format
             source = DataSource(spec.kind, spec.location, spec.table,
                                 fmt.delimiter if fmt else ";", fmt.quotechar if fmt else '"',
-                                fmt.encoding if fmt else "utf-8", spec.has_header)
+                                fmt.encoding if fmt else "utf-8", spec.has_header,
+                                tuple(spec.columns), tuple(spec.renames))
             types = {name: (t, f) for name, t, f in spec.data_types}
             self.doc.set_table(table, source, types)
             self.doc.set_path(None)

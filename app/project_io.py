@@ -62,7 +62,8 @@ def source_table(source: DataSource, password: str = "") -> EncodedTable:
         raise DataError("the project holds no data and names no data file")
     fmt = CsvFormat(source.delimiter, source.quotechar, source.has_header, source.encoding)
     spec = ImportSpec(source.kind, source.location, source.table, fmt, source.has_header,
-                      password=password)
+                      tuple(source.columns),
+                      renames=tuple(tuple(r) for r in source.renames), password=password)
     return EncodedTable.from_dataframe(load(spec))
 
 
@@ -237,7 +238,8 @@ def save_job_file(doc: Document, path: str | Path) -> list[str]:
         attributes[name] = replace(a, hierarchy_path=hpath)
     data_path = None
     data = replace(job.data)
-    if doc.source.kind == "csv" and doc.source.location and Path(doc.source.location).is_file():
+    if doc.source.kind == "csv" and doc.source.location and Path(doc.source.location).is_file() \
+            and not doc.source.columns and not doc.source.renames:
         data_path = _relative(Path(doc.source.location), folder)
     elif doc.has_data:  # inside a project, a sheet or a database: written beside the job
         target = folder / f"{path.stem}_data.csv"

@@ -1,4 +1,5 @@
-"""The import wizard's column list: include box, name, data type, detected type.
+"""The import wizard's column list: include box, name (editable: the imported column's
+name), data type, detected type; rows move up and down to reorder the columns.
 
 Wide sources (1,000+ columns) are shown one page at a time.
 """
@@ -24,10 +25,18 @@ class ColumnChoice:
     detected: str = "string"
     share: float = 1.0
     candidates: list[tuple[str, str | None, float]] = field(default_factory=list)
+    #: the column's name in the source (``name`` is what it is imported as)
+    source: str = ""
+
+    def __post_init__(self):
+        if not self.source:
+            self.source = self.name
 
 
 class ColumnSelectionModel(PagedModel):
     selection_changed = Signal()
+    #: a rename was refused: the reason
+    refused = Signal(str)
 
     def __init__(self, page_size: int = 100, parent=None):
         super().__init__(page_size, parent)
@@ -58,6 +67,30 @@ class ColumnSelectionModel(PagedModel):
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, 0))
         self.selection_changed.emit()
 
+    def move(self, position: int, delta: int) -> int:
+        """Move the column at ``position`` (over all pages) by ``delta``; its new position."""
+        target = max(0, min(len(self._items) - 1, position + delta))
+        if target != position:
+            self.beginResetModel()
+            self._items.insert(target, self._items.pop(position))
+            self.endResetModel()
+            self.selection_changed.emit()
+        return target
+
+    def rename(self, position: int, name: str) -> bool:
+        """Import the column at ``position`` as ``name`` (unique, not empty)."""
+        name = str(name).strip()
+        it = self._items[position]
+        if not name:
+            self.refused.emit(f"'{it.source}' needs a name")
+            return False
+        if any(o is not it and o.name == name for o in self._items):
+            self.refused.emit(f"another column is already called '{name}'")
+            return False
+        it.name = name
+        self.refused.emit("")
+        return True
+
     def included(self) -> list[ColumnChoice]:
         return [it for it in self._items if it.include]
 
@@ -77,8 +110,10 @@ class ColumnSelectionModel(PagedModel):
         it = self._item(index.row())
         col = index.column()
         if col == 0:
-            if role == Qt.ItemDataRole.DisplayRole:
+            if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
                 return it.name
+            if role == Qt.ItemDataRole.ToolTipRole and it.name != it.source:
+                return f"'{it.source}' in the source"
             if role == Qt.ItemDataRole.CheckStateRole:
                 return Qt.CheckState.Checked if it.include else Qt.CheckState.Unchecked
         elif col == 1 and role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
@@ -102,6 +137,11 @@ class ColumnSelectionModel(PagedModel):
             self.dataChanged.emit(index, index, [role])
             self.selection_changed.emit()
             return True
+        if index.column() == 0 and role == Qt.ItemDataRole.EditRole:
+            ok = self.rename(self._page * self._page_size + index.row(), value)
+            if ok:
+                self.dataChanged.emit(index, index)
+            return ok
         if index.column() == 1 and role == Qt.ItemDataRole.EditRole and value in DATA_TYPES:
             it.data_type = str(value)
             it.format = next((f for t, f, _ in it.candidates if t == value), None)
@@ -114,7 +154,7 @@ class ColumnSelectionModel(PagedModel):
             return Qt.ItemFlag.NoItemFlags
         f = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         if index.column() == 0:
-            f |= Qt.ItemFlag.ItemIsUserCheckable
+            f |= Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEditable
         if index.column() == 1:
             f |= Qt.ItemFlag.ItemIsEditable
         return f

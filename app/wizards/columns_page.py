@@ -1,4 +1,5 @@
-"""Third page: which columns to import, and the data type of each."""
+"""Third page: which columns to import, in which order, under which names, and the data
+type of each."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
@@ -50,7 +51,8 @@ class ColumnsPage(QWizardPage):
         super().__init__()
         self.wiz = wizard
         self.setTitle("Choose columns and data types")
-        self.setSubTitle("Data types are detected from the first rows; change them if needed.")
+        self.setSubTitle("Data types are detected from the first rows; change them if needed. "
+                         "Double-click a name to rename the column; Up and Down reorder.")
         self.model = ColumnSelectionModel(page_size, self)
         lay = QVBoxLayout(self)
         row = QHBoxLayout()
@@ -64,6 +66,14 @@ class ColumnsPage(QWizardPage):
         self.pager.page_requested.connect(self.model.set_page)
         row.addWidget(self.select_all)
         row.addWidget(self.select_none)
+        self.up = QPushButton("Up")
+        self.up.setObjectName("columnUp")
+        self.down = QPushButton("Down")
+        self.down.setObjectName("columnDown")
+        self.up.clicked.connect(lambda: self.move_selected(-1))
+        self.down.clicked.connect(lambda: self.move_selected(1))
+        row.addWidget(self.up)
+        row.addWidget(self.down)
         row.addWidget(self.count)
         row.addStretch()
         row.addWidget(self.pager)
@@ -75,12 +85,29 @@ class ColumnsPage(QWizardPage):
         self.view.verticalHeader().setDefaultSectionSize(24)
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         lay.addWidget(self.view, 1)
+        self.refusal = QLabel()
+        self.refusal.setStyleSheet("color: #b22222")
+        lay.addWidget(self.refusal)
+        self.model.refused.connect(self.refusal.setText)
         self.model.selection_changed.connect(self._update)
         self.model.page_changed.connect(lambda *_: self._update())
 
     def initializePage(self) -> None:
         frame = self.wiz.format_page.frame
         self.model.set_columns(column_choices(frame) if frame is not None else [])
+
+    def move_selected(self, delta: int) -> None:
+        """Move the selected column up (-1) or down (+1), keeping it selected."""
+        index = self.view.currentIndex()
+        if not index.isValid():
+            return
+        position = self.model.page * self.model._page_size + index.row()
+        target = self.model.move(position, delta)
+        page = target // self.model._page_size
+        if page != self.model.page:
+            self.model.set_page(page)
+        self.view.setCurrentIndex(self.model.index(target % self.model._page_size,
+                                                   index.column()))
 
     def _update(self) -> None:
         items = self.model.items()

@@ -72,9 +72,14 @@ class ImportWizard(QWizard):
     def spec(self) -> ImportSpec:
         items = self.columns_page.model.items()
         chosen = [it for it in items if it.include]
+        sources = [it.source for it in chosen]
+        frame = self.format_page.frame
+        original = [str(c) for c in frame.columns] if frame is not None else sources
         return ImportSpec(self.kind, self.location, self.table_name, self.csv_format,
                           self.has_header,
-                          tuple(it.name for it in chosen) if len(chosen) < len(items) else (),
+                          tuple(sources) if sources != original else (),
                           tuple((it.name, None if it.data_type == "string" else it.data_type,
                                  it.format) for it in chosen),
-                          password=self.password)
+                          password=self.password,
+                          renames=tuple((it.source, it.name) for it in chosen
+                                        if it.name != it.source))

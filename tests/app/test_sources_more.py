@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import pandas as pd
+from PySide6.QtCore import Qt
 import pytest
 
 from tests.app.test_sources import run_wizard
@@ -113,3 +114,41 @@ def test_server_form_refuses_missing_fields(qtbot, window):
     page.set_kind("sql")
     page.connect_button.click()
     assert "host" in page.server_error.text() and page.location.text() == ""
+
+
+def test_rename_and_reorder_columns_survive_the_project(qtbot, window, tmp_path):
+    path = tmp_path / "people.csv"
+    path.write_text("id;age;zip\n1;34;10115\n2;51;80331\n3;27;20095\n", encoding="utf-8")
+    wizard = window.files.make_import_wizard(str(path))
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.next()
+    wizard.next()
+    page, model = wizard.columns_page, wizard.columns_page.model
+    assert [it.name for it in model.items()] == ["id", "age", "zip"]
+    model.setData(model.index(0, 0), 0, Qt.ItemDataRole.CheckStateRole)  # drop id
+    assert not model.setData(model.index(1, 0), "zip")  # a duplicate name is refused
+    assert "already called 'zip'" in page.refusal.text()
+    assert model.setData(model.index(2, 0), "postcode")
+    page.view.setCurrentIndex(model.index(2, 0))
+    page.up.click()  # postcode before age
+    assert [it.name for it in model.items()] == ["id", "postcode", "age"]
+    assert page.view.currentIndex().row() == 1
+    spec = wizard.spec()
+    assert spec.columns == ("zip", "age") and spec.renames == (("zip", "postcode"),)
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.import_spec(spec)
+    t = window.document.table
+    assert t.names == ["postcode", "age"]
+    assert list(t.column("postcode").values()) == ["10115", "80331", "20095"]
+    # a project without its data re-reads the source the same way
+    window.settings.include_data_in_project = False
+    with qtbot.waitSignal(window.files.saved, timeout=30_000):
+        window.files.save_to(tmp_path / "p.anonymist")
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.open_path(str(tmp_path / "p.anonymist"))
+    assert window.document.table.names == ["postcode", "age"]
+    # the job file cannot point at the source CSV (other names): the data goes beside it
+    from app.project_io import save_job_file
+    notes = save_job_file(window.document, tmp_path / "job.toml")
+    assert any("data written" in n for n in notes)
