@@ -126,6 +126,7 @@ def anonymize_prepared(problem: Problem, progress: ProgressCallback | None = Non
     start = time.perf_counter() if start is None else start
     check_keys(problem.job)  # pseudonym keys: refused now rather than after the search
     phases = Reporter(progress, 0, cancel)
+    problem.deadline = search_deadline(problem, start, build_output)
     outcome = run_search(problem, progress, cancel)
     recoding = None
     settings = problem.job.transformation.local_recoding
@@ -142,6 +143,31 @@ def anonymize_prepared(problem: Problem, progress: ProgressCallback | None = Non
     if built or recoding is not None:
         phases.report(0, None, None, force=True, phase="output", done=1.0)
     return result
+
+
+#: seconds per released cell (rows x columns) reserved for the output within a time
+#: limit: about what building the released table costs on a 2-core machine, doubled
+OUTPUT_S_PER_CELL = 3e-7
+#: and the share of the preparing time reserved for assembling the result (it scales
+#: with the data and with how loaded the machine is)
+RESULT_SHARE_OF_PREPARING = 0.05
+#: the least share of the time limit a search gets even when preparing took longer
+MIN_SEARCH_SHARE = 0.1
+
+
+def search_deadline(problem: Problem, start: float, build_output: bool) -> float | None:
+    """When a time-limited search must return so that ``anonymize`` returns within the
+    job's time limit counted from ``start``: preparing counts, and the released table
+    (``build_output``) is given a reserve proportional to its cells. The search gets at
+    least ``MIN_SEARCH_SHARE`` of the limit. None without a time limit."""
+    limit = problem.job.transformation.time_limit_s
+    if limit is None:
+        return None
+    now = time.perf_counter()
+    reserve = RESULT_SHARE_OF_PREPARING * (now - start)
+    if build_output:
+        reserve += OUTPUT_S_PER_CELL * problem.table.n_rows * len(problem.table.names)
+    return max(start + limit - reserve, now + MIN_SEARCH_SHARE * limit)
 
 
 def _build_output(result: AnonymizationResult, phases: Reporter) -> bool:

@@ -61,6 +61,11 @@ def missing_columns_message(missing: list[str], names: list[str], delimiter: str
 class Problem:
     """Everything a search needs, prepared once from a table and a job."""
 
+    #: ``time.perf_counter()`` time by which a time-limited search must have returned,
+    #: or None (the limit then counts from the search's start); ``engine.api.anonymize``
+    #: sets it so that the job's time limit also covers preparing and the output
+    deadline: float | None = None
+
     def __init__(self, table: EncodedTable, job: Job):
         self.table = table
         self.job = job

@@ -5,7 +5,9 @@ wants to know about. The first check of a transformation classifies it and
 records it in a sparse ``SolutionSpace``; later checks are answered from the
 cache and cost nothing. Before a new check the time limit, the step limit
 (transformations checked) and the cancel flag are tested; when one of them
-is reached ``SearchStopped`` is raised, which ``AnytimeSearch.run`` turns
+is reached (for the time limit: when the next check, predicted to last as
+long as the longest of the latest checks, would end after it) ``SearchStopped``
+is raised, which ``AnytimeSearch.run`` turns
 into a normal outcome carrying the best transformation found so far.
 
 With a step limit and no time limit a search never looks at the clock when
@@ -35,6 +37,10 @@ DEFAULT_SEED = 0
 PRIME_PAUSE = 20
 #: time limit of open-ended searches (Lightning, top-down) when the job sets no limit
 DEFAULT_TIME_LIMIT_S = 30.0
+#: how many of the latest checks predict the next one's duration (their longest)
+PREDICT_FROM = 8
+#: the clock of the time limit (a test may replace it with a counted one)
+clock = time.perf_counter
 
 
 class SearchStopped(Exception):
@@ -94,8 +100,12 @@ class AnytimeSearch:
         self._prime_pause = 0
         self._stall_checked = -1
         self._stall_count = 0
-        self._deadline = (time.perf_counter() + self.time_limit
-                          if self.time_limit is not None else None)
+        self._deadline = (clock() + self.time_limit if self.time_limit is not None else None)
+        # a caller that counts more than the search in the limit (engine.api.anonymize:
+        # preparing and building the released table) sets an earlier deadline
+        if self._deadline is not None and getattr(problem, "deadline", None) is not None:
+            self._deadline = min(self._deadline, problem.deadline)
+        self._durations: list[float] = []
 
     # --- limits -----------------------------------------------------------------
     @property
@@ -106,12 +116,16 @@ class AnytimeSearch:
         """Whether no further transformation may be checked (limits or cancel)."""
         if self.step_limit is not None and self.checked >= self.step_limit:
             return True
-        if self._deadline is not None and time.perf_counter() >= self._deadline:
-            return True
+        if self._deadline is not None and clock() + self.next_check_s() > self._deadline:
+            return True  # the next check would end after the deadline
         if self.reporter.cancelled():
             self.cancelled = True
             return True
         return False
+
+    def next_check_s(self) -> float:
+        """The predicted duration of the next check: the longest of the latest ones."""
+        return max(self._durations, default=0.0)
 
     def converged(self, patience: int = 20) -> bool:
         """Call once per iteration of a population search: True once ``patience``
@@ -148,7 +162,9 @@ class AnytimeSearch:
             return ev
         self.ensure_budget()
         node_id = self.lattice.id_of(levels)
+        began = clock()
         ev = self.problem.evaluate(levels)
+        self._durations = (self._durations + [clock() - began])[-PREDICT_FROM:]
         self._by_levels[levels] = ev
         self.checked += 1
         self.space.record(node_id, ev.anonymous, ev.loss, ev.suppressed_records)
