@@ -116,6 +116,8 @@ def apply_in_explore(qtbot, window, levels):
         explore.apply_levels(levels)
     current = window.document.current_transformation()
     assert current.applied and current.anonymous
+    explore.select_levels(levels)
+    assert "applied: the current output" in explore.properties.title.text()
     assert tuple(current.levels.values()) == tuple(levels)
     return current
 

@@ -259,7 +259,8 @@ class ExplorePerspective(QWidget):
             return
         self.current_row = row
         self._sync_views(row, source)
-        self.properties.show_node(self.nodes, row)
+        self.properties.show_node(self.nodes, row, self.applied_levels is not None and
+                                  self.nodes.levels_of(row) == self.applied_levels)
         self.checker.check([self.nodes.levels_of(row)], ("inspect", self.nodes.levels_of(row)))
 
     def _sync_views(self, row: int, source: str) -> None:
@@ -304,6 +305,7 @@ class ExplorePerspective(QWidget):
         if self.applied_levels is not None and self.nodes is not None:
             row = self.nodes.row_of(self.applied_levels)
         self.lattice.set_applied(row)
+        self.properties.mark_output(row >= 0 and row == self.current_row)
 
     def expand(self, row: int) -> None:
         """Check the neighbours of a node in the worker and show them."""

@@ -29,6 +29,7 @@ class PropertiesPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.levels: tuple[int, ...] | None = None
+        self._optimum = False  # the shown transformation is the optimum
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         head = QHBoxLayout()
@@ -118,12 +119,23 @@ class PropertiesPanel(QWidget):
         self.apply.setEnabled(False)
         self.keep.setEnabled(False)
 
-    def show_node(self, nodes: ExploreNodes, row: int) -> None:
-        """What the solution space knows; ``show_details`` adds the checked facts."""
+    def mark_output(self, applied: bool) -> None:
+        """Title the shown transformation; ``applied``: it is the one applied as output
+        (what Analyze shows and Export writes)."""
+        if self.levels is None:
+            return
+        tags = (["optimum"] if self._optimum else []) + \
+            (["applied: the current output"] if applied else [])
+        self.title.setText(f"Transformation [{level_label(self.levels)}]"
+                           + "".join(f" · {t}" for t in tags))
+
+    def show_node(self, nodes: ExploreNodes, row: int, applied: bool = False) -> None:
+        """What the solution space knows; ``show_details`` adds the checked facts.
+        ``applied``: the node is the transformation applied as output."""
         levels = nodes.levels_of(row)
         self.levels = levels
-        opt = " · optimum" if row == nodes.optimum else ""
-        self.title.setText(f"Transformation [{level_label(levels)}]{opt}")
+        self._optimum = row == nodes.optimum
+        self.mark_output(applied)
         self.fields["state"].setText(state_text(nodes, row))
         exact = bool(nodes.checked[row])
         loss = nodes.raw_loss(row)
