@@ -242,11 +242,13 @@ def local_recoding(problem, levels, settings: dict, cancel=None, progress=None) 
         left = int(counts[suppressed].sum())
         if left == 0 or left < need:
             break
+        step_start = time.perf_counter()
         rows = np.flatnonzero(suppressed[row_to_base])
         sub = sub_problem(problem, rows, gs)
         outcome = run_search(sub, None, cancel)
         recoded = 0
-        step = {"iteration": iteration + 1, "gs_factor": round(gs, 10), "records": left}
+        step = {"iteration": iteration + 1, "gs_factor": round(gs, 10), "records": left,
+                "checked": int(outcome.checked)}
         opt = outcome.optimum
         if opt is not None and opt.anonymous:
             lv = np.asarray(opt.levels, dtype=np.int64)
@@ -271,6 +273,7 @@ def local_recoding(problem, levels, settings: dict, cancel=None, progress=None) 
             items = _settle(problem, labels, item_levels, suppressed, items)
             recoded = int(counts[items].sum())
         step["recoded"] = recoded
+        step["elapsed_s"] = round(time.perf_counter() - step_start, 3)
         steps.append(step)
         if progress is not None:
             progress(iteration + 1, int(counts[suppressed].sum()))
