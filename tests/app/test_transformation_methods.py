@@ -73,3 +73,23 @@ def test_microaggregation_and_local_recoding_journey(qtbot, window, tmp_path, ca
             assert om.text(row, om.column_of(name)) == exported[name].iloc[row]
     assert "local recoding" in w.transformation_label.text()
     w.shutdown(20_000)
+
+
+def test_risk_counts_a_microaggregated_attribute_as_a_quasi_identifier(tmp_path):
+    import engine
+    from app.perspectives.risk.analysis import result_sides
+    frame = pd.DataFrame({"sex": ["m"] * 4 + ["f"] * 3,
+                          "age": ["20", "30", "40", "50", "60", "70", "80"]})
+    (tmp_path / "sex.csv").write_text("m;*\nf;*\n")
+    job = {"attributes": {"sex": {"type": "quasi-identifying",
+                                  "hierarchy": str(tmp_path / "sex.csv")},
+                          "age": {"type": "quasi-identifying",
+                                  "transformation": "microaggregation",
+                                  "function": "arithmetic-mean"}},
+           "privacy": [{"model": "k-anonymity", "k": 3}],
+           "transformation": {"suppression_limit": 0.0}}
+    result = engine.anonymize(frame, job)
+    before, after = result_sides(result)
+    # the input is unique on (sex, age); the output's classes are sex's (means 35, 70)
+    assert sorted(before.sizes.sample.tolist()) == [1] * 7
+    assert sorted(after.sizes.sample.tolist()) == [3, 4]

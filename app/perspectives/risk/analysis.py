@@ -91,11 +91,14 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
     subset = getattr(getattr(problem, "model_context", None), "subset", None)
     if subset is not None and bool(np.asarray(subset).all()):
         subset = None
-    data_in = make_side("Input", problem.table, problem.qis, None, subset)
+    # microaggregated quasi-identifiers are not generalized but still identify
+    qis = list(problem.qis) + [m.attribute for m in getattr(problem, "micro", [])
+                               if m.attribute not in problem.qis]
+    data_in = make_side("Input", problem.table, qis, None, subset)
     if levels is None and result.optimum is None:
         return data_in, None
     out = result.transformed(levels)  # the released table, as exported
-    return data_in, make_side("Output", out.encoded(), problem.qis, out.suppressed_rows,
+    return data_in, make_side("Output", out.encoded(), qis, out.suppressed_rows,
                               subset)
 
 
