@@ -84,6 +84,10 @@ class Problem:
         self.qis = [n for n in table.names
                     if n in job.attributes and job.attributes[n].type == QUASI_IDENTIFYING
                     and not is_aggregated_only(job, n)]
+        #: every quasi-identifier as released, microaggregated ones included (they are
+        #: not generalized, but an attacker still links on them): for risk counts
+        self.released_qis = self.qis + [m.attribute for m in self.micro
+                                        if m.attribute not in self.qis]
         self.identifying = [n for n in table.source_names
                             if n in job.attributes and job.attributes[n].type == IDENTIFYING]
         self.hierarchies = [self._encode_hierarchy(n) for n in self.qis]

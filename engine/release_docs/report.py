@@ -197,8 +197,9 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
                    if job.attributes.get(q) is not None}
     q = quality(input_frame, frame, problem.qis, hierarchies, suppressed=suppressed)
     threshold = risk_threshold(job)
-    before = risk_summary(class_sizes(input_frame, problem.qis, None, subset), threshold)
-    after = risk_summary(class_sizes(frame, problem.qis, suppressed, subset), threshold)
+    linked = problem.released_qis  # microaggregated quasi-identifiers too
+    before = risk_summary(class_sizes(input_frame, linked, None, subset), threshold)
+    after = risk_summary(class_sizes(frame, linked, suppressed, subset), threshold)
 
     checked = reread if reread is not None else frame
     verdict = verify_frame(checked.astype(str), job, subset)

@@ -92,8 +92,7 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
     if subset is not None and bool(np.asarray(subset).all()):
         subset = None
     # microaggregated quasi-identifiers are not generalized but still identify
-    qis = list(problem.qis) + [m.attribute for m in getattr(problem, "micro", [])
-                               if m.attribute not in problem.qis]
+    qis = list(getattr(problem, "released_qis", problem.qis))
     data_in = make_side("Input", problem.table, qis, None, subset)
     if levels is None and result.optimum is None:
         return data_in, None
