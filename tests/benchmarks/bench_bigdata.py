@@ -33,7 +33,8 @@ QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "w
        "occupation"]
 
 
-def job_text(folder: Path, data: str, k: int, backend: str, limit: float) -> str:
+def job_text(folder: Path, data: str, k: int, backend: str, limit: float,
+             memory_limit: str | None = None) -> str:
     lines = [f'[data]\npath = "{data}"\ndelimiter = ";"\n']
     for q in QIS:
         lines.append(f'[attributes."{q}"]\ntype = "quasi-identifying"\n'
@@ -41,7 +42,8 @@ def job_text(folder: Path, data: str, k: int, backend: str, limit: float) -> str
     lines.append('[attributes."salary-class"]\ntype = "sensitive"\n')
     lines.append(f'[[privacy]]\nmodel = "k-anonymity"\nk = {k}\n')
     lines.append(f'[transformation]\nsuppression_limit = {limit}\n[metric]\nname = "loss"\n')
-    lines.append(f'[engine]\nbackend = "{backend}"\nspark_master = "local[2]"\n')
+    lines.append(f'[engine]\nbackend = "{backend}"\nspark_master = "local[2]"\n'
+                 + (f'memory_limit = "{memory_limit}"\n' if memory_limit else ""))
     return "\n".join(lines)
 
 
@@ -164,6 +166,7 @@ def main(argv=None) -> int:
     p.add_argument("--memory-share", type=float, default=0.5,
                    help="skip the in-memory path beyond this share of RAM (estimated)")
     p.add_argument("--keep", action="store_true", help="keep the generated data")
+    p.add_argument("--memory-limit", help="[engine] memory_limit for DuckDB / Spark, e.g. 3GB")
     p.add_argument("--json", type=Path, default=Path("/tmp/anonymist-bench.json"))
     p.add_argument("--child", nargs=2, metavar=("JOB", "OUTPUT"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -201,7 +204,8 @@ def main(argv=None) -> int:
                         print(json.dumps(row), flush=True)
                         continue
                     job = folder / f"job-{backend}-{fmt}-{k}.toml"
-                    job.write_text(job_text(folder, str(data), k, backend, args.limit))
+                    job.write_text(job_text(folder, str(data), k, backend, args.limit,
+                                            args.memory_limit))
                     out = folder / f"out-{backend}-{fmt}-{k}.csv"
                     report, wall, peak, err = measure(
                         [sys.executable, __file__, "--child", str(job), str(out)])

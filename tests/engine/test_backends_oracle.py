@@ -1,0 +1,69 @@
+"""The shared oracle jobs on DuckDB's frequency table against the in-memory path: the
+same optimum (levels, loss, suppressed records, exactly) and, on Adult, the same
+released file. A few run by default, every other optimal-search job under
+``-m slow``. Jobs the out-of-core path refuses (differential
+privacy, research subsets given as row files) must be refused with a message."""
+from __future__ import annotations
+
+import pytest
+
+from tests import oracle
+
+pytest.importorskip("duckdb")
+
+CASES = [c for c in oracle.cases() if c["algorithm"] == "OPTIMAL"]
+#: the default run's few (a few seconds each): l-diversity, ordered t-closeness,
+#: beta-likeness, profitability, and a refused differential-privacy job
+DEFAULT = {"TestAnonymizationLDiversity#20", "TestAnonymizationOrderedDistanceTCloseness#1",
+           "TestAnonymizationBLikeness#1", "TestAnonymizationProfitability#2",
+           "TestAnonymizationDifferentialPrivacy#50"}
+PARAMS = [pytest.param(c, id=c["id"], marks=[] if c["id"] in DEFAULT else [pytest.mark.slow])
+          for c in CASES]
+
+
+def _refused(case: dict) -> bool:
+    return bool(oracle.subset_of(case)) or any(
+        "differential" in m["type"].lower() or m["type"] == "EDDifferentialPrivacy"
+        for m in case["privacy_models"])
+
+
+@pytest.mark.parametrize("case", PARAMS)
+def test_oracle_job_same_on_duckdb(case, tmp_path):
+    from engine.api import as_table
+    from engine.backends import DataSource, needed_columns
+    from engine.backends.duckdb_backend import DuckDBBackend
+    from engine.errors import AnonymistError
+    from engine.output import release_plan, transform
+    from engine.problem import Problem
+    from engine.search.optimal import optimal_search
+    job = oracle.job_for(case)
+    path = oracle.SHARED / case["dataset"]
+    if _refused(case):
+        with pytest.raises(AnonymistError, match="memory"):
+            needed_columns(job)
+            backend = DuckDBBackend(DataSource(str(path), "csv", (path,)))
+            try:
+                Problem(backend.frequency_table(needed_columns(job)), job)
+            finally:
+                backend.close()
+        return
+    memory = Problem(as_table(path, job), job)
+    expected = optimal_search(memory).optimum
+    backend = DuckDBBackend(DataSource(str(path), "csv", (path,)))
+    try:
+        problem = Problem(backend.frequency_table(needed_columns(job)), job)
+        problem.backend = backend
+        got = optimal_search(problem).optimum
+        if expected is None:
+            assert got is None
+            return
+        assert (got.levels, got.loss, got.suppressed_records) == \
+            (expected.levels, expected.loss, expected.suppressed_records)
+        if "adult" in case["dataset"]:
+            transform(memory, expected.levels).write_csv(tmp_path / "memory.csv")
+            backend.write_release(release_plan(problem, got.levels), tmp_path / "duckdb.csv",
+                                  "csv")
+            assert (tmp_path / "duckdb.csv").read_bytes() == \
+                (tmp_path / "memory.csv").read_bytes()
+    finally:
+        backend.close()
