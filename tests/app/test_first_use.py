@@ -47,6 +47,8 @@ def test_risk_before_any_run_says_nothing_has_run(qtbot, window):
     assert "Nothing has been anonymized yet" in out.placeholder.text()
     assert "no transformation meets" not in out.placeholder.text().lower()
     assert not out.plot.isVisibleTo(view.profile)  # no empty chart with a junk axis
+    for tab in (view.uniqueness, view.identifiers, view.qi):
+        assert tab.captions[1].text() == "no output: nothing anonymized yet"
 
 
 def test_attribute_list_flags_missing_hierarchies_and_verbatim_columns(qtbot, window):

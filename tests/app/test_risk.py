@@ -306,4 +306,4 @@ def test_identifiers_of_a_table_with_direct_identifiers(qtbot, make_view):
     assert set(found["attribute"]) == {"email", "zip"}
     assert "E-mail addresses" in set(found["category"])
     assert view.identifiers.captions[0].text() == "2 attributes with identifiers"
-    assert view.identifiers.captions[1].text() == "no output"
+    assert view.identifiers.captions[1].text() == "no output: nothing anonymized yet"

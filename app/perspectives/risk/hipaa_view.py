@@ -56,12 +56,14 @@ class IdentifierView(QWidget):
         self.bar.run_requested.connect(self.run)
         self.sides: list[RiskSide | None] = [None, None]
 
-    def set_sides(self, before: RiskSide | None, after: RiskSide | None) -> None:
+    def set_sides(self, before: RiskSide | None, after: RiskSide | None,
+                  missing: str = "no output") -> None:
+        """``missing``: the output side's caption when there is no output."""
         self.job.forget()
         self.sides = [before, after]
         for model, caption, side in zip(self.models, self.captions, self.sides):
             model.set_frame(None)
-            caption.setText("" if side is not None else "no output")
+            caption.setText("" if side is not None else missing)
         self.bar.finish("")
 
     def auto_run(self) -> None:

@@ -143,8 +143,10 @@ class RiskPerspective(QWidget):
             self.subtitle.setToolTip(f"Quasi-identifiers: {qis}")
         self.profile.set_sides(before, after, missing)
         self.profile.set_threshold(self.thresholds.highest_risk)
+        short = ("no output: nothing anonymized yet" if missing == NOT_RUN else
+                 "no output: no transformation meets the privacy models")
         for view in (self.uniqueness, self.identifiers, self.qi):
-            view.set_sides(before, after)
+            view.set_sides(before, after, short)
         self._summarize()
         self._pending = set() if before is None else {UNIQUENESS, IDENTIFIERS,
                                                       QUASI_IDENTIFIERS, ATTACKERS}

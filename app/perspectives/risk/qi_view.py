@@ -151,7 +151,9 @@ class QIAnalysisView(QWidget):
         self.bar.run.setEnabled(0 < total <= MAX_COMBINATIONS and not self.job.running)
 
     # --- data ----------------------------------------------------------------------------
-    def set_sides(self, before: RiskSide | None, after: RiskSide | None) -> None:
+    def set_sides(self, before: RiskSide | None, after: RiskSide | None,
+                  missing: str = "no output") -> None:
+        """``missing``: the output side's caption when there is no output."""
         self.job.forget()
         previous = set(self.selected())
         self.sides = [before, after]
@@ -171,7 +173,7 @@ class QIAnalysisView(QWidget):
             self.max_size.setValue(min(2, len(self.selected()) or 1))
         for model, caption, side in zip(self.models, self.captions, self.sides):
             model.set_frame(None)
-            caption.setText("" if side is not None else "no output")
+            caption.setText("" if side is not None else missing)
         self._update_count()
         self.bar.finish("")
 

@@ -143,7 +143,9 @@ class UniquenessView(QWidget):
         """Use these estimators (``name -> f(class_sizes, fraction)``)."""
         self.found = dict(found)
 
-    def set_sides(self, before: RiskSide | None, after: RiskSide | None) -> None:
+    def set_sides(self, before: RiskSide | None, after: RiskSide | None,
+                  missing: str = "no output") -> None:
+        """``missing``: the output side's caption when there is no output."""
         self.job.forget()
         self.sides = [before, after]
         self.curves, self.uniques = [None, None], (None, None)
@@ -154,7 +156,7 @@ class UniquenessView(QWidget):
             plot.set_fraction(self.fraction if side is not None else None)
             if side is not None:
                 plot.set_span(float(sampling_fractions(before.sizes.n_records)[0]))
-            caption.setText("" if side is not None else "no output")
+            caption.setText("" if side is not None else missing)
         self.bar.finish("")
 
     @property
