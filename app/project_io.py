@@ -23,10 +23,19 @@ _ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format",
               "transformation", "function", "ignore_missing", "clustering", "top", "bottom")
 
 
+def _attribute_dict(a: AttributeConfig) -> dict:
+    """An attribute's job-file keys for a project (its pseudonym spec flattened, as in a
+    job file: method and key source, never a key)."""
+    d = {k: getattr(a, k) for k in _ATTR_KEYS}
+    if getattr(a, "pseudonym", None) is not None:
+        d.update(a.pseudonym.to_dict())
+    return d
+
+
 def snapshot_of(doc: Document) -> ProjectSnapshot:
     """Take what a project file needs; cheap (the table is shared, it is immutable;
     the result's solution space is copied into plain data)."""
-    attrs = {n: {k: getattr(a, k) for k in _ATTR_KEYS} for n, a in doc.attributes.items()}
+    attrs = {n: _attribute_dict(a) for n, a in doc.attributes.items()}
     state, arrays = None, {}
     if doc.result is not None:
         try:
@@ -52,7 +61,10 @@ def snapshot_of(doc: Document) -> ProjectSnapshot:
 
 
 def _attribute(d: dict) -> AttributeConfig:
-    return AttributeConfig(**{k: d.get(k) for k in _ATTR_KEYS if k in d})
+    from engine.pseudonyms import JOB_KEYS, read_pseudonym
+    spec = read_pseudonym({k: d[k] for k in JOB_KEYS if k in d}, "project attribute",
+                          d.get("type", "insensitive"))
+    return AttributeConfig(**{k: d.get(k) for k in _ATTR_KEYS if k in d}, pseudonym=spec)
 
 
 def source_table(source: DataSource, password: str = "") -> EncodedTable:
@@ -165,7 +177,7 @@ def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:
     ``[subset]`` and ``[population]``) reaches the document."""
     d = job_to_dict(job)
     snap = ProjectSnapshot(
-        attributes={n: {k: getattr(a, k) for k in _ATTR_KEYS} for n, a in job.attributes.items()},
+        attributes={n: _attribute_dict(a) for n, a in job.attributes.items()},
         privacy=d["privacy"], metric=d["metric"],
         transformation=replace(job.transformation) if job.transformation
         else TransformationConfig(),

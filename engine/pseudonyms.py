@@ -124,6 +124,8 @@ def load_key(spec: PseudonymSpec, base_dir: Path, attribute: str) -> bytes:
     the variable. Refuses a key file inside ``base_dir`` (the project) and short keys;
     messages name the file or variable, never the key."""
     where = f"[attributes.\"{attribute}\"]"
+    if not spec.key_env and not spec.key_file:
+        raise JobError(f"{where} pseudonymize = \"hmac-sha256\" needs a key: key_file or key_env")
     if spec.key_env:
         text = os.environ.get(spec.key_env)
         if not text:

@@ -11,8 +11,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
 from app.document import Document
 from app.models.attribute_list import AttributeListModel
 from app.models.column_selection import DATA_TYPES
+from app.perspectives.configure.pseudonym_editor import PseudonymEditor
 from app.theme import TYPE_LABELS, type_icon
-from engine.config import ATTRIBUTE_TYPES
+from engine.config import ATTRIBUTE_TYPES, IDENTIFYING
 from engine.transform.job_keys import CLUSTERING, TRANSFORMATIONS
 from engine.transform.microaggregation import FUNCTIONS
 
@@ -86,6 +87,11 @@ class AttributePanel(QWidget):
         self.weight.setToolTip("Attribute weight for weighted utility metrics")
         self.weight.valueChanged.connect(self._weight_edited)
         self._method_widgets()
+        self.pseudonym = PseudonymEditor()
+        self.pseudonym.setObjectName("pseudonymEditor")
+        self.pseudonym.edited.connect(self._pseudonym_edited)
+        grid.addWidget(QLabel("Release as"), 7, 0)
+        grid.addWidget(self.pseudonym, 7, 1, 1, 3)
         for row, col, label, w in ((1, 0, "Type", self.type), (1, 2, "Data type", self.data_type),
                                    (2, 0, "Format", self.format), (2, 2, "Weight", self.weight),
                                    (3, 0, "Min level", self.min_level),
@@ -238,6 +244,8 @@ class AttributePanel(QWidget):
             self.max_level.setValue(NO_LIMIT if a.max_level is None else a.max_level)
             self.weight.setValue(1.0 if a.weight is None else a.weight)
             self._show_method(a, many)
+            self.pseudonym.folder = self._project_folder()
+            self.pseudonym.show_spec(a.pseudonym, a.type == IDENTIFYING and not many)
         finally:
             self._updating = False
 
@@ -247,8 +255,24 @@ class AttributePanel(QWidget):
 
     # --- edits ------------------------------------------------------------------------------
     def set_type(self, kind: str, names: list[str] | None = None) -> None:
-        """Set the type of ``names`` (default: the selection): "set all to ..."."""
-        self.doc.update_attributes(names if names is not None else self._names, type=kind)
+        """Set the type of ``names`` (default: the selection): "set all to ..."; only
+        identifying attributes keep a pseudonym setting."""
+        names = names if names is not None else self._names
+        if kind == IDENTIFYING:
+            self.doc.update_attributes(names, type=kind)
+        else:
+            self.doc.update_attributes(names, type=kind, pseudonym=None)
+
+    def _project_folder(self):
+        from pathlib import Path
+        if self.doc.path is not None:
+            return Path(self.doc.path).parent
+        loc = self.doc.source.location
+        return Path(loc).parent if loc and "://" not in loc else None
+
+    def _pseudonym_edited(self, spec) -> None:
+        if not self._updating and len(self._names) == 1:
+            self.doc.update_attributes(self._names, pseudonym=spec)
 
     def _type_chosen(self, index: int) -> None:
         if not self._updating and index >= 0:
