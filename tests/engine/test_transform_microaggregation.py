@@ -221,3 +221,16 @@ def test_adult_class_aggregates_recomputed_from_the_input(adult_dir, function, s
     assert np.allclose(released, expected, atol=5e-7)
     assert (out.loc[~kept, "age"] == "*").all()
     assert verify_frame(out, engine.api.as_job(adult_dir / "job.toml")).ok
+
+
+def test_large_classes_are_cut_along_their_principal_axis():
+    from engine.transform import clustering
+    x = np.random.default_rng(1).normal(size=(clustering.LARGE + 7, 2))
+    x[:, 1] = 3 * x[:, 0]  # one direction of variation
+    labels = clustering.mdav(x, 4)
+    sizes = np.bincount(labels)
+    assert sizes.min() >= 4 and sizes.max() <= 7 and sizes.sum() == len(x)
+    # groups are consecutive along the axis: their ranges do not overlap
+    spans = sorted((x[labels == c, 0].min(), x[labels == c, 0].max())
+                   for c in range(sizes.size))
+    assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
