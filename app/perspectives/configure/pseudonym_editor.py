@@ -15,8 +15,8 @@ from app.widgets.dialogs import show_error
 from engine.errors import AnonymistError
 from engine.pseudonyms import PseudonymSpec, create_key
 
-CHOICES = (("removed", "Removed"), ("hmac-sha256", "Keyed pseudonym (HMAC-SHA-256)"),
-           ("mask", "Masked (keep the first characters)"))
+CHOICES = (("removed", "Removed"), ("hmac-sha256", "Keyed pseudonym"),
+           ("mask", "Masked"))
 
 
 class PseudonymEditor(QWidget):
@@ -32,9 +32,10 @@ class PseudonymEditor(QWidget):
         self.method.setObjectName("pseudonymMethod")
         for key, label in CHOICES:
             self.method.addItem(label, key)
-        self.method.setToolTip("Identifying attributes are removed, or released as pseudonyms: "
-                               "the same value gets the same pseudonym under the same key. "
-                               "Pseudonyms are still personal data.")
+        self.method.setToolTip("Identifying attributes are removed, or released as keyed "
+                               "pseudonyms (HMAC-SHA-256: the same value gets the same "
+                               "pseudonym under the same key), or masked (the first "
+                               "characters kept). Pseudonyms are still personal data.")
         self.key_file = QLineEdit()
         self.key_file.setObjectName("pseudonymKeyFile")
         self.key_file.setPlaceholderText("key file, outside the project")
@@ -47,7 +48,9 @@ class PseudonymEditor(QWidget):
         self.keep.setPrefix("keep ")
         for w in (self.method, self.key_file, self.new_key, self.keep):
             lay.addWidget(w)
+        lay.setStretch(0, 0)
         lay.setStretch(1, 1)
+        self.key_file.setMinimumWidth(140)
         self.method.activated.connect(lambda _: self._emit())
         self.key_file.editingFinished.connect(self._emit)
         self.keep.valueChanged.connect(lambda _: self._emit())
