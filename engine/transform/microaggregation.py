@@ -217,6 +217,19 @@ def micro_specs(job) -> list[MicroSpec]:
     return out
 
 
+def check_values(specs: list[MicroSpec], table) -> None:
+    """Refuse before any search a microaggregated column whose function (or MDAV
+    clustering) needs numbers but holds other values, naming the first such value and
+    its data row."""
+    for spec in specs:
+        if spec.function in NUMERIC or spec.clustering == "mdav":
+            column = table.column(spec.attribute)
+            x = numbers(column.dictionary, spec.attribute, column.first_rows())
+            if spec.function == "geometric-mean" and (x[~np.isnan(x)] <= -1).any():
+                raise JobError(f"attribute '{spec.attribute}': the geometric mean needs "
+                               f"values greater than -1")
+
+
 def is_aggregated_only(job, name: str) -> bool:
     """A microaggregated QI that is not generalized (no clustering): not in the lattice."""
     a = job.attributes.get(name)

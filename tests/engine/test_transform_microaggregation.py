@@ -234,3 +234,12 @@ def test_large_classes_are_cut_along_their_principal_axis():
     spans = sorted((x[labels == c, 0].min(), x[labels == c, 0].max())
                    for c in range(sizes.size))
     assert all(a[1] < b[0] for a, b in zip(spans, spans[1:]))
+
+
+def test_non_numbers_are_refused_before_the_search_with_their_row(small):
+    from engine.api import prepare
+    frame = small.assign(age=["20", "30", "forty", "50", "70"])
+    with pytest.raises(JobError, match=r"'forty' \(data row 3\) is not a number"):
+        prepare(frame, small_job())
+    # mode needs no numbers
+    assert engine.anonymize(frame, small_job(function="mode")).optimum is not None
