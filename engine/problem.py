@@ -21,7 +21,7 @@ from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
 from engine.privacy.base import ModelContext, PrivacyModel
 from engine.subset import resolve_subset
-from engine.transform.coding import RULES, rule_hierarchy
+from engine.transform.coding import RULES, check_coded_values, rule_hierarchy
 from engine.transform.microaggregation import check_values as check_micro_values
 from engine.transform.microaggregation import (is_aggregated_only, micro_dimensions, micro_key,
                                                micro_specs)
@@ -83,6 +83,7 @@ class Problem:
         # formed by the others and their values aggregated per class (engine/transform)
         self.micro = micro_specs(job)
         check_micro_values(self.micro, table)
+        check_coded_values(job, table)
         self.qis = [n for n in table.names
                     if n in job.attributes and job.attributes[n].type == QUASI_IDENTIFYING
                     and not is_aggregated_only(job, n)]

@@ -59,6 +59,16 @@ def code_values(values: np.ndarray, cfg, attribute: str, marker: str = SUPPRESSE
     return out
 
 
+def check_coded_values(job, table) -> None:
+    """Refuse before any search a top-bottom-coded column that holds a non-number
+    (naming the value and its data row); quasi-identifiers are checked when their rule
+    hierarchy is built, this covers the insensitive ones."""
+    for name, a in job.attributes.items():
+        if a.transformation == "top-bottom-coding" and name in table:
+            column = table.column(name)
+            numbers(column.dictionary, name, column.first_rows())
+
+
 def rule_hierarchy(cfg, attribute: str, dictionary, marker: str = SUPPRESSED) -> tuple[Hierarchy, int]:
     """The hierarchy a rule stands for on a quasi-identifier, and its fixed level."""
     values = [str(v) for v in dictionary]

@@ -138,3 +138,11 @@ def test_suppression_string_must_be_text(data):
     job["transformation"]["suppression_string"] = 0
     with pytest.raises(JobError, match="suppression_string must be text"):
         as_job(job)
+
+
+def test_coding_a_non_number_is_refused_before_the_search(data):
+    from engine.api import prepare
+    job = base_job(transformation="identity")
+    frame = data.assign(income=["10", "20", "n/a", "30", "40", "50"])
+    with pytest.raises(JobError, match=r"'n/a' \(data row 3\) is not a number"):
+        prepare(frame, job)
