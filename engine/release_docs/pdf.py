@@ -142,6 +142,36 @@ def _heading_style():
     return FontFace(emphasis="BOLD", fill_color=(225, 232, 242))
 
 
+def _identifiers(attributes: list[dict]) -> str:
+    removed = [a["name"] for a in attributes if a["type"] == "identifying" and "pseudonym" not in a]
+    pseudo = [f"{a['name']} ({a['pseudonym']['pseudonymize']})" for a in attributes
+              if "pseudonym" in a]
+    parts = []
+    if removed:
+        parts.append("removed: " + ", ".join(removed))
+    if pseudo:
+        parts.append("pseudonymized: " + ", ".join(pseudo))
+    return "; ".join(parts) or "none declared identifying"
+
+
+def _limits(conf: dict) -> list[str]:
+    """What the report does not cover, in plain words, for the approval board."""
+    kept = [a["name"] for a in conf["attributes"] if a["type"] in ("insensitive", "sensitive")]
+    lines = ["Risk and verification concern linking through the quasi-identifiers listed in "
+             "section 2. Attributes not declared quasi-identifying are released as they are"
+             + (f" ({', '.join(kept)})" if kept else "")
+             + " and are not assessed: if they could identify a person together with "
+             "outside data, declare them quasi-identifying and release again."]
+    if any("pseudonym" in a for a in conf["attributes"]):
+        lines.append("Pseudonyms are not anonymization: a pseudonym still singles out a "
+                     "person within the release and links their records across releases "
+                     "made with the same key; whoever holds the key can re-identify.")
+    lines.append("The risk figures assume an attacker who knows the quasi-identifiers of the "
+                 "person sought; they do not measure attribute disclosure unless a model "
+                 "such as l-diversity or t-closeness is listed.")
+    return lines
+
+
 def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
     """The PDF of ``report`` (``build_report``'s dict) with ``charts`` (PNG per QI)."""
     doc = _Doc("Anonymist release report")
@@ -162,6 +192,7 @@ def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
         ("Released", f"{out['rows']:,} records, {out['columns']} columns, "
                      f"{out['suppressed_records']:,} suppressed, "
                      f"{out['equivalence_classes']:,} equivalence classes"),
+        ("Identifiers", _identifiers(conf["attributes"])),
         ("Privacy models", "; ".join(f"{m.get('model')} ({_params(m)})"
                                      for m in conf["privacy_models"]) or "–"),
         ("Transformation", ", ".join(f"{q} {v}" for q, v in tr["levels"].items())),
@@ -278,8 +309,12 @@ def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
     for v in ver["violations"]:
         doc.text("• " + v, color=RED)
 
+    doc.heading("8  What this report does not cover")
+    for line in _limits(conf):
+        doc.text("• " + line)
+
     if charts:
-        doc.heading("8  Distributions: input and released values")
+        doc.heading("9  Distributions: input and released values")
         doc.text("Share of records per value (the most frequent values; the rest summed as "
                  "“other”). Suppressed records appear under the suppression string.")
         for png in charts.values():
