@@ -2,6 +2,7 @@
 
     python3 tests/benchmarks/bench_verify.py --rows 5000000
     python3 tests/benchmarks/bench_verify.py --rows 1000000 --ref 1d263aa   # and an older verify
+    python3 tests/benchmarks/bench_verify.py --sensitive   # with l-diversity and t-closeness
 
 Generates the rows with ../shared/tools/datagen.py (k = 5, 4 % suppression, Loss),
 runs each command in its own process under /usr/bin/time -v and prints wall time,
@@ -25,12 +26,22 @@ QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "w
        "occupation", "salary-class"]
 
 
-def job_text() -> str:
+def job_text(sensitive: bool = False) -> str:
+    """k = 5 on Adult's nine QIs; with ``sensitive``, salary-class is sensitive instead
+    (distinct 2-diversity and 0.2-closeness beside k = 5)."""
     lines = ['[data]\npath = "adult.csv"\ndelimiter = ";"\n']
     for q in QIS:
+        if sensitive and q == "salary-class":
+            lines.append(f'[attributes."{q}"]\ntype = "sensitive"\n')
+            continue
         lines.append(f'[attributes."{q}"]\ntype = "quasi-identifying"\n'
                      f'hierarchy = "adult_hierarchy_{q}.csv"\n')
     lines.append('[[privacy]]\nmodel = "k-anonymity"\nk = 5\n')
+    if sensitive:
+        lines.append('[[privacy]]\nmodel = "distinct-l-diversity"\n'
+                     'attribute = "salary-class"\nl = 2\n')
+        lines.append('[[privacy]]\nmodel = "t-closeness"\nattribute = "salary-class"\n'
+                     't = 0.2\n')
     lines.append('[transformation]\nsuppression_limit = 0.04\n[metric]\nname = "loss"\n')
     return "\n".join(lines)
 
@@ -60,13 +71,15 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=5_000_000)
     ap.add_argument("--dir", type=Path, help="work folder (default: a temporary one)")
     ap.add_argument("--ref", help="also run verify at this git commit")
+    ap.add_argument("--sensitive", action="store_true",
+                    help="salary-class sensitive with l-diversity and t-closeness")
     args = ap.parse_args()
     folder = args.dir or Path(tempfile.mkdtemp(prefix="bench_verify_"))
     folder.mkdir(parents=True, exist_ok=True)
     if not (folder / "adult.csv").exists():
         subprocess.run([sys.executable, str(DATAGEN), "adult", "--rows", str(args.rows),
                         "--out", str(folder)], check=True)
-    (folder / "job.toml").write_text(job_text())
+    (folder / "job.toml").write_text(job_text(args.sensitive))
     out = folder / "out.csv"
     rows = {}
     rows["anonymize"] = measured(["engine.cli", "anonymize", str(folder / "job.toml"),
@@ -83,7 +96,7 @@ def main() -> int:
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                             str(tree)], check=False, capture_output=True)
-    print(f"{args.rows:,} rows ({folder})")
+    print(f"{args.rows:,} rows ({folder}){', sensitive models' if args.sensitive else ''}")
     print(f"{'command':<24}{'exit':>5}{'wall s':>9}{'cpu s':>9}{'peak MB':>10}")
     for name, r in rows.items():
         print(f"{name:<24}{r['code']:>5}{r['wall_s']:>9.1f}{r['cpu_s']:>9.1f}"
