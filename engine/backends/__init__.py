@@ -18,9 +18,10 @@ from engine.errors import DataError, JobError
 
 BACKENDS = ("auto", "memory", "duckdb", "spark")
 #: bytes of memory the in-memory path needs per byte of CSV (measured on Adult:
-#: categorical reading, encoding and the classifier's row arrays) and of Parquet
+#: categorical reading, encoding and the classifier's row arrays) and per cell of
+#: Parquet (rows x columns from its metadata: compressed sizes say little)
 MEMORY_PER_CSV_BYTE = 4.5
-MEMORY_PER_PARQUET_BYTE = 25.0
+MEMORY_PER_PARQUET_CELL = 90.0
 
 __all__ = ["Backend", "DataSource", "PhaseProgress", "ReleasePlan", "BACKENDS",
            "data_source", "needed_columns", "choose_backend", "open_backend"]
@@ -96,8 +97,17 @@ def _total_memory() -> int:
 
 def estimated_memory(source: DataSource) -> float:
     """Bytes the in-memory path would take for the source."""
-    per = MEMORY_PER_PARQUET_BYTE if source.kind == "parquet" else MEMORY_PER_CSV_BYTE
-    return source.size_bytes * per
+    if source.kind == "parquet":
+        import pyarrow.parquet as pq
+        cells = 0
+        for f in source.files:
+            try:
+                meta = pq.ParquetFile(f).metadata
+            except Exception:  # unreadable: the reader will say why
+                continue
+            cells += meta.num_rows * meta.num_columns
+        return cells * MEMORY_PER_PARQUET_CELL
+    return source.size_bytes * MEMORY_PER_CSV_BYTE
 
 
 def choose_backend(job: Job, source: DataSource | None) -> str:

@@ -98,7 +98,25 @@ def measure(cmd: list[str]) -> tuple[dict | None, float, float, str]:
         peak / 2**20, err[-2000:]
 
 
-def make_data(folder: Path, rows: int, base: Path | None, base_rows: int) -> str:
+def same_release(reference: Path, out: Path) -> bool:
+    """Whether ``out`` (a file, or Spark's folder of part files each with a header)
+    holds the bytes of ``reference``, compared in blocks."""
+    if out.is_file():
+        return filecmp.cmp(reference, out, shallow=False)
+    parts = sorted(p for p in out.iterdir() if p.name.startswith("part-"))
+    with open(reference, "rb") as ref:
+        for i, part in enumerate(parts):
+            with open(part, "rb") as f:
+                if i > 0:
+                    f.readline()  # each part repeats the header
+                while block := f.read(1 << 20):
+                    if ref.read(len(block)) != block:
+                        return False
+        return ref.read(1) == b""
+
+
+def make_data(folder: Path, rows: int, base: Path | None, base_rows: int,
+              csv: bool = True) -> str:
     """Data of ``rows`` rows in ``folder``; returns the Parquet path (a file or a glob).
 
     Up to ``base_rows`` rows datagen draws them; beyond, the ``base`` sample is
@@ -110,7 +128,7 @@ def make_data(folder: Path, rows: int, base: Path | None, base_rows: int) -> str
             raise SystemExit(f"--rows {rows} is not a multiple of --base-rows {base_rows}")
         for h in base.glob("adult_hierarchy_*.csv"):
             shutil.copy(h, folder / h.name)
-        if not (folder / "adult.csv").exists():
+        if csv and not (folder / "adult.csv").exists():
             with open(base / "adult.csv", "rb") as f:
                 header = f.readline()
                 body_start = f.tell()
@@ -166,6 +184,8 @@ def main(argv=None) -> int:
     p.add_argument("--memory-share", type=float, default=0.5,
                    help="skip the in-memory path beyond this share of RAM (estimated)")
     p.add_argument("--keep", action="store_true", help="keep the generated data")
+    p.add_argument("--out-format", choices=("csv", "parquet"), default="csv",
+                   help="format of the released file")
     p.add_argument("--memory-limit", help="[engine] memory_limit for DuckDB / Spark, e.g. 3GB")
     p.add_argument("--json", type=Path, default=Path("/tmp/anonymist-bench.json"))
     p.add_argument("--child", nargs=2, metavar=("JOB", "OUTPUT"), help=argparse.SUPPRESS)
@@ -184,10 +204,12 @@ def main(argv=None) -> int:
         folder.mkdir(parents=True, exist_ok=True)
         t = time.perf_counter()
         base = args.dir / f"adult{args.base_rows}"
-        parquet = make_data(folder, rows, base if base.is_dir() else None, args.base_rows)
+        parquet = make_data(folder, rows, base if base.is_dir() else None, args.base_rows,
+                            csv="csv" in args.formats or "memory" in args.backends)
+        csv_mb = ((folder / "adult.csv").stat().st_size / 2**20
+                  if (folder / "adult.csv").exists() else 0)
         print(f"# {rows:,} rows: data ready in {time.perf_counter() - t:.0f}s "
-              f"(CSV {(folder / 'adult.csv').stat().st_size / 2**20:,.0f} MB, Parquet "
-              f"{parquet})", flush=True)
+              f"(CSV {csv_mb:,.0f} MB, Parquet {parquet})", flush=True)
         for k in args.k:
             reference = None
             for fmt in args.formats:
@@ -206,7 +228,7 @@ def main(argv=None) -> int:
                     job = folder / f"job-{backend}-{fmt}-{k}.toml"
                     job.write_text(job_text(folder, str(data), k, backend, args.limit,
                                             args.memory_limit))
-                    out = folder / f"out-{backend}-{fmt}-{k}.csv"
+                    out = folder / f"out-{backend}-{fmt}-{k}.{args.out_format}"
                     report, wall, peak, err = measure(
                         [sys.executable, __file__, "--child", str(job), str(out)])
                     row.update(wall_s=round(wall, 2), peak_rss_mb=round(peak))
@@ -215,12 +237,12 @@ def main(argv=None) -> int:
                     else:
                         row.update({key: (round(v, 2) if isinstance(v, float) else v)
                                     for key, v in report.items()})
-                        if out.is_file():
-                            if reference is None:
+                        if out.exists():
+                            if reference is None and out.is_file():
                                 reference = out
-                            else:
-                                row["identical_to"] = reference.name if filecmp.cmp(
-                                    reference, out, shallow=False) else f"DIFFERS from {reference.name}"
+                            elif reference is not None:
+                                row["identical_to"] = reference.name if same_release(
+                                    reference, out) else f"DIFFERS from {reference.name}"
                     results.append(row)
                     print(json.dumps(row), flush=True)
                     args.json.write_text(json.dumps(results, indent=1))
