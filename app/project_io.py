@@ -1,6 +1,7 @@
 """Between the open ``Document`` and project files, job files and data sources."""
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -18,6 +19,8 @@ from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.model import Hierarchy
 from engine.errors import HierarchyError
 from engine.project.job_file import job_to_dict, load_job
+
+log = logging.getLogger(__name__)
 
 _ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format",
               "transformation", "function", "ignore_missing", "clustering", "top", "bottom")
@@ -157,6 +160,9 @@ def restore_saved_result(doc: Document, snap: ProjectSnapshot):
             return restore_result(table, job, state, arrays)
         except ResultMismatch as e:
             return e
+        except (AnonymistError, KeyError, TypeError, ValueError) as e:  # damaged or foreign
+            log.exception("restoring a saved result failed")
+            return ResultMismatch(f"it could not be rebuilt ({e})")
     return restore
 
 

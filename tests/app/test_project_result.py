@@ -115,3 +115,21 @@ def test_a_database_password_is_never_stored_and_asked_again(qtbot, window, tmp_
     third.files.tasks.wait_all(10_000)
     qtbot.waitUntil(lambda: "cancelled" in third.statusBar().currentMessage(), timeout=10_000)
     assert third.document.table is None
+
+
+def test_a_result_of_another_configuration_is_not_restored(qtbot, window, tmp_path,
+                                                           messages):
+    if not (ADULT / "adult.csv").exists():
+        pytest.skip("../shared/data/adult is not available")
+    path, _frame = small_adult(tmp_path)
+    doc = configured(qtbot, window, path)
+    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 4}])  # after the run
+    with qtbot.waitSignal(window.files.saved, timeout=30_000):
+        window.files.save_to(tmp_path / "p.anonymist")
+    again = new_window(qtbot)
+    with qtbot.waitSignal(again.files.loaded, timeout=30_000):
+        again.files.open_path(tmp_path / "p.anonymist")
+    assert again.document.result is None
+    assert again.document.settings.privacy == [{"model": "k-anonymity", "k": 4}]
+    assert messages and "configuration was changed after the last run" in messages[-1][1]
+    again.files.tasks.wait_all(10_000)
