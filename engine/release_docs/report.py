@@ -183,7 +183,10 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     why = ("found by the optimal search, which stops only when no unchecked "
            "transformation can have a lower loss" if result.outcome.algorithm == "optimal"
            else "found by checking every transformation")
-    if not exact:
+    if result.outcome.algorithm == "safepub":
+        why = ("chosen by SafePub's differentially private search (randomized on purpose: "
+               "it releases a good transformation, not the optimum, to protect privacy)")
+    elif not exact:
         why = (f"found by the {result.outcome.algorithm} search"
                + (" (cancelled)" if result.cancelled else "")
                + ": a heuristic result, not proven optimal")
