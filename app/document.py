@@ -404,14 +404,13 @@ class Document(QObject):
                 # re-validate to report the editor's error with its message
                 Hierarchy.from_rows(self.hierarchy_rows[name], attribute=name)
             attributes[name] = replace(a)
-        weights = {n: a.weight for n, a in attributes.items() if a.weight is not None}
         job = Job(data=DataConfig(self.source.location or None, self.source.delimiter,
                                   self.source.encoding),
                   attributes=attributes,
                   privacy=[model_from_dict(dict(p)) for p in self.settings.privacy],
                   transformation=replace(self.settings.transformation,
                                          genetic=dict(self.settings.transformation.genetic)),
-                  metric=metric_from_dict(dict(self.settings.metric), weights or None),
+                  metric=metric_from_dict(dict(self.settings.metric)),
                   subset=self.subset_table(),
                   population=(dict(self.settings.population) if self.settings.population
                               else None),

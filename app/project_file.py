@@ -46,8 +46,7 @@ from engine.config import TransformationConfig
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError
 from engine.io_utils import atomic_write_bytes
-from engine.project.job_file import job_from_dict
-from engine.transform.job_keys import transformation_options_to_dict
+from engine.project.job_file import job_from_dict, transformation_to_dict
 
 FORMAT_NAME = "anonymist-project"
 RESULT_STATE = STATE_MEMBER
@@ -94,19 +93,6 @@ class ProjectSnapshot:
     result_state: dict | None = None
     result_arrays: dict[str, bytes] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
-
-
-def transformation_to_dict(tr: TransformationConfig) -> dict:
-    t = {"suppression_limit": tr.suppression_limit, "algorithm": tr.algorithm,
-         "practical_monotonicity": tr.practical_monotonicity,
-         "heuristic_threshold": tr.heuristic_threshold}
-    for key in ("time_limit_s", "step_limit", "seed"):
-        if getattr(tr, key) is not None:
-            t[key] = getattr(tr, key)
-    if tr.genetic:
-        t["genetic"] = dict(tr.genetic)
-    t.update(transformation_options_to_dict(tr))
-    return t
 
 
 def _safe(name: str) -> str:

@@ -1,7 +1,10 @@
 """In-memory form of a job: data, attributes, privacy models, transformation and metric.
 
 The TOML job file (``engine.project.job_file``) reads into and writes from
-this; the GUI edits it; ``engine.anonymize`` runs it.
+this; the GUI edits it; ``engine.anonymize`` runs it. Every job-file key of
+these tables is declared here once (``engine.schema.param_field``); privacy
+models and metrics declare theirs next to their classes, the research subset
+and the population in ``engine.subset`` and ``engine.privacy.population``.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from engine.markers import SUPPRESSED
 from engine.metrics import Metric
 from engine.metrics.loss import LossMetric
 from engine.privacy.base import PrivacyModel
+from engine.schema import param_field
 
 IDENTIFYING = "identifying"
 QUASI_IDENTIFYING = "quasi-identifying"
@@ -20,20 +24,48 @@ SENSITIVE = "sensitive"
 INSENSITIVE = "insensitive"
 ATTRIBUTE_TYPES = (IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE, INSENSITIVE)
 
-ALGORITHMS = ("optimal", "exhaustive", "lightning", "top-down", "genetic", "kgen",
-              "datafly", "igreedy")
+#: search algorithms: job-file name -> (human label, one-line explanation)
+ALGORITHM_INFO = {
+    "optimal": ("Optimal (Flash)", "Finds the transformation with the least loss, pruning "
+                "with bounds; provably optimal."),
+    "exhaustive": ("Exhaustive", "Checks every transformation (a reference; slow on large "
+                   "lattices)."),
+    "lightning": ("Lightning", "Best-first heuristic for large lattices, within the time "
+                  "or step limit."),
+    "top-down": ("Top-down", "Heuristic that specializes from the most general "
+                 "transformation."),
+    "genetic": ("Genetic", "Evolves transformations in two subpopulations (settings in "
+                "[transformation.genetic])."),
+    "kgen": ("kGen", "Genetic search of Table 6 of the KGEN paper (settings in "
+             "[transformation.genetic])."),
+    "datafly": ("DataFly", "Generalizes the attribute with most distinct values until "
+                "the models hold."),
+    "igreedy": ("Improved greedy", "Greedy generalization guided by the loss."),
+}
+ALGORITHMS = tuple(ALGORITHM_INFO)
 
 
 @dataclass
 class AttributeConfig:
-    type: str = INSENSITIVE
+    """``[attributes."name"]``: one column's role and generalization."""
+
+    type: str = param_field("choice", INSENSITIVE, choices=ATTRIBUTE_TYPES, label="Type",
+                            help="identifying: removed; quasi-identifying: generalized; "
+                                 "sensitive: protected by models; insensitive: kept")
     hierarchy: Hierarchy | None = None
-    hierarchy_path: str | None = None
-    min_level: int | None = None
-    max_level: int | None = None
-    weight: float | None = None
-    data_type: str | None = None
-    format: str | None = None
+    hierarchy_path: str | None = param_field("path", None, name="hierarchy",
+                                             label="Hierarchy",
+                                             help="the generalization hierarchy's CSV file")
+    min_level: int | None = param_field("int", None, low=0, label="Minimum level",
+                                        help="the lowest generalization level allowed")
+    max_level: int | None = param_field("int", None, low=0, label="Maximum level",
+                                        help="the highest generalization level allowed")
+    weight: float | None = param_field("float", None, low=0, label="Weight",
+                                       help="the attribute's weight in weighted metrics")
+    data_type: str | None = param_field("text", None, label="Data type",
+                                        help="string, integer, decimal, date...")
+    format: str | None = param_field("text", None, label="Format",
+                                     help="the format of dates and numbers")
     #: identifying attributes: engine.pseudonyms.PseudonymSpec, released instead of removed
     pseudonym: object | None = None
     #: generalization | microaggregation | identity | suppression | top-bottom-coding
@@ -53,12 +85,19 @@ class AttributeConfig:
 
 @dataclass
 class DataConfig:
-    path: str | None = None
-    delimiter: str = ";"
-    encoding: str = "utf-8"
+    """``[data]``: the data file."""
+
+    path: str | None = param_field("path", None, label="Data file",
+                                   help="the CSV file (relative to the job file)")
+    delimiter: str = param_field("text", ";", label="Delimiter",
+                                 help="the character between values")
+    encoding: str = param_field("text", "utf-8", label="Encoding",
+                                help="the file's character encoding")
     #: columns of the data the job does not name: "warn" (released verbatim as
     #: insensitive, named in a warning) or "refuse" (the command line's --strict)
-    unnamed_columns: str = "warn"
+    unnamed_columns: str = param_field(
+        "choice", "warn", choices=("warn", "refuse"), label="Columns not named",
+        help="warn: release them as insensitive with a warning; refuse: stop")
 
 
 UNNAMED_COLUMNS = ("warn", "refuse")
@@ -66,13 +105,31 @@ UNNAMED_COLUMNS = ("warn", "refuse")
 
 @dataclass
 class TransformationConfig:
-    suppression_limit: float = 0.0
-    algorithm: str = "optimal"
-    practical_monotonicity: bool = False
-    time_limit_s: float | None = None
-    step_limit: int | None = None
-    seed: int | None = None
-    heuristic_threshold: int = 100_000
+    """``[transformation]``: suppression and the search (the genetic searches' settings
+    are ``[transformation.genetic]``, ``engine.search.genetic_settings``)."""
+
+    suppression_limit: float = param_field(
+        "float", 0.0, low=0, high=1, label="Suppression limit", unit="fraction of records",
+        help="the largest share of records that may be suppressed")
+    algorithm: str = param_field(
+        "choice", "optimal", choices=ALGORITHMS, label="Algorithm",
+        choice_labels=tuple(v[0] for v in ALGORITHM_INFO.values()),
+        help="how the transformations are searched")
+    practical_monotonicity: bool = param_field(
+        "bool", False, label="Assume practical monotonicity",
+        help="treat the models as monotonic (faster; the optimum may be missed)")
+    time_limit_s: float | None = param_field(
+        "float", None, low=0, low_open=True, unit="s", label="Time limit",
+        help="stop a heuristic search after this long (absent: no limit)")
+    step_limit: int | None = param_field(
+        "int", None, low=1, unit="transformations", label="Step limit",
+        help="stop a heuristic search after checking this many (absent: no limit)")
+    seed: int | None = param_field(
+        "int", None, low=0, label="Random seed",
+        help="seeds the randomized searches (absent: a new draw each run)")
+    heuristic_threshold: int = param_field(
+        "int", 100_000, low=0, unit="transformations", label="Heuristic above",
+        help="the optimal search hands over to Lightning above this lattice size")
     genetic: dict = field(default_factory=dict)
     #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off
@@ -87,10 +144,17 @@ class TransformationConfig:
 class EngineConfig:
     """Where the records are counted (``[engine]``; see ``engine.backends``)."""
 
-    backend: str = "auto"           # auto | memory | duckdb | spark
-    spark_master: str = "local[2]"  # a Spark master URL
-    memory_limit: str | None = None  # DuckDB's / Spark driver's memory, e.g. "8GB"
-    memory_share: float = 0.25      # auto: DuckDB for files needing more of the memory
+    backend: str = param_field("choice", "auto", choices=("auto", "memory", "duckdb", "spark"),
+                               label="Backend",
+                               help="where records are counted (engine.backends.BACKENDS)")
+    spark_master: str = param_field("text", "local[2]", label="Spark master",
+                                    help="a Spark master URL")
+    memory_limit: str | None = param_field("text", None, label="Memory limit",
+                                           help="DuckDB's / the Spark driver's memory, "
+                                                "e.g. 8GB")
+    memory_share: float = param_field("float", 0.25, low=0, high=1, low_open=True,
+                                      label="Memory share",
+                                      help="auto: DuckDB for files needing more of the memory")
 
 
 @dataclass

@@ -96,11 +96,13 @@ class Problem:
         self.hierarchies = [self._encode_hierarchy(n) for n in self.qis]
         self.lattice = self._lattice()
         subset = resolve_subset(job, table)
+        # the job is a specification: the problem binds its own copies of the models and
+        # the metric, so that a job may run again (or twice at once) unchanged
+        self.models = [m.working_copy() for m in job.privacy]
         self.model_context = ModelContext(
             table, self.qis,
             {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
-            subset, job.population, list(job.privacy))
-        self.models = list(job.privacy)
+            subset, job.population, list(self.models))
         if not self.models:
             raise JobError("the job has no privacy model: add at least one [[privacy]] table")
         row_aggs: dict[str, np.ndarray] = {}
@@ -114,8 +116,10 @@ class Problem:
             if subset is None:
                 raise JobError("a model needs a research subset: add a [subset] table")
             row_aggs["subset"] = subset.astype(np.int64)
-        row_aggs.update(job.metric.attach(table, self.qis, subset if self.uses_subset else None))
-        measured = micro_dimensions(job.metric, self.micro, table)
+        self.metric = job.metric.working_copy()
+        row_aggs.update(self.metric.attach(table, self.qis,
+                                           subset if self.uses_subset else None))
+        measured = micro_dimensions(self.metric, self.micro, table)
         row_aggs.update({micro_key(n): agg for n, _, agg in measured})
         codes = (np.stack([table.column(n).codes for n in self.qis], axis=1)
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
@@ -131,7 +135,6 @@ class Problem:
         value_rows = subset if self.uses_subset else None
         value_counts = [table.value_counts(n, value_rows) for n in self.qis]
         weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
-        self.metric = job.metric
         self.metric.bind(MetricContext(
             self.n_records, self.hierarchies, value_counts,
             normalized_weights(self.qis + [n for n, _, _ in measured], weights), limit,

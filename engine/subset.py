@@ -12,10 +12,31 @@ import numpy as np
 from engine.config import Job
 from engine.data.table import EncodedTable
 from engine.errors import JobError
-
+from engine.schema import Param, read_table
 
 #: the keys that select rows; a ``[subset]`` table holds exactly one of them
 SELECTORS = ("indices", "rows", "query", "sample")
+#: the ``[subset]`` table's keys, declared once (``engine.schema``)
+SUBSET_PARAMS = (
+    Param("rows", "path", None, label="Row file",
+          help="a file with one 0-based data-row index per line"),
+    Param("query", "text", None, label="Query",
+          help="the rows matching a condition, e.g. age > 30 and sex = 'Male'"),
+    Param("indices", "int", None, low=0, many=True, label="Row indices",
+          help="0-based data-row indices"),
+    Param("sample", "float", None, low=0, high=1, low_open=True, label="Random sample",
+          unit="share of rows", help="a random share of the rows, drawn with seed"),
+    Param("seed", "int", 0, low=0, label="Sample seed",
+          help="the same seed draws the same rows (sample only)"),
+)
+
+
+def read_subset(d: dict) -> dict:
+    """A ``[subset]`` table checked strictly (its given keys, their values checked)."""
+    values = read_table(d, SUBSET_PARAMS, "[subset]")
+    spec = {k: list(values[k]) if isinstance(values[k], tuple) else values[k] for k in d}
+    _check_spec(spec)
+    return spec
 
 
 def sample_mask(n_rows: int, fraction: float, seed: int = 0) -> np.ndarray:

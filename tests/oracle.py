@@ -169,13 +169,12 @@ def job_for(case: dict) -> Job:
                      None)
         attrs[sens] = AttributeConfig(SENSITIVE, hierarchy(hpath, sens) if hpath else None,
                                       hpath)
-    weights = case.get("attribute_weights")
     md = metric_dict(case["metric"])
     if md["name"] == "publisher-payout":
         md.update(payout_params(case))
     if md["name"] == "classification":
         md["response"] = list(case["response_variables"])
-    metric = metric_from_dict(md, weights)
+    metric = metric_from_dict(md)
     params = case.get("algorithm_params") or {}
     return Job(attributes=attrs,
                privacy=[model_from_dict(privacy_dict(

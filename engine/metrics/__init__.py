@@ -1,7 +1,7 @@
 """Utility metrics with ARX's definitions; ``metric_from_dict`` reads a job's [metric]."""
 from __future__ import annotations
 
-from engine.errors import JobError
+from engine.schema import ParamError, closest, show
 from engine.metrics.base import AGGREGATES, Loss, Metric, MetricContext, as_float
 from engine.metrics.class_based import AverageClassSize, Ambiguity, Discernibility, KLDivergence
 from engine.metrics.classification import ClassificationMetric
@@ -22,18 +22,18 @@ def register_metric(cls: type[Metric]) -> type[Metric]:
     return cls
 
 
-def metric_from_dict(d: dict, weights: dict[str, float] | None = None) -> Metric:
+def metric_from_dict(d: dict) -> Metric:
+    """The metric of a ``[metric]`` table, read strictly from its declared parameters."""
+    if not isinstance(d, dict):
+        raise ParamError(f"[metric] must be a table, got {show(d)}")
     name = d.get("name", "loss")
-    cls = METRICS.get(name)
+    cls = METRICS.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise JobError(f"[metric] name = '{name}' is not known (one of {', '.join(METRICS)})")
-    extra = {k: v for k, v in d.items() if k not in ("name", "monotonic", "gs_factor", "aggregate")}
-    try:
-        return cls(monotonic=bool(d.get("monotonic", False)),
-                   gs_factor=float(d.get("gs_factor", 0.5)),
-                   aggregate=d.get("aggregate"), weights=weights, **extra)
-    except (TypeError, ValueError) as e:
-        raise JobError(f"[metric] {name}: {e}") from None
+        near = closest(str(name), METRICS)
+        hint = f" (did you mean '{near}'?)" if near else ""
+        raise ParamError(f"[metric] name = {show(name)} is not known{hint}; one of "
+                         f"{', '.join(METRICS)}")
+    return cls.from_dict(d)
 
 
 __all__ = ["AGGREGATES", "Loss", "Metric", "MetricContext", "METRICS", "metric_from_dict",

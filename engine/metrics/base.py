@@ -1,19 +1,30 @@
 """Utility metrics: the common machinery (factors, weights, aggregation, lower bounds)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Union
 
 import numpy as np
 
 from engine.classes import Classes
 from engine.hierarchy.encoded import EncodedHierarchy
+from engine.schema import Declared, Param, read_table, write_table
 
 #: A loss is a number, or for the rank aggregate a tuple compared lexicographically.
 Loss = Union[float, tuple]
 
 AGGREGATES = ("sum", "arithmetic-mean", "geometric-mean", "max", "rank")
 FLOOR = 1e-10
+
+#: the options every metric has (``[metric]`` table)
+MONOTONIC = Param("monotonic", "bool", False, label="Monotonic variant",
+                  help="the variant that ignores suppression, so that the optimal search "
+                       "may prune with it")
+GS_FACTOR = Param("gs_factor", "float", 0.5, low=0, high=1, label="gs-factor",
+                  help="0: prefer suppressing records; 1: prefer generalizing values "
+                       "(ARX's gs-factor)")
+AGGREGATE = Param("aggregate", "choice", "sum", choices=AGGREGATES, label="Aggregate function",
+                  help="how the attributes' values combine into one loss")
 
 
 @dataclass
@@ -51,7 +62,7 @@ def normalized_weights(names: list[str], weights: dict[str, float] | None) -> np
     return w / top if top > 0 else np.ones(len(names))
 
 
-class Metric:
+class Metric(Declared):
     """Base class. Subclasses define per-attribute values (``per_attribute``) or
     override ``evaluate`` for single-dimensional metrics.
 
@@ -71,20 +82,30 @@ class Metric:
     #: show no floor for any metric here, e.g. 0 at the bottom: off by default)
     floored: ClassVar[bool] = False
 
-    def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
-                 aggregate: str | None = None, weights: dict[str, float] | None = None):
-        if not 0.0 <= gs_factor <= 1.0:
-            raise ValueError(f"gs_factor must be between 0 and 1, got {gs_factor}")
-        aggregate = aggregate or self.default_aggregate
-        if aggregate not in AGGREGATES:
-            raise ValueError(f"unknown aggregate function '{aggregate}' "
-                             f"(one of {', '.join(AGGREGATES)})")
-        self.monotonic = monotonic
-        self.gs_factor = gs_factor
-        self.aggregate = aggregate
-        self.weights = weights
-        self.g, self.s = factors(gs_factor)
+    table: ClassVar[str] = "[metric]"
+    #: parameters of this metric besides monotonic, gs_factor and aggregate
+    extra_params: ClassVar[tuple[Param, ...]] = ()
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.params = (MONOTONIC, GS_FACTOR, replace(AGGREGATE, default=cls.default_aggregate),
+                      *cls.extra_params)
+
+    @classmethod
+    def where(cls) -> str:
+        return f"[metric] ({cls.name})"
+
+    def setup(self) -> None:
+        if not self.has_monotonic_variant:
+            self.monotonic = False
+        self.g, self.s = factors(self.gs_factor)
         self.ctx: MetricContext | None = None
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Metric":
+        """The metric of a ``[metric]`` table, read strictly. (Attribute weights are the
+        attributes' ``weight``; ``Problem`` hands them to the metric with its data.)"""
+        return cls(**read_table(d, cls.params, cls.where(), ignore=("name",)))
 
     # --- configuration ------------------------------------------------------
     def bind(self, ctx: MetricContext) -> None:
@@ -106,8 +127,7 @@ class Metric:
         return self.monotonic or suppression_limit == 0.0
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "monotonic": self.monotonic, "gs_factor": self.gs_factor,
-                "aggregate": self.aggregate}
+        return {"name": self.name, **write_table(self.values, self.params)}
 
     # --- evaluation ---------------------------------------------------------
     def per_attribute(self, classes: Classes, suppressed: np.ndarray,

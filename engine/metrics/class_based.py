@@ -12,6 +12,8 @@ class Discernibility(Metric):
     count ``|E|^2`` (times g), suppressed classes ``N * |E|`` (times s)."""
 
     name = "discernibility"
+    label = "Discernibility"
+    summary = ("Each record is penalized by the size of its class (suppressed records by the whole table).")
     has_safepub_score = True
 
     def upper_bound(self):
@@ -46,6 +48,8 @@ class AverageClassSize(Metric):
     """AECS: ``N / (s * kept classes + g * [any record suppressed])``."""
 
     name = "aecs"
+    label = "Average equivalence class size"
+    summary = ("The number of records per released class: larger classes lose more detail.")
     has_monotonic_variant = False
     has_safepub_score = True
 
@@ -76,6 +80,8 @@ class Ambiguity(Metric):
     whole domain (Nergiz and Clifton)."""
 
     name = "ambiguity"
+    label = "Ambiguity"
+    summary = ("How many original value combinations each released record could stand for.")
     has_monotonic_variant = False
 
     def prepare(self) -> None:
@@ -103,6 +109,8 @@ class KLDivergence(Metric):
     """
 
     name = "kl-divergence"
+    label = "KL-divergence"
+    summary = ("How far the released data's distribution is from the original's (Kullback-Leibler).")
     has_monotonic_variant = False
 
     def prepare(self) -> None:

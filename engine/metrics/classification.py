@@ -32,6 +32,7 @@ import numpy as np
 from engine.classes import Classes
 from engine.errors import JobError
 from engine.kernel.grouping import group_rows
+from engine.schema import Param
 from engine.metrics.base import Loss, Metric
 
 
@@ -76,28 +77,26 @@ class ClassificationMetric(Metric):
     has_monotonic_variant = False
     has_safepub_score = True
 
-    def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
-                 aggregate: str | None = None, weights: dict[str, float] | None = None,
-                 response: str | list[str] | None = None):
-        super().__init__(False, gs_factor, aggregate, weights)
-        names = [response] if isinstance(response, str) else list(response or [])
-        if not names or not all(isinstance(n, str) and n for n in names):
-            raise ValueError("a 'response' attribute is required (its name, or a list of "
-                             "names)")
+    extra_params = (Param("response", "attribute", None, required=True, many=True,
+                          label="Response attribute",
+                          help="the attribute a classifier trained on the output would "
+                               "predict (or a list of them)"),)
+    label = "Classification accuracy"
+    summary = ("How well the released data still predict a response attribute (records "
+               "not of their class's majority count as lost).")
+
+    def setup(self) -> None:
+        super().setup()
+        names = [self.response] if isinstance(self.response, str) else list(self.response)
         self.responses = list(dict.fromkeys(names))
-        self.penalty_suppressed = gs_factor
+        self.penalty_suppressed = self.gs_factor
         self.penalty_minority = self.g
         self.penalty_no_majority = self.s
-        self.penalty_max = max(gs_factor, self.g, self.s)
+        self.penalty_max = max(self.gs_factor, self.g, self.s)
         self.qi_index: dict[str, int] = {}
 
     def is_monotonic(self, suppression_limit: float) -> bool:
         return False
-
-    def to_dict(self) -> dict:
-        d = super().to_dict()
-        d["response"] = self.responses[0] if len(self.responses) == 1 else list(self.responses)
-        return d
 
     def attach(self, table, qis: list[str], rows: np.ndarray | None) -> dict:
         from engine.kernel.sparse_counts import SparseCounts

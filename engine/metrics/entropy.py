@@ -19,6 +19,8 @@ class NonUniformEntropy(Metric):
     suppressed records' generalized values."""
 
     name = "entropy"
+    label = "Non-uniform entropy"
+    summary = ("The information lost about each original value when it is replaced by its generalization.")
     default_aggregate = "sum"
     has_safepub_score = True
 
@@ -100,6 +102,8 @@ class NormalizedEntropy(NonUniformEntropy):
     ``-sum_v c(v) log2(c(v) / N)`` (everything generalized to one value)."""
 
     name = "normalized-entropy"
+    label = "Normalized non-uniform entropy"
+    summary = ("Non-uniform entropy divided by the entropy of the original data.")
     default_aggregate = "arithmetic-mean"
     has_monotonic_variant = False
     has_safepub_score = False

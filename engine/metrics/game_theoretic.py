@@ -21,8 +21,25 @@ import numpy as np
 from engine.classes import Classes
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.metrics.base import Loss, Metric
+from engine.schema import Param
 
 ATTACKERS = ("prosecutor", "journalist")
+
+#: the attacker and the costs and benefits of publishing, shared by the profitability
+#: model and the publisher-payout metric (defaults: ARX's examples)
+ATTACKER = Param("attacker", "choice", "prosecutor", choices=ATTACKERS, label="Attacker",
+                 help="prosecutor: knows the person is in the data; journalist: only that "
+                      "the person is in the population (needs [subset])")
+PAYOUT_PARAMS = (
+    Param("publisher_benefit", "float", 1200.0, low=0, label="Publisher benefit",
+          unit="per record", help="what the publisher earns for each record released"),
+    Param("publisher_loss", "float", 300.0, low=0, label="Publisher loss",
+          unit="per record", help="what the publisher loses when a record is re-identified"),
+    Param("adversary_gain", "float", 300.0, low=0, label="Adversary gain",
+          unit="per record", help="what an attacker gains by re-identifying a record"),
+    Param("adversary_cost", "float", 4.0, low=0, label="Adversary cost",
+          unit="per attack", help="what an attack on one record costs the attacker"),
+)
 
 
 class EntropyInformationLoss:
@@ -52,6 +69,8 @@ class EntropyBasedLoss(Metric):
     (suppressed records count 1)."""
 
     name = "entropy-based-loss"
+    label = "Entropy-based information loss"
+    summary = ("Each record's loss is the share of its values' possible originals, on a log scale (suppressed: 1).")
     has_monotonic_variant = False
     floored = False
 
@@ -79,19 +98,10 @@ class PublisherPayout(Metric):
     has_monotonic_variant = False
     floored = False
 
-    def __init__(self, monotonic: bool = False, gs_factor: float = 0.5,
-                 aggregate: str | None = None, weights: dict[str, float] | None = None,
-                 attacker: str = "prosecutor", publisher_benefit: float = 0.0,
-                 publisher_loss: float = 0.0, adversary_gain: float = 0.0,
-                 adversary_cost: float = 0.0):
-        super().__init__(False, gs_factor, aggregate, weights)
-        if attacker not in ATTACKERS:
-            raise ValueError(f"attacker must be one of {', '.join(ATTACKERS)}")
-        self.attacker = attacker
-        self.benefit = float(publisher_benefit)
-        self.publisher_loss = float(publisher_loss)
-        self.gain = float(adversary_gain)
-        self.cost = float(adversary_cost)
+    extra_params = (ATTACKER, *PAYOUT_PARAMS)
+    label = "Publisher payout"
+    summary = ("What the publisher forgoes against releasing every record unchanged, "
+               "with the costs and benefits of a game against an attacker.")
 
     def prepare(self) -> None:
         self.loss = EntropyInformationLoss(self.ctx.hierarchies)
@@ -99,18 +109,12 @@ class PublisherPayout(Metric):
     def is_monotonic(self, suppression_limit: float) -> bool:
         return False
 
-    def to_dict(self) -> dict:
-        d = super().to_dict()
-        d.update(attacker=self.attacker, publisher_benefit=self.benefit,
-                 publisher_loss=self.publisher_loss, adversary_gain=self.gain,
-                 adversary_cost=self.cost)
-        return d
-
     def _payout(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
         """The expected payout per record of each class."""
         sizes = classes.counts if self.attacker == "journalist" else counts
         success = np.where(sizes > 0, 1.0 / np.maximum(sizes, 1), 0.0)
-        return publisher_payout(self.benefit, self.publisher_loss, self.gain, self.cost,
+        return publisher_payout(self.publisher_benefit, self.publisher_loss,
+                                self.adversary_gain, self.adversary_cost,
                                 self.loss.of_classes(classes), success)
 
     def evaluate(self, classes: Classes, suppressed: np.ndarray,
@@ -118,8 +122,9 @@ class PublisherPayout(Metric):
         counts = (classes.counts if counts is None else counts).astype(float)
         pay = self._payout(classes, counts)
         released = ~suppressed & (counts > 0)
-        return float(counts.sum() * self.benefit - (counts[released] * pay[released]).sum())
+        return float(counts.sum() * self.publisher_benefit
+                     - (counts[released] * pay[released]).sum())
 
     def class_losses(self, classes: Classes, counts: np.ndarray) -> np.ndarray:
         """What the class's records forgo: ``benefit - payout`` each."""
-        return counts * (self.benefit - self._payout(classes, counts))
+        return counts * (self.publisher_benefit - self._payout(classes, counts))

@@ -33,6 +33,8 @@ class LossMetric(Metric):
     """
 
     name = "loss"
+    label = "Loss"
+    summary = ("How much of each attribute's hierarchy the released values cover (ARX's loss), averaged over records.")
     default_aggregate = "geometric-mean"
     has_safepub_score = True
     handles_microaggregation = True

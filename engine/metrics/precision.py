@@ -12,6 +12,8 @@ class PrecisionMetric(Metric):
     ``(N_kept * level / height * g + N_suppressed * s) / N``."""
 
     name = "precision"
+    label = "Precision"
+    summary = ("How far up its hierarchy each value is generalized, relative to the hierarchy's height.")
     default_aggregate = "arithmetic-mean"
     has_safepub_score = True
 
@@ -55,6 +57,8 @@ class HeightMetric(Metric):
     """Sum of generalization levels."""
 
     name = "height"
+    label = "Height"
+    summary = ("The sum of the generalization levels chosen for the quasi-identifiers.")
     default_aggregate = "sum"
     floored = False
 

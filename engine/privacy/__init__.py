@@ -30,7 +30,7 @@ A research subset: ``[subset] rows = "file"`` or ``query = "age > 30 and sex =
 """
 from __future__ import annotations
 
-from engine.errors import JobError
+from engine.schema import ParamError, closest, show
 from engine.privacy.base import ModelContext, PrivacyModel
 from engine.privacy.delta_presence import DeltaPresence
 from engine.privacy.distinct_l_diversity import DistinctLDiversity
@@ -60,18 +60,22 @@ def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
     return cls
 
 
-def model_from_dict(d: dict) -> PrivacyModel:
+def model_from_dict(d: dict, index: int | None = None) -> PrivacyModel:
+    """The model of one ``[[privacy]]`` table (``index``: its place in the job, from 1),
+    read strictly from the model's declared parameters."""
+    at = "[[privacy]]" if index is None else f"[[privacy]] #{index}"
+    if not isinstance(d, dict):
+        raise ParamError(f"{at} must be a table, got {show(d)}")
     name = d.get("model")
-    cls = MODELS.get(name)
+    if name is None:
+        raise ParamError(f"{at} has no 'model' (one of {', '.join(MODELS)})")
+    cls = MODELS.get(name) if isinstance(name, str) else None
     if cls is None:
-        raise JobError(f"[[privacy]] model = '{name}' is not known "
-                       f"(one of {', '.join(MODELS)})")
-    try:
-        return cls.from_dict(d)
-    except KeyError as e:
-        raise JobError(f"[[privacy]] {name}: missing parameter {e}") from None
-    except (TypeError, ValueError) as e:
-        raise JobError(f"[[privacy]] {name}: {e}") from None
+        near = closest(str(name), MODELS)
+        hint = f" (did you mean '{near}'?)" if near else ""
+        raise ParamError(f"{at} model = {show(name)} is not known{hint}; one of "
+                         f"{', '.join(MODELS)}")
+    return cls.from_dict(d, f"{at} ({name})")
 
 
 __all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.privacy.risk_based import RiskBasedModel
+from engine.schema import Param
 
 
 def average_risk(sizes: np.ndarray) -> float:
@@ -17,22 +18,16 @@ class AverageRisk(RiskBasedModel):
     # merging classes lowers #classes for the same records
     monotonic_without_suppression = True
     monotonic_with_suppression = True
-
-    def __init__(self, threshold: float):
-        threshold = float(threshold)
-        if not 0.0 < threshold <= 1.0:
-            raise ValueError(f"threshold must lie in (0, 1], got {threshold}")
-        self.threshold = threshold
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "AverageRisk":
-        return cls(d["threshold"])
+    params = (Param("threshold", "float", 0.05, low=0, high=1, low_open=True, required=True,
+                    label="Highest average risk",
+                    help="the largest mean re-identification risk of the released records "
+                         "(0.05: one in twenty)"),)
+    label = "Average re-identification risk"
+    summary = ("A prosecutor's chance of re-identifying a record, averaged over all "
+               "released records, stays below the threshold.")
 
     def fulfilled(self, sizes: np.ndarray) -> bool:
         return average_risk(sizes) <= self.threshold
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "threshold": self.threshold}
 
     def describe(self) -> str:
         return f"average risk <= {self.threshold:g}"

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.classes import Classes
 from engine.data.table import EncodedTable
+from engine.schema import Declared, read_table, write_table
 
 
 @dataclass
@@ -35,11 +36,18 @@ class ModelContext:
         return self.table.n_records
 
 
-class PrivacyModel:
-    """Base class of privacy models."""
+class PrivacyModel(Declared):
+    """Base class of privacy models.
+
+    A model declares its parameters (``params``, ``engine.schema.Param``), a human
+    ``label`` and a one-line ``summary``; construction, ``from_dict`` and
+    ``to_dict`` follow from them. A constructed model is a frozen specification:
+    ``Problem`` binds a ``working_copy()`` of it to the data.
+    """
 
     #: name in the job file's ``[[privacy]] model = ...``
     name: ClassVar[str] = ""
+    table: ClassVar[str] = "[[privacy]]"
     #: a generalization of a transformation that fulfils the model fulfils it too ...
     monotonic_without_suppression: ClassVar[bool] = True
     #: ... and still does when violating classes are suppressed within a limit
@@ -47,8 +55,13 @@ class PrivacyModel:
     #: models on a research subset make N the subset size
     uses_subset: ClassVar[bool] = False
 
+    @classmethod
+    def from_dict(cls, d: dict, where: str | None = None) -> "PrivacyModel":
+        """The model of one ``[[privacy]]`` table, read strictly (``where`` names it)."""
+        return cls(**read_table(d, cls.params, where or cls.where(), ignore=("model",)))
+
     def bind(self, ctx: ModelContext) -> None:
-        """Precompute from the data; called once before the search."""
+        """Precompute from the data; called once before the search, on a working copy."""
 
     def row_aggregates(self, ctx: ModelContext) -> dict[str, np.ndarray]:
         """Per-record vectors/matrices to be summed per class."""
@@ -85,7 +98,7 @@ class PrivacyModel:
         return self.minimal_class_size() or 1
 
     def to_dict(self) -> dict:
-        raise NotImplementedError
+        return {"model": self.name, **write_table(self.values, self.params)}
 
     def describe(self) -> str:
         return self.name

@@ -9,34 +9,28 @@ from __future__ import annotations
 import numpy as np
 
 from engine.privacy.distribution_kernels import beta_likeness_violating
-from engine.privacy.sensitive import SensitiveAttributeModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
+from engine.schema import Param
 
 
 class BetaLikeness(SensitiveAttributeModel):
     name = "beta-likeness"
     monotonic_without_suppression = True
     monotonic_with_suppression = False
-
-    def __init__(self, attribute: str, beta: float, enhanced: bool = False):
-        super().__init__(attribute)
-        beta = float(beta)
-        if beta <= 0:
-            raise ValueError(f"beta must be positive, got {beta}")
-        self.beta = beta
-        self.enhanced = bool(enhanced)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "BetaLikeness":
-        return cls(d["attribute"], d["beta"], d.get("enhanced", False))
+    params = (ATTRIBUTE,
+              Param("beta", "float", 1.0, low=0, low_open=True, required=True, label="β",
+                    help="the largest relative increase (q - p) / p of a sensitive value's "
+                         "frequency in a class over the whole table"),
+              Param("enhanced", "bool", False, label="Enhanced",
+                    help="also bound frequent values: the limit is min(β, -ln p)"))
+    label = "β-likeness"
+    summary = ("No class makes a sensitive value much more frequent than it is in the "
+               "whole table.")
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         return (dist.distinct() == 0) | beta_likeness_violating(
             dist.indptr, dist.value, dist.count, self.overall, self.beta, self.enhanced)
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attribute": self.attribute, "beta": self.beta,
-                "enhanced": self.enhanced}
 
     def describe(self) -> str:
         kind = "enhanced" if self.enhanced else "basic"

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.privacy.distribution_kernels import delta_disclosure_violating
-from engine.privacy.sensitive import SensitiveAttributeModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
+from engine.schema import Param
 
 
 class DeltaDisclosure(SensitiveAttributeModel):
@@ -14,24 +15,17 @@ class DeltaDisclosure(SensitiveAttributeModel):
     # merging classes can dilute a value below p * exp(-delta): not monotonic
     monotonic_without_suppression = False
     monotonic_with_suppression = False
-
-    def __init__(self, attribute: str, delta: float):
-        super().__init__(attribute)
-        delta = float(delta)
-        if delta <= 0:
-            raise ValueError(f"delta must be positive, got {delta}")
-        self.delta = delta
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "DeltaDisclosure":
-        return cls(d["attribute"], d["delta"])
+    params = (ATTRIBUTE,
+              Param("delta", "float", 1.0, low=0, low_open=True, required=True, label="δ",
+                    help="the largest |ln(class frequency / overall frequency)| of any "
+                         "sensitive value (no upper limit)"))
+    label = "δ-disclosure privacy"
+    summary = ("Within every class, each sensitive value is neither much more nor much "
+               "less frequent than in the whole table.")
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         return (dist.distinct() == 0) | delta_disclosure_violating(
             dist.indptr, dist.value, dist.count, self.overall, self.delta)
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attribute": self.attribute, "delta": self.delta}
 
     def describe(self) -> str:
         return f"{self.delta:g}-disclosure privacy of '{self.attribute}'"

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.classes import Classes
 from engine.privacy.base import ModelContext, PrivacyModel
+from engine.schema import Param
 
 
 class DeltaPresence(PrivacyModel):
@@ -17,22 +18,23 @@ class DeltaPresence(PrivacyModel):
     monotonic_without_suppression = True
     monotonic_with_suppression = False
     uses_subset = True
+    params = (Param("delta_min", "float", 0.0, low=0, high=1, required=True, label="δ min",
+                    help="the smallest share of a class's records that may be in the subset"),
+              Param("delta_max", "float", 0.5, low=0, high=1, required=True, label="δ max",
+                    help="the largest share of a class's records that may be in the subset"))
+    label = "δ-presence"
+    summary = ("Whoever knows the whole table cannot tell with certainty whether a person "
+               "is in the released research subset.")
 
-    def __init__(self, delta_min: float, delta_max: float):
-        delta_min, delta_max = float(delta_min), float(delta_max)
-        if not 0.0 <= delta_min <= delta_max <= 1.0:
-            raise ValueError(f"need 0 <= delta_min <= delta_max <= 1, got "
-                             f"{delta_min}, {delta_max}")
-        self.delta_min = delta_min
-        self.delta_max = delta_max
+    def setup(self) -> None:
+        delta_min, delta_max = self.delta_min, self.delta_max
+        if not delta_min <= delta_max:
+            raise ValueError(f"delta_min = {delta_min:g} must not exceed delta_max = "
+                             f"{delta_max:g}")
         self.empty_classes_fatal = True
         if delta_min == 0.0 and delta_max == 1.0:
             # a bare research subset: nothing to enforce
             self.monotonic_with_suppression = True
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "DeltaPresence":
-        return cls(d["delta_min"], d["delta_max"])
 
     def bind(self, ctx: ModelContext) -> None:
         # A class without subset records tells the attacker its individuals are not in
@@ -52,9 +54,6 @@ class DeltaPresence(PrivacyModel):
         if not self.empty_classes_fatal or self.delta_min == 0.0:
             return True
         return not bool((classes.aggregates["subset"] == 0).any())
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "delta_min": self.delta_min, "delta_max": self.delta_max}
 
     def describe(self) -> str:
         return f"({self.delta_min:g},{self.delta_max:g})-presence"

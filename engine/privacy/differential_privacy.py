@@ -27,6 +27,7 @@ import numpy as np
 from engine.classes import Classes
 from engine.errors import JobError
 from engine.privacy.base import ModelContext, PrivacyModel
+from engine.schema import Param
 
 DEGREES = {"none": 0.0, "low": 0.2, "low-medium": 0.4, "medium": 0.5, "medium-high": 0.6,
            "high": 0.8, "complete": 1.0}
@@ -82,42 +83,42 @@ class DifferentialPrivacy(PrivacyModel):
     #: the job's suppression limit does not apply: every small class goes
     suppresses_freely = True
 
-    def __init__(self, epsilon: float, delta: float, generalization: str = DATA_DEPENDENT,
-                 seed: int | None = None, search_budget: float = 0.1, search_steps: int = 100):
-        epsilon, delta = float(epsilon), float(delta)
-        if epsilon <= 0:
-            raise ValueError(f"epsilon must be positive, got {epsilon}")
-        if not 0 < delta < 1:
-            raise ValueError(f"delta must lie in (0, 1), got {delta}")
-        generalization = str(generalization).lower().replace("_", "-")
-        if generalization != DATA_DEPENDENT and generalization not in DEGREES:
-            raise ValueError(f"generalization must be '{DATA_DEPENDENT}' or one of "
-                             f"{', '.join(DEGREES)}, got '{generalization}'")
-        search_budget = float(search_budget)
-        if int(search_steps) < 0:
-            raise ValueError(f"search_steps must not be negative, got {search_steps}")
-        if generalization == DATA_DEPENDENT and not 0 < search_budget < epsilon:
-            raise ValueError(f"search_budget must lie in (0, epsilon), got {search_budget}")
-        self.epsilon = epsilon
-        self.delta = delta
-        self.generalization = generalization
-        self.seed = None if seed is None else int(seed)
-        self.search_budget = search_budget
-        self.search_steps = int(search_steps)
-        self.epsilon_anon = epsilon - search_budget if self.data_dependent else epsilon
+    params = (
+        Param("epsilon", "float", 2.0, low=0, high=100, low_open=True, required=True,
+              label="ε", help="the privacy budget: smaller is more private (ARX suggests 2)"),
+        Param("delta", "float", 1e-6, low=0, high=1, low_open=True, high_open=True,
+              required=True, label="δ",
+              help="the probability that ε does not hold (far below 1 / records)"),
+        Param("generalization", "choice", DATA_DEPENDENT, choices=(DATA_DEPENDENT, *DEGREES),
+              label="Generalization",
+              help="data-dependent: chosen privately from the data; otherwise every "
+                   "attribute at that share of its hierarchy's height"),
+        Param("seed", "int", None, low=0, label="Random seed",
+              help="seeds the random sample and search (absent: a new draw each run)"),
+        Param("search_budget", "float", 0.1, low=0, low_open=True, label="Search budget",
+              help="the part of ε spent on choosing the generalization (data-dependent "
+                   "only; less than ε)"),
+        Param("search_steps", "int", 100, low=0, label="Search steps",
+              help="how many transformations the private search visits (data-dependent "
+                   "only)"))
+    label = "(ε, δ)-differential privacy"
+    summary = ("SafePub: release a random sample, generalized and with small classes "
+               "suppressed, so that any one person's presence changes little.")
+
+    def setup(self) -> None:
+        if self.data_dependent and not self.search_budget < self.epsilon:
+            raise ValueError(f"search_budget = {self.search_budget:g} must be less than "
+                             f"epsilon = {self.epsilon:g}")
+        self.epsilon_anon = (self.epsilon - self.search_budget if self.data_dependent
+                             else self.epsilon)
         self.beta = 1 - math.exp(-self.epsilon_anon)
-        self.k = derive_k(self.epsilon_anon, delta)
+        self.k = derive_k(self.epsilon_anon, self.delta)
         self.fixed_levels: tuple[int, ...] | None = None
         self.sample: np.ndarray | None = None
 
     @property
     def data_dependent(self) -> bool:
         return self.generalization == DATA_DEPENDENT
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "DifferentialPrivacy":
-        return cls(d["epsilon"], d["delta"], d.get("generalization", DATA_DEPENDENT),
-                   d.get("seed"), d.get("search_budget", 0.1), d.get("search_steps", 100))
 
     def bind(self, ctx: ModelContext) -> None:
         if ctx.table.weights is not None:
@@ -146,13 +147,6 @@ class DifferentialPrivacy(PrivacyModel):
 
     def minimal_class_size(self) -> int:
         return self.k
-
-    def to_dict(self) -> dict:
-        d = {"model": self.name, "epsilon": self.epsilon, "delta": self.delta,
-             "generalization": self.generalization, "seed": self.seed}
-        if self.data_dependent:
-            d.update(search_budget=self.search_budget, search_steps=self.search_steps)
-        return d
 
     def describe(self) -> str:
         return f"({self.epsilon:g},{self.delta:g})-differential privacy"

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.privacy.sensitive import SensitiveAttributeModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
+from engine.schema import Param
 
 
 class DistinctLDiversity(SensitiveAttributeModel):
@@ -12,26 +13,17 @@ class DistinctLDiversity(SensitiveAttributeModel):
     # merging classes never loses a value, and suppression removes whole classes
     monotonic_without_suppression = True
     monotonic_with_suppression = True
-
-    def __init__(self, attribute: str, l: int):
-        super().__init__(attribute)
-        l = int(l)
-        if l < 1:
-            raise ValueError(f"l must be at least 1, got {l}")
-        self.l = l
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "DistinctLDiversity":
-        return cls(d["attribute"], d["l"])
+    params = (ATTRIBUTE, Param("l", "int", 2, low=1, required=True, label="l",
+                               unit="distinct values",
+                               help="the fewest distinct sensitive values in every class"))
+    label = "Distinct l-diversity"
+    summary = "Every class holds at least l different values of the sensitive attribute."
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         return dist.distinct() < self.l
 
     def minimal_class_size(self) -> int:
         return self.l
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attribute": self.attribute, "l": self.l}
 
     def describe(self) -> str:
         return f"distinct-{self.l}-diversity of '{self.attribute}'"

@@ -21,8 +21,9 @@ import math
 import numpy as np
 
 from engine.privacy.distribution_kernels import segment_sum, shannon_entropy
-from engine.privacy.sensitive import SensitiveAttributeModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
+from engine.schema import Param
 
 ESTIMATORS = ("shannon", "grassberger")
 
@@ -50,22 +51,14 @@ class EntropyLDiversity(SensitiveAttributeModel):
     name = "entropy-l-diversity"
     monotonic_without_suppression = True
     monotonic_with_suppression = False
-
-    def __init__(self, attribute: str, l: float, estimator: str = "shannon"):
-        super().__init__(attribute)
-        l = float(l)
-        if l < 1:
-            raise ValueError(f"l must be at least 1, got {l}")
-        estimator = str(estimator).lower()
-        if estimator not in ESTIMATORS:
-            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, "
-                             f"got '{estimator}'")
-        self.l = l
-        self.estimator = estimator
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "EntropyLDiversity":
-        return cls(d["attribute"], d["l"], d.get("estimator", "shannon"))
+    params = (ATTRIBUTE,
+              Param("l", "float", 2.0, low=1, required=True, label="l",
+                    help="every class's entropy of sensitive values is at least log(l)"),
+              Param("estimator", "choice", "shannon", choices=ESTIMATORS, label="Estimator",
+                    help="shannon: plug-in entropy; grassberger: bias-corrected estimate"))
+    label = "Entropy l-diversity"
+    summary = ("The sensitive values of every class are spread out: their entropy is at "
+               "least that of l equally frequent values.")
 
     def entropy(self, dist: SparseCounts) -> np.ndarray:
         if self.estimator == "shannon":
@@ -79,10 +72,6 @@ class EntropyLDiversity(SensitiveAttributeModel):
 
     def minimal_class_size(self) -> int:
         return int(math.ceil(self.l))
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attribute": self.attribute, "l": self.l,
-                "estimator": self.estimator}
 
     def describe(self) -> str:
         return f"{self.estimator}-entropy-{self.l:g}-diversity of '{self.attribute}'"

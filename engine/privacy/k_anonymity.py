@@ -5,22 +5,19 @@ import numpy as np
 
 from engine.classes import Classes
 from engine.privacy.base import PrivacyModel
+from engine.schema import Param
+
+K = Param("k", "int", 5, low=1, required=True, label="k", unit="records",
+          help="the fewest records an equivalence class may hold")
 
 
 class KAnonymity(PrivacyModel):
     name = "k-anonymity"
     monotonic_without_suppression = True
     monotonic_with_suppression = True
-
-    def __init__(self, k: int):
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
-        self.k = k
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "KAnonymity":
-        return cls(k=d["k"])
+    params = (K,)
+    label = "k-anonymity"
+    summary = "Every record is indistinguishable from at least k-1 others on its quasi-identifiers."
 
     def violating(self, classes: Classes) -> np.ndarray:
         # with a research subset only subset records are released
@@ -28,9 +25,6 @@ class KAnonymity(PrivacyModel):
 
     def minimal_class_size(self) -> int:
         return self.k
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "k": self.k}
 
     def describe(self) -> str:
         return f"{self.k}-anonymity"

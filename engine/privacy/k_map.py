@@ -21,6 +21,8 @@ from engine.classes import Classes
 from engine.errors import JobError
 from engine.privacy.base import ModelContext, PrivacyModel
 from engine.privacy.population import population_size
+from engine.privacy.k_anonymity import K
+from engine.schema import Param
 
 ESTIMATORS = ("none", "poisson", "zero-truncated-poisson")
 
@@ -45,28 +47,25 @@ class KMap(PrivacyModel):
     name = "k-map"
     monotonic_without_suppression = True
     monotonic_with_suppression = True
+    params = (Param("k", "int", K.default, low=1, required=True, label="k",
+                    unit="individuals",
+                    help="the fewest individuals of the population each released record "
+                         "could be"),
+              Param("estimator", "choice", "none", choices=ESTIMATORS, label="Estimator",
+                    help="none: the table is the population and [subset] the release; "
+                         "poisson / zero-truncated-poisson: estimated from [population]"),
+              Param("significance", "float", 0.01, low=0, high=1, low_open=True,
+                    high_open=True, label="Significance",
+                    help="the accepted probability (type-I error) of a class being "
+                         "smaller than k in the population"))
+    label = "k-map"
+    summary = ("Every released record matches at least k individuals of the population "
+               "it was drawn from.")
 
-    def __init__(self, k: int, estimator: str = "none", significance: float = 0.01):
-        k = int(k)
-        if k < 1:
-            raise ValueError(f"k must be at least 1, got {k}")
-        estimator = str(estimator).lower()
-        if estimator not in ESTIMATORS:
-            raise ValueError(f"estimator must be one of {', '.join(ESTIMATORS)}, "
-                             f"got '{estimator}'")
-        significance = float(significance)
-        if not 0.0 < significance < 1.0:
-            raise ValueError(f"significance must lie in (0, 1), got {significance}")
-        self.k = k
-        self.estimator = estimator
-        self.significance = significance
-        self.uses_subset = estimator == "none"
-        self.effective_k: int = k
+    def setup(self) -> None:
+        self.uses_subset = self.estimator == "none"
+        self.effective_k: int = self.k
         self.type1_error: float = 0.0
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "KMap":
-        return cls(d["k"], d.get("estimator", "none"), d.get("significance", 0.01))
 
     def bind(self, ctx: ModelContext) -> None:
         if self.estimator == "none":
@@ -90,10 +89,6 @@ class KMap(PrivacyModel):
 
     def minimal_class_size(self) -> int | None:
         return self.effective_k if self.estimator != "none" else None
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "k": self.k, "estimator": self.estimator,
-                "significance": self.significance}
 
     def describe(self) -> str:
         if self.estimator == "none":

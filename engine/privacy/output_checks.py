@@ -474,9 +474,9 @@ def check_profitability(model, counts: ReleasedCounts) -> list[str]:
     bad = []
     for key in counts.sizes:
         p = 1.0 / sizes[key]
-        pay = model.benefit * (1.0 - _entropy_loss(key, counts.qis, hierarchies, under))
-        if model.gain * p - model.cost > 0:
-            pay -= model.loss * p
+        pay = model.publisher_benefit * (1.0 - _entropy_loss(key, counts.qis, hierarchies, under))
+        if model.adversary_gain * p - model.adversary_cost > 0:
+            pay -= model.publisher_loss * p
         if not pay > 0:
             bad.append(_label(key))
     return _report(bad, f"{model.describe()} (positive payout)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.errors import JobError
+from engine.schema import Param, ParamError, read_table
 
 #: population sizes of the region presets (ARX's; USA is the one its tests use)
 REGIONS: dict[str, int] = {
@@ -19,6 +20,23 @@ REGIONS: dict[str, int] = {
     "Africa": 1_100_000_000, "North America": 565_265_000,
     "South America": 385_742_554,
 }
+
+
+#: the ``[population]`` table's keys, declared once (``engine.schema``); exactly one
+POPULATION_PARAMS = (
+    Param("size", "int", None, low=1, label="Population size", unit="individuals",
+          help="how many individuals the population holds"),
+    Param("region", "choice", None, choices=tuple(REGIONS), label="Region",
+          help="a region whose population size is known"),
+)
+
+
+def read_population(d: dict) -> dict:
+    """A ``[population]`` table checked strictly: ``size`` or ``region``."""
+    values = read_table(d, POPULATION_PARAMS, "[population]")
+    if (values["size"] is None) == (values["region"] is None):
+        raise ParamError("[population] needs either size or region (not both)")
+    return {k: values[k] for k in d}
 
 
 def population_size(population: dict | None) -> int | None:

@@ -27,6 +27,7 @@ from engine.errors import JobError
 from engine.privacy.base import ModelContext
 from engine.privacy.population import population_size
 from engine.privacy.risk_based import RiskBasedModel
+from engine.schema import Param
 
 #: the estimators of ``engine.estimators`` (imported when used: they load scipy)
 ESTIMATOR_NAMES = ("pitman", "zayatz", "snb", "dankar")
@@ -36,24 +37,22 @@ class PopulationUniqueness(RiskBasedModel):
     name = "population-uniqueness"
     monotonic_without_suppression = True
     monotonic_with_suppression = False
+    params = (Param("threshold", "float", 0.01, low=0, high=1, required=True,
+                    label="Highest share of population uniques",
+                    help="the largest estimated share of released records that are unique "
+                         "in the whole population"),
+              Param("estimator", "choice", "dankar", choices=ESTIMATOR_NAMES,
+                    label="Estimator",
+                    help="how population uniques are estimated from the sample: Pitman, "
+                         "Zayatz, SNB, or Dankar's rule choosing among them"))
+    label = "Population uniqueness"
+    summary = ("Few released records are estimated to be unique in the population "
+               "(needs the population's size: [population]).")
 
-    def __init__(self, threshold: float, estimator: str = "dankar"):
-        threshold = float(threshold)
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must lie between 0 and 1, got {threshold}")
-        estimator = str(estimator).lower()
-        if estimator not in ESTIMATOR_NAMES:
-            raise ValueError(f"estimator must be one of {', '.join(ESTIMATOR_NAMES)}, "
-                             f"got '{estimator}'")
-        self.threshold = threshold
-        self.estimator = estimator
+    def setup(self) -> None:
         self.population: int | None = None
         # as ARX: only Zayatz's estimate is monotonic under generalization
-        self.monotonic_without_suppression = estimator == "zayatz"
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "PopulationUniqueness":
-        return cls(d["threshold"], d.get("estimator", "dankar"))
+        self.monotonic_without_suppression = self.estimator == "zayatz"
 
     def bind(self, ctx: ModelContext) -> None:
         self.population = population_size(ctx.population)
@@ -80,9 +79,6 @@ class PopulationUniqueness(RiskBasedModel):
             return True  # nothing released, or no sample uniques
         value = self.uniqueness(sizes)
         return 0.0 < value <= self.threshold  # False for NaN
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "threshold": self.threshold, "estimator": self.estimator}
 
     def describe(self) -> str:
         return f"({self.threshold:g})-population-uniqueness ({self.estimator})"

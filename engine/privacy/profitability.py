@@ -22,49 +22,37 @@ import numpy as np
 from engine.classes import Classes
 from engine.errors import JobError
 from engine.hierarchy.encoded import EncodedHierarchy
-from engine.metrics.game_theoretic import ATTACKERS, EntropyInformationLoss, publisher_payout
+from engine.metrics.game_theoretic import (ATTACKER, PAYOUT_PARAMS, EntropyInformationLoss,
+                                           publisher_payout)
 from engine.privacy.base import ModelContext, PrivacyModel
+from engine.schema import Param
 
 
 class Profitability(PrivacyModel):
     name = "profitability"
     monotonic_without_suppression = False
     monotonic_with_suppression = False
+    params = (ATTACKER,
+              Param("allow_attack", "bool", True, label="Allow attacks",
+                    help="true: release a class when the publisher's expected payout is "
+                         "positive; false: no record may be worth attacking"),
+              *PAYOUT_PARAMS)
+    label = "Game-theoretic profitability"
+    summary = ("Release only what pays off for the publisher against a rational attacker "
+               "who weighs the gain of re-identification against its cost.")
 
-    def __init__(self, attacker: str = "prosecutor", allow_attack: bool = True,
-                 publisher_benefit: float = 1200.0, publisher_loss: float = 300.0,
-                 adversary_gain: float = 300.0, adversary_cost: float = 4.0):
-        attacker = str(attacker).lower()
-        if attacker not in ATTACKERS:
-            raise ValueError(f"attacker must be one of {', '.join(ATTACKERS)}, got '{attacker}'")
-        values = dict(publisher_benefit=publisher_benefit, publisher_loss=publisher_loss,
-                      adversary_gain=adversary_gain, adversary_cost=adversary_cost)
-        for key, v in values.items():
-            if float(v) < 0:
-                raise ValueError(f"{key} must not be negative, got {v}")
-        self.attacker = attacker
-        self.allow_attack = bool(allow_attack)
-        self.benefit = float(publisher_benefit)
-        self.loss = float(publisher_loss)
-        self.gain = float(adversary_gain)
-        self.cost = float(adversary_cost)
-        self.uses_subset = attacker == "journalist"
+    def setup(self) -> None:
+        self.uses_subset = self.attacker == "journalist"
         if not self.allow_attack:
-            if self.cost <= 0:
+            if self.adversary_cost <= 0:
                 raise ValueError("adversary_cost must be positive when no attack is allowed")
-            self.k = int(math.floor(self.gain / self.cost)) + 1
+            self.k = int(math.floor(self.adversary_gain / self.adversary_cost)) + 1
             self.monotonic_without_suppression = True
             self.monotonic_with_suppression = True
         else:
             self.k = None
         self.information_loss: EntropyInformationLoss | None = None
         self.hierarchies: dict = {}  # QI -> Hierarchy, for independent re-verification
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Profitability":
-        return cls(d.get("attacker", "prosecutor"), d.get("allow_attack", True),
-                   d["publisher_benefit"], d["publisher_loss"], d["adversary_gain"],
-                   d["adversary_cost"])
 
     def bind(self, ctx: ModelContext) -> None:
         if not self.allow_attack:
@@ -89,17 +77,13 @@ class Profitability(PrivacyModel):
         if not self.allow_attack:
             return sizes < self.k
         success = 1.0 / np.maximum(sizes, 1)
-        pay = publisher_payout(self.benefit, self.loss, self.gain, self.cost,
+        pay = publisher_payout(self.publisher_benefit, self.publisher_loss,
+                               self.adversary_gain, self.adversary_cost,
                                self.information_loss.of_classes(classes), success)
         return (sizes == 0) | ~(pay > 0)
 
     def minimal_class_size(self) -> int | None:
         return self.k if not self.allow_attack and self.attacker == "prosecutor" else None
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attacker": self.attacker, "allow_attack": self.allow_attack,
-                "publisher_benefit": self.benefit, "publisher_loss": self.loss,
-                "adversary_gain": self.gain, "adversary_cost": self.cost}
 
     def describe(self) -> str:
         kind = "profitability" if self.allow_attack else "no-attack profitability"

@@ -9,37 +9,30 @@ from __future__ import annotations
 import numpy as np
 
 from engine.privacy.distribution_kernels import recursive_cl_violating
-from engine.privacy.sensitive import SensitiveAttributeModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
+from engine.schema import Param
 
 
 class RecursiveCLDiversity(SensitiveAttributeModel):
     name = "recursive-cl-diversity"
     monotonic_without_suppression = True
     monotonic_with_suppression = False
-
-    def __init__(self, attribute: str, c: float, l: int):
-        super().__init__(attribute)
-        c, l = float(c), int(l)
-        if c <= 0:
-            raise ValueError(f"c must be positive, got {c}")
-        if l < 1:
-            raise ValueError(f"l must be at least 1, got {l}")
-        self.c = c
-        self.l = l
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "RecursiveCLDiversity":
-        return cls(d["attribute"], d["c"], d["l"])
+    params = (ATTRIBUTE,
+              Param("c", "float", 3.0, low=0, low_open=True, required=True, label="c",
+                    help="the most frequent value must be rarer than c times the l-th "
+                         "and rarer values together"),
+              Param("l", "int", 2, low=1, required=True, label="l", unit="distinct values",
+                    help="the fewest distinct sensitive values in every class"))
+    label = "Recursive (c,l)-diversity"
+    summary = ("No sensitive value dominates a class: the most frequent one is rarer than "
+               "c times the less frequent ones together.")
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         return recursive_cl_violating(dist.indptr, dist.count, self.c, self.l)
 
     def minimal_class_size(self) -> int:
         return self.l
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attribute": self.attribute, "c": self.c, "l": self.l}
 
     def describe(self) -> str:
         return f"recursive-({self.c:g},{self.l})-diversity of '{self.attribute}'"

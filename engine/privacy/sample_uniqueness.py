@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.privacy.risk_based import RiskBasedModel
+from engine.schema import Param
 
 
 def sample_uniques_share(sizes: np.ndarray) -> float:
@@ -16,22 +17,15 @@ class SampleUniqueness(RiskBasedModel):
     name = "sample-uniqueness"
     monotonic_without_suppression = True
     monotonic_with_suppression = True
-
-    def __init__(self, threshold: float):
-        threshold = float(threshold)
-        if not 0.0 <= threshold <= 1.0:
-            raise ValueError(f"threshold must lie between 0 and 1, got {threshold}")
-        self.threshold = threshold
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "SampleUniqueness":
-        return cls(d["threshold"])
+    params = (Param("threshold", "float", 0.05, low=0, high=1, required=True,
+                    label="Highest share of uniques",
+                    help="the largest share of released records that are unique in the "
+                         "released data"),)
+    label = "Sample uniqueness"
+    summary = "Few released records are the only one of their kind in the released data."
 
     def fulfilled(self, sizes: np.ndarray) -> bool:
         return sample_uniques_share(sizes) <= self.threshold
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "threshold": self.threshold}
 
     def describe(self) -> str:
         return f"({self.threshold:g})-sample-uniqueness"

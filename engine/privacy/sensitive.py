@@ -18,6 +18,11 @@ from engine.classes import Classes
 from engine.errors import JobError
 from engine.privacy.base import ModelContext, PrivacyModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.schema import Param
+
+#: the sensitive attribute every attribute-disclosure model names first
+ATTRIBUTE = Param("attribute", "attribute", None, required=True, label="Sensitive attribute",
+                  help="the attribute whose values the model protects (of type sensitive)")
 
 
 def sensitive_key(attribute: str) -> str:
@@ -30,10 +35,7 @@ class SensitiveAttributeModel(PrivacyModel):
     monotonic_without_suppression = True
     monotonic_with_suppression = False
 
-    def __init__(self, attribute: str):
-        if not attribute or not isinstance(attribute, str):
-            raise ValueError("a sensitive 'attribute' is required")
-        self.attribute = attribute
+    def setup(self) -> None:
         self.codes: np.ndarray | None = None
         self.dictionary: np.ndarray | None = None
         self.overall: np.ndarray | None = None  # relative frequency of each code

@@ -20,8 +20,9 @@ from engine.errors import JobError
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.privacy.base import ModelContext
 from engine.privacy.distribution_kernels import equal_emd, hierarchical_emd, ordered_emd
-from engine.privacy.sensitive import SensitiveAttributeModel
 from engine.kernel.sparse_counts import SparseCounts
+from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
+from engine.schema import Param
 
 DISTANCES = ("equal", "hierarchical", "ordered")
 
@@ -30,26 +31,23 @@ class TCloseness(SensitiveAttributeModel):
     name = "t-closeness"
     monotonic_without_suppression = True
     monotonic_with_suppression = False
+    params = (ATTRIBUTE,
+              Param("t", "float", 0.2, low=0, high=1, required=True, label="t",
+                    help="the largest distance of a class's sensitive values from the "
+                         "whole table's (0: identical, 1: anything)"),
+              Param("distance", "choice", "equal", choices=DISTANCES, label="Ground distance",
+                    help="equal: values all equally far apart; ordered: by their order; "
+                         "hierarchical: by the sensitive attribute's hierarchy"))
+    label = "t-closeness"
+    summary = ("The distribution of sensitive values in every class is close (within t) "
+               "to their distribution in the whole table.")
 
-    def __init__(self, attribute: str, t: float, distance: str = "equal"):
-        super().__init__(attribute)
-        t = float(t)
-        if not 0.0 <= t <= 1.0:
-            raise ValueError(f"t must lie between 0 and 1, got {t}")
-        distance = str(distance).lower()
-        if distance not in DISTANCES:
-            raise ValueError(f"distance must be one of {', '.join(DISTANCES)}, "
-                             f"got '{distance}'")
-        self.t = t
-        self.distance = distance
+    def setup(self) -> None:
+        super().setup()
         self.rank: np.ndarray | None = None  # code -> position in the value order
         self.parent_flat = self.parent_off = self.n_nodes = None
         self.mass_flat = self.node_off = None
         self.hierarchy = None  # the sensitive attribute's Hierarchy (hierarchical distance)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "TCloseness":
-        return cls(d["attribute"], d["t"], d.get("distance", "equal"))
 
     def bind(self, ctx: ModelContext) -> None:
         super().bind(ctx)
@@ -117,10 +115,6 @@ class TCloseness(SensitiveAttributeModel):
             if self.distance_floor(size) <= self.t + 1e-9:
                 return size
         return len(self.overall) + 1
-
-    def to_dict(self) -> dict:
-        return {"model": self.name, "attribute": self.attribute, "t": self.t,
-                "distance": self.distance}
 
     def describe(self) -> str:
         return f"{self.t:g}-closeness ({self.distance} distance) of '{self.attribute}'"

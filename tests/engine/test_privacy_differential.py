@@ -5,6 +5,7 @@ oracle cases (score within 10%)."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -78,27 +79,23 @@ def test_generalization_degrees_round_half_up():
 DATA_DEPENDENT = [c for c in DP_CASES if c["privacy_models"][0]["data_dependent"]]
 
 
-class _RecordedSample(DifferentialPrivacy):
-    """The model with the sample ARX drew instead of a fresh one."""
-
-    mask: np.ndarray
-
-    def bind(self, ctx):
-        super().bind(ctx)
-        self.sample = self.mask
-        ctx.subset = self.mask
-
-
 def _problem_on_arx_sample(case) -> Problem:
     table = oracle.table(case["dataset"])
     job = oracle.job_for(case)
-    model = _RecordedSample.__new__(_RecordedSample)
-    model.__dict__.update(job.privacy[0].__dict__)
     rows = np.loadtxt(oracle.SHARED / case["privacy_models"][0]["arx_random_sample"]["file"],
                       dtype=np.int64)
-    model.mask = np.zeros(table.n_rows, dtype=bool)
-    model.mask[rows] = True
-    job.privacy[0] = model
+    mask = np.zeros(table.n_rows, dtype=bool)
+    mask[rows] = True
+
+    class RecordedSample(DifferentialPrivacy):
+        """The model with the sample ARX drew instead of a fresh one."""
+
+        def bind(self, ctx):
+            super().bind(ctx)
+            self.sample = mask
+            ctx.subset = mask
+
+    job = replace(job, privacy=[RecordedSample(**job.privacy[0].values)])
     return Problem(table, job)
 
 
@@ -132,8 +129,7 @@ def test_data_dependent_case(case):
 
 def test_metric_without_score_is_a_job_error():
     case = DATA_DEPENDENT[0]
-    job = oracle.job_for(case)
-    job.metric = metric_from_dict({"name": "height"})
+    job = replace(oracle.job_for(case), metric=metric_from_dict({"name": "height"}))
     problem = Problem(oracle.table(case["dataset"]), job)
     with pytest.raises(JobError, match="SafePub score"):
         run_search(problem)

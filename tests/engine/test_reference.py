@@ -63,10 +63,9 @@ def make_problem(names, hier, df, k, limit, metric, monotonic, gs, how, weights=
     d = {"name": metric, "monotonic": monotonic, "gs_factor": gs}
     if how:
         d["aggregate"] = how
-    w = {n: weights[j] for j, n in enumerate(names)} if weights else None
     job = Job(attributes=attrs, privacy=[KAnonymity(k)],
               transformation=TransformationConfig(suppression_limit=limit),
-              metric=metric_from_dict(d, w))
+              metric=metric_from_dict(d))
     return Problem(EncodedTable.from_dataframe(df), job)
 
 

@@ -77,7 +77,7 @@ def test_pruned_search_matches_exhaustive(prob, models, limit, metric, gs, data)
     def problem():
         job = Job(attributes=attrs, privacy=list(models),
                   transformation=TransformationConfig(suppression_limit=limit),
-                  metric=metric_from_dict(d, None))
+                  metric=metric_from_dict(d))
         return Problem(EncodedTable.from_dataframe(df), job)
 
     pruned = problem()
@@ -112,7 +112,7 @@ def test_monotonic_part_tags_specializations():
     attrs["s"] = AttributeConfig("sensitive")
     job = Job(attributes=attrs, privacy=[KAnonymity(8), RecursiveCLDiversity("s", 2.0, 2)],
               transformation=TransformationConfig(suppression_limit=0.05),
-              metric=metric_from_dict({"name": "entropy", "monotonic": True}, None))
+              metric=metric_from_dict({"name": "entropy", "monotonic": True}))
     problem = Problem(EncodedTable.from_dataframe(df), job)
     assert [type(m) for m in problem.pruning_models] == [KAnonymity]
     bottom = problem.evaluate((0, 0))
@@ -140,7 +140,7 @@ def test_distance_floor_bounds_every_class(weights, distance, data):
     model = TCloseness("s", 0.2, distance)
     job = Job(attributes=attrs, privacy=[model],
               transformation=TransformationConfig(suppression_limit=0.1),
-              metric=metric_from_dict({"name": "entropy", "monotonic": True}, None))
+              metric=metric_from_dict({"name": "entropy", "monotonic": True}))
     problem = Problem(EncodedTable.from_dataframe(df), job)
     codes = problem.table.column("s").codes
     size = data.draw(st.integers(1, 6))
@@ -161,7 +161,7 @@ def test_t_closeness_implies_k_on_adult_like_data():
     attrs["s"] = AttributeConfig("sensitive", Hierarchy.from_rows(SENSITIVE_HIERARCHY, "s"))
     job = Job(attributes=attrs, privacy=[TCloseness("s", 0.2, "hierarchical")],
               transformation=TransformationConfig(suppression_limit=0.05),
-              metric=metric_from_dict({"name": "entropy", "monotonic": True}, None))
+              metric=metric_from_dict({"name": "entropy", "monotonic": True}))
     problem = Problem(EncodedTable.from_dataframe(df), job)
     assert problem.pruning_models == [] and problem.pruning_k > 1
     optimal = optimal_search(problem)
