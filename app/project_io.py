@@ -152,7 +152,8 @@ def restore_saved_result(doc: Document, snap: ProjectSnapshot):
     try:
         job = doc.build_job()
     except AnonymistError as e:
-        return lambda: ResultMismatch(f"the configuration cannot run: {e}")
+        reason = str(e)
+        return lambda: ResultMismatch(f"the configuration cannot run: {reason}")
 
     def restore():
         try:

@@ -27,7 +27,7 @@ from engine.errors import JobError
 KINDS = ("int", "float", "bool", "choice", "attribute", "text", "path")
 
 
-class ParamError(JobError, ValueError):
+class ParamError(JobError):
     """A parameter value or key is not what its declaration allows."""
 
 
@@ -56,11 +56,13 @@ def closest(key: str, known: Iterable[str]) -> str | None:
     return found[0] if found else None
 
 
-def unknown_key_error(where: str, key: str, known: Iterable[str], what: str = "key") -> ParamError:
+def unknown_key_error(where: str, key: str, known: Iterable[str], what: str = "key",
+                      value=None) -> ParamError:
     known = list(known)
     near = closest(str(key), known)
     hint = f" (did you mean '{near}'?)" if near else ""
-    return ParamError(f"{where} has an unknown {what} '{key}'{hint}; known {what}s: "
+    given = "" if value is None else f" = {show(value)}"
+    return ParamError(f"{where} has an unknown {what} '{key}'{given}{hint}; known {what}s: "
                       f"{', '.join(known) if known else 'none'}")
 
 
@@ -222,7 +224,7 @@ def read_table(d, params: Iterable[Param], where: str, ignore: Iterable[str] = (
     known = {p.name: p for p in params}
     for key in d:
         if key not in known and key not in ignore:
-            raise unknown_key_error(where, key, list(ignore) + list(known))
+            raise unknown_key_error(where, key, list(ignore) + list(known), value=d[key])
     out = {}
     for p in params:
         if p.name in d:
@@ -304,6 +306,15 @@ class Declared:
             raise AttributeError(f"{type(self).__name__} is a specification and does not "
                                  f"change: use .replace({key}=...) or .working_copy()")
         object.__setattr__(self, key, value)
+
+    def choice_text(self, p: Param) -> str:
+        """A parameter's value as shown to people (a choice by its label)."""
+        v = getattr(self, p.name)
+        if p.kind == "choice":
+            return p.choice_label(v)
+        if isinstance(v, bool):
+            return "yes" if v else "no"
+        return f"{v:g}" if isinstance(v, float) else str(v)
 
     @property
     def values(self) -> dict:

@@ -17,7 +17,7 @@ ENGINE = ROOT / "engine"
 #: the engine's floors, bottom first: a room imports only from floors below its own
 LAYERS = [
     {"errors", "io_utils", "progress", "markers"},
-    {"data", "pseudonyms"},
+    {"data", "pseudonyms", "schema"},
     {"hierarchy", "query"},
     {"kernel"},
     {"classes", "lattice", "estimators"},

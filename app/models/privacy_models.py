@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QPersistentModelIndex, Qt
 
 from app.document import Document
-from app.widgets.model_parameters import describe_model
+from app.widgets.model_dialog import describe_model
 
 _Index = QModelIndex | QPersistentModelIndex
 

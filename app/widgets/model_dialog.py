@@ -1,12 +1,31 @@
-"""Add or edit one privacy model: the form is built from the model's parameters."""
+"""Add or edit one privacy model: every model by its human name with a one-line
+explanation, its parameters as a form built from the engine's declarations
+(``engine.schema``, ``app.widgets.param_form``); the engine validates on accept."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
-                               QFormLayout, QLabel, QLineEdit, QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
+                               QVBoxLayout)
 
-from app.widgets.model_parameters import Parameter, model_names, parameters_of
+from app.widgets.param_form import ParamForm
 from engine.errors import AnonymistError
-from engine.privacy import model_from_dict
+from engine.privacy import MODELS, model_from_dict
+
+
+def describe_model(d: dict) -> str:
+    """A short label of a ``[[privacy]]`` table: '5-anonymity', "Distinct l-diversity
+    (l = 2) of 'disease'"; the table as written when the engine refuses it."""
+    try:
+        model = model_from_dict(d)
+    except AnonymistError:
+        params = ", ".join(f"{k} = {v}" for k, v in d.items() if k != "model")
+        return f"{d.get('model', '?')} ({params}) — invalid"
+    if model.name == "k-anonymity":
+        return model.describe()
+    shown = [f"{p.title} = {model.choice_text(p)}" for p in model.params
+             if p.kind != "attribute" and getattr(model, p.name) is not None]
+    text = f"{model.label} ({', '.join(shown)})" if shown else model.label
+    attribute = getattr(model, "attribute", None)
+    return text + (f" of '{attribute}'" if attribute else "")
 
 
 class PrivacyModelDialog(QDialog):
@@ -15,19 +34,24 @@ class PrivacyModelDialog(QDialog):
     def __init__(self, model: dict | None = None, attributes: list[str] = (), parent=None):
         super().__init__(parent)
         self.setWindowTitle("Edit privacy model" if model else "Add privacy model")
-        self.setMinimumWidth(380)
+        self.setMinimumWidth(460)
         self.attributes = list(attributes)
-        self._editors: dict[str, QWidget] = {}
         lay = QVBoxLayout(self)
         top = QFormLayout()
         self.kind = QComboBox()
-        self.kind.addItems(model_names())
+        self.kind.setObjectName("modelKind")
+        for name, cls in MODELS.items():
+            self.kind.addItem(cls.label or name, name)
+            self.kind.setItemData(self.kind.count() - 1, cls.summary, 3)  # ToolTipRole
         top.addRow("Model", self.kind)
         lay.addLayout(top)
-        self.form_host = QWidget()
-        self.form = QFormLayout(self.form_host)
-        self.form.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.form_host)
+        self.summary = QLabel()
+        self.summary.setObjectName("modelSummary")
+        self.summary.setWordWrap(True)
+        lay.addWidget(self.summary)
+        self.form: ParamForm | None = None
+        self.form_slot = QVBoxLayout()
+        lay.addLayout(self.form_slot)
         self.error = QLabel()
         self.error.setObjectName("errorLabel")
         self.error.setWordWrap(True)
@@ -39,57 +63,34 @@ class PrivacyModelDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         lay.addWidget(self.buttons)
         if model:
-            self.kind.setCurrentText(model.get("model", ""))
+            self.kind.setCurrentIndex(max(0, self.kind.findData(model.get("model"))))
             self.kind.setEnabled(False)
-        self.kind.currentTextChanged.connect(lambda _: self._build())
+        self.kind.currentIndexChanged.connect(lambda _: self._build({}))
         self._build(model or {})
 
-    def _editor(self, p: Parameter, value) -> QWidget:
-        if p.kind == "int":
-            w = QSpinBox()
-            w.setRange(int(p.minimum if p.minimum is not None else 0),
-                       int(p.maximum if p.maximum is not None else 1_000_000_000))
-            w.setValue(int(value if value is not None else p.default or 0))
-        elif p.kind == "float":
-            w = QDoubleSpinBox()
-            w.setDecimals(6 if (p.maximum or 2) <= 1 else 3)
-            w.setRange(float(p.minimum if p.minimum is not None else -1e9),
-                       float(p.maximum if p.maximum is not None else 1e9))
-            w.setSingleStep(0.01 if (p.maximum or 2) <= 1 else 0.5)
-            w.setValue(float(value if value is not None else p.default or 0))
-        elif p.kind in ("attribute", "choice"):
-            w = QComboBox()
-            w.addItems(self.attributes if p.kind == "attribute" else list(p.choices))
-            if value is not None or p.default is not None:
-                w.setCurrentText(str(value if value is not None else p.default))
-        else:
-            w = QLineEdit("" if value is None and p.default is None else
-                          str(value if value is not None else p.default))
-        return w
+    @property
+    def model_name(self) -> str:
+        return self.kind.currentData()
 
-    def _build(self, values: dict | None = None) -> None:
-        values = values or {}
-        while self.form.rowCount():
-            self.form.removeRow(0)
-        self._editors.clear()
-        for p in parameters_of(self.kind.currentText()):
-            w = self._editor(p, values.get(p.name))
-            w.setObjectName(f"param_{p.name}")
-            self._editors[p.name] = w
-            self.form.addRow(p.label or p.name, w)
+    def set_model(self, name: str) -> None:
+        """Show the form of the model named ``name`` (its job-file name)."""
+        self.kind.setCurrentIndex(self.kind.findData(name))
+
+    def _build(self, values: dict) -> None:
+        cls = MODELS[self.model_name]
+        self.summary.setText(cls.summary)
+        if self.form is not None:
+            self.form_slot.removeWidget(self.form)
+            self.form.hide()
+            self.form.setParent(None)
+            self.form.deleteLater()
+        self.form = ParamForm(cls.params, self.attributes, self)
+        self.form.set_values({k: v for k, v in values.items() if k != "model"})
+        self.form_slot.addWidget(self.form)
+        self.error.hide()
 
     def value(self) -> dict:
-        d: dict = {"model": self.kind.currentText()}
-        for name, w in self._editors.items():
-            if isinstance(w, QSpinBox):
-                d[name] = w.value()
-            elif isinstance(w, QDoubleSpinBox):
-                d[name] = w.value()
-            elif isinstance(w, QComboBox):
-                d[name] = w.currentText()
-            else:
-                d[name] = w.text()
-        return d
+        return {"model": self.model_name, **self.form.values()}
 
     def accept(self) -> None:
         try:

@@ -19,7 +19,6 @@ The estimators (Pitman, Zayatz, SNB, Dankar's rule) live in
 """
 from __future__ import annotations
 
-import math
 
 import numpy as np
 

@@ -34,7 +34,7 @@ class _GeneticTable:
             raise ParamError(f"{WHERE} must be a table, got {d!r}")
         for key in d:
             if key not in GENETIC_KEYS:
-                raise unknown_key_error(WHERE, key, sorted(GENETIC_KEYS))
+                raise unknown_key_error(WHERE, key, sorted(GENETIC_KEYS), value=d[key])
         mine = {k: v for k, v in d.items() if k in {f.name for f in fields(cls)}}
         p = cls(**read_table(mine, dataclass_params(cls), WHERE))
         p.check()

@@ -34,8 +34,6 @@ import numpy as np
 from engine.classes import Classes, merge_aggregate
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import JobError
-from engine.metrics import metric_from_dict
-from engine.privacy import model_from_dict
 from engine.privacy.base import PrivacyModel
 
 SUPPORTED = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity",
@@ -92,10 +90,7 @@ def sub_problem(problem, rows: np.ndarray, gs_factor: float):
     sub_table = EncodedTable([EncodedColumn(n, table.column(n).codes[rows],
                                             table.column(n).dictionary) for n in table.names])
     job = problem.job
-    weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
-    metric = metric_from_dict({**job.metric.to_dict(), "gs_factor": gs_factor}, weights or None)
-    models = [model_from_dict(m.to_dict()) for m in job.privacy]
-    sub_job = replace(job, privacy=models, metric=metric,
+    sub_job = replace(job, metric=job.metric.replace(gs_factor=gs_factor),
                       transformation=replace(job.transformation, local_recoding=None))
     sub = Problem(sub_table, sub_job)
     for mine, whole in zip(sub.models, problem.models):

@@ -48,7 +48,7 @@ def configure_adult(window, adult_dir, k=5, suppression=4.0):
         assert conf.hierarchy.load_file(adult_dir / f"adult_hierarchy_{name}.csv")
         assert conf.hierarchy.status.text().startswith("Complete, height")
     dialog = conf.privacy.make_dialog()
-    dialog.findChild(type(dialog._editors["k"]), "param_k").setValue(k)
+    dialog.form.editors["k"].setValue(k)
     dialog.accept()
     conf.privacy.add_model(dialog.value())
     conf.privacy.suppression.setValue(suppression)

@@ -16,7 +16,6 @@ from engine.cli import EXIT_BAD_INPUT, EXIT_INFEASIBLE, EXIT_INTERNAL, EXIT_OK
 from tests.cli.conftest import job_text, snapshot
 
 #: job-file parameter cases that need engine/schema.py's strict reading
-SCHEMA = pytest.mark.xfail(strict=True, reason="waits for engine/schema.py strict reading")
 
 
 def refused(run, folder, args, *needles, code=EXIT_BAD_INPUT):
@@ -44,9 +43,7 @@ def anonymize_job(run, tiny, text, *needles):
 
 # --- job-file values (strict reading) ------------------------------------------------
 @pytest.mark.parametrize("value", [
-    pytest.param("2.5", marks=SCHEMA), pytest.param("true", marks=SCHEMA),
-    pytest.param("inf", marks=SCHEMA), pytest.param("nan", marks=SCHEMA),
-    pytest.param('"5"', marks=SCHEMA), "0", "-3"])
+    "2.5", "true", "inf", "nan", '"5"', "0", "-3"])
 def test_k_must_be_a_positive_whole_number(run, tiny, value):
     r = anonymize_job(run, tiny, job_text(k=value), "bad.toml")
     message = r.err.split("bad.toml", 1)[1]
@@ -54,27 +51,23 @@ def test_k_must_be_a_positive_whole_number(run, tiny, value):
                                                      message), r.err
 
 
-@SCHEMA
 def test_l_must_be_whole(run, tiny):
     extra = '[[privacy]]\nmodel = "distinct-l-diversity"\nattribute = "disease"\nl = 2.9\n'
     r = anonymize_job(run, tiny, job_text(extra_privacy=extra), "2.9")
     assert re.search(r"\bl\b", r.err.split("bad.toml", 1)[1]), r.err
 
 
-@SCHEMA
 def test_unknown_key_in_privacy(run, tiny):
     extra = ('[[privacy]]\nmodel = "t-closeness"\nattribute = "disease"\nt = 0.5\n'
              'distanse = "hierarchical"\n')
     anonymize_job(run, tiny, job_text(extra_privacy=extra), "distanse", "distance")
 
 
-@SCHEMA
 def test_unknown_key_in_data(run, tiny):
     text = job_text().replace('encoding = "utf-8"', 'encoding = "utf-8"\ndelimter = ","')
     anonymize_job(run, tiny, text, "delimter", "delimiter")
 
 
-@SCHEMA
 def test_format_version_must_be_a_number(run, tiny):
     text = job_text().replace("format_version = 1", 'format_version = "2"')
     anonymize_job(run, tiny, text, "format_version", "2")
@@ -85,7 +78,6 @@ def test_newer_format_version(run, tiny):
     anonymize_job(run, tiny, text, "format_version", "9")
 
 
-@SCHEMA
 def test_attributes_must_be_a_table(run, tiny):
     text = job_text().split("[attributes.name]")[0] + 'attributes = "x"\n'
     anonymize_job(run, tiny, text, "attributes", "x")

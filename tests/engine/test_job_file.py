@@ -49,7 +49,7 @@ def test_round_trip(adult_dir):
      r"tournament_size = 'two' must be a whole number of at least 1"),
     ("[transformation.genetic]\niterations = -1\n", r"iterations = -1 must be a whole number"),
     ("[transformation.genetic]\nmax_evaluations = 1e400\n", r"max_evaluations = inf must be"),
-    ("[transformation.genetic]\nelite_fractoin = 0.1\n", r"unknown key 'elite_fractoin' \(did you mean 'elite_fraction'\?\)"),
+    ("[transformation.genetic]\nelite_fractoin = 0.1\n", r"unknown key 'elite_fractoin' = 0.1 \(did you mean 'elite_fraction'\?\)"),
     ("[transformation]\ngenetic = 3\n", r"\[transformation.genetic\] must be a table"),
 ])
 def test_errors_name_the_key(tmp_path, text, message):

@@ -63,7 +63,8 @@ T = '[[privacy]]\nmodel = "t-closeness"\nattribute = "disease"\n'
     ('[[privacy]]\nmodel = "k-anonimity"\nk = 5\n', "[[privacy]] #1", "model", "'k-anonimity'",
      "did you mean 'k-anonymity'"),
     ('[metric]\nname = "los"\n', "[metric]", "name", "'los'", "did you mean 'loss'"),
-    ('[subset]\nseed = 1\n', "[subset]", "seed", "sample", "is for a random sample"),
+    ('[subset]\nquery = "age > 3"\nseed = 1\n', "[subset]", "seed", "sample",
+     "is for a random sample"),
     ('[subset]\nsample = 1.5\nseed = 1\n', "[subset]", "sample", "1.5", "at most 1"),
     ('[subset]\nquery = "age > 3"\nrows = "r.txt"\n', "[subset]", "rows", "query",
      "one way only"),
@@ -116,7 +117,7 @@ def test_unknown_keys_are_refused_everywhere(tmp_path, table, text, key, near):
         load_job(path)
     message = str(e.value)
     assert "keys.toml" in message and table in message
-    assert f"unknown" in message and f"'{key}'" in message
+    assert "unknown" in message and f"'{key}'" in message
     assert f"did you mean '{near}'?" in message
     assert "known" in message  # the list of known keys follows
 
@@ -131,7 +132,7 @@ def test_a_job_file_that_is_not_utf8_gives_a_message(tmp_path):
 def test_python_construction_is_checked_from_the_same_declarations():
     with pytest.raises(AnonymistError, match=r"\(k-anonymity\) k = 2.5 must be a whole number"):
         KAnonymity(2.5)
-    with pytest.raises(ValueError, match=r"t = 2 must be a number between 0 and 1"):
+    with pytest.raises(AnonymistError, match=r"t = 2 must be a number between 0 and 1"):
         TCloseness("disease", 2)
     assert KAnonymity(k=5.0).k == 5 and isinstance(KAnonymity(k=5.0).k, int)
     assert TCloseness("disease", 0.2).distance == "equal"  # the declared default

@@ -142,6 +142,7 @@ def test_distance_floor_bounds_every_class(weights, distance, data):
               transformation=TransformationConfig(suppression_limit=0.1),
               metric=metric_from_dict({"name": "entropy", "monotonic": True}))
     problem = Problem(EncodedTable.from_dataframe(df), job)
+    model = problem.models[0]  # the problem's bound copy
     codes = problem.table.column("s").codes
     size = data.draw(st.integers(1, 6))
     picks = data.draw(st.lists(st.integers(0, len(codes) - 1), min_size=size,

@@ -8,13 +8,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLi
 
 from app.document import Document
 from app.perspectives.configure.settings_form import SettingsForm
-from engine.config import ALGORITHMS
+from engine.config import ALGORITHM_INFO, ALGORITHMS
 from engine.search import EXACT, heuristic_algorithms
 from engine.transform.job_keys import LOCAL_RECODING_KEYS
 
-LABELS = {"optimal": "Optimal (Flash)", "exhaustive": "Exhaustive", "lightning": "Lightning",
-          "top-down": "Top-down", "genetic": "Genetic", "kgen": "kGen", "datafly": "DataFly",
-          "igreedy": "Improved greedy"}
 
 
 THRESHOLD_TIP = ("Above this many transformations the optimal search hands over to "
@@ -49,7 +46,7 @@ class SearchPanel(SettingsForm):
         self.algorithm.setObjectName("algorithm")
         available = set(EXACT) | set(heuristic_algorithms())
         for name in ALGORITHMS:
-            label = LABELS.get(name, name) + ("" if name in available else " (not available)")
+            label = ALGORITHM_INFO[name][0] + ("" if name in available else " (not available)")
             self.algorithm.addItem(label, name)
         form.addRow("Algorithm", self.algorithm)
         self.practical = QCheckBox("Assume practical monotonicity")

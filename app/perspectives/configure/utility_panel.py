@@ -9,11 +9,6 @@ from app.document import Document
 from app.perspectives.configure.settings_form import SettingsForm
 from engine.metrics import AGGREGATES, METRICS
 
-LABELS = {"loss": "Loss", "height": "Height", "precision": "Precision",
-          "entropy": "Non-uniform entropy", "normalized-entropy": "Normalized entropy",
-          "discernibility": "Discernibility", "aecs": "Average class size",
-          "ambiguity": "Ambiguity", "kl-divergence": "KL-divergence",
-          "classification": "Classification accuracy"}
 #: metrics that need a response attribute (job file: ``response = "<attribute>"``)
 NEEDS_RESPONSE = ("classification",)
 
@@ -25,7 +20,9 @@ class UtilityPanel(SettingsForm):
         self.metric = QComboBox()
         self.metric.setObjectName("metric")
         for name in METRICS:
-            self.metric.addItem(LABELS.get(name, name), name)
+            self.metric.addItem(METRICS[name].label or name, name)
+            self.metric.setItemData(self.metric.count() - 1, METRICS[name].summary,
+                                    Qt.ItemDataRole.ToolTipRole)
         form.addRow("Measure", self.metric)
         self.response = QComboBox()
         self.response.setObjectName("response")
