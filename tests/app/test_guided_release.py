@@ -113,6 +113,17 @@ def test_guided_release_of_a_register_removes_identifiers(window, qtbot, tmp_pat
     assert diverse.min() >= 2
 
 
+def test_guided_release_with_a_population(window, qtbot, tmp_path):
+    """The research-partner goal sets k-map with a population model; the release
+    verifies against the job written beside it (which keeps the [population])."""
+    people().to_csv(tmp_path / "register.csv", sep=";", index=False)
+    out = tmp_path / "release"
+    _release(window, qtbot, tmp_path / "register.csv", out, goal="partner")
+    _check_release(window, out, "register")
+    assert window.document.settings.population == {"region": "USA"}
+    assert "[population]" in (out / "register-job.toml").read_text()
+
+
 @pytest.mark.parametrize("confirm", [False, True])
 def test_unconfirmed_columns_block_the_release(window, qtbot, tmp_path, confirm):
     people(60).to_csv(tmp_path / "register.csv", sep=";", index=False)
