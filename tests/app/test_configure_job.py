@@ -171,3 +171,57 @@ def test_engine_refuses_bad_subset_tables(spec):
     from tests.oracle import table
     with pytest.raises(JobError, match=r"\[subset\]"):
         resolve_subset(Job(subset=spec), table("data/adult/adult.csv"))
+
+
+def test_genetic_settings_are_edited_from_their_declarations(qtbot, window):
+    from dataclasses import replace
+    open_sample(qtbot, window)
+    doc = window.document
+    panel = window.configure.search
+    doc.update_settings(transformation=replace(doc.settings.transformation,
+                                               algorithm="genetic"))
+    form = panel.genetic_forms["genetic"]
+    assert form.isVisibleTo(panel) and not panel.genetic_forms["kgen"].isVisibleTo(panel)
+    assert doc.settings.transformation.genetic in ({}, None)  # nothing written by showing
+    form.editors["elite_fraction"].setValue(0.1)
+    assert doc.settings.transformation.genetic == {"elite_fraction": 0.1}
+    form.editors["subpopulation_size"].setValue(20)
+    job = doc.build_job()
+    assert dict(job.transformation.genetic) == {"elite_fraction": 0.1,
+                                                 "subpopulation_size": 20}
+    doc.update_settings(transformation=replace(doc.settings.transformation,
+                                               algorithm="kgen"))
+    kgen = panel.genetic_forms["kgen"]
+    assert kgen.isVisibleTo(panel) and not form.isVisibleTo(panel)
+    kgen.editors["population_size"].setValue(40)
+    assert doc.settings.transformation.genetic == {"elite_fraction": 0.1,
+                                                   "subpopulation_size": 20,
+                                                   "population_size": 40}
+    doc.update_settings(transformation=replace(doc.settings.transformation,
+                                               algorithm="optimal"))
+    assert not panel.genetic_box.isVisibleTo(panel)
+
+
+def test_payout_parameters_are_edited_from_their_declarations(qtbot, window):
+    open_sample(qtbot, window)
+    doc = window.document
+    panel = window.configure.utility
+    combo = panel.metric
+    combo.setCurrentIndex(combo.findData("publisher-payout"))
+    combo.activated.emit(combo.currentIndex())
+    form = panel.metric_forms["publisher-payout"]
+    assert form.isVisibleTo(panel)
+    metric = doc.settings.metric
+    assert metric["name"] == "publisher-payout"
+    declared = {p.name: p.initial for p in form.params}
+    assert {k: metric[k] for k in declared} == declared  # the declared defaults, not 0.0
+    form.editors["publisher_benefit"].setValue(1000.0)
+    form.editors["attacker"].setCurrentIndex(form.editors["attacker"].findData("journalist"))
+    job = doc.build_job()
+    d = job.metric.to_dict()
+    assert d["publisher_benefit"] == 1000.0 and d["attacker"] == "journalist"
+    combo.setCurrentIndex(combo.findData("loss"))
+    combo.activated.emit(combo.currentIndex())
+    assert "publisher_benefit" not in doc.settings.metric  # strict reading would refuse it
+    assert doc.build_job().metric.name == "loss"
+    assert not panel.metric_box.isVisibleTo(panel)

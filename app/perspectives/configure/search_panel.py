@@ -3,17 +3,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QLabel, QLineEdit,
-                               QSpinBox)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QDoubleSpinBox, QGroupBox, QLabel,
+                               QLineEdit, QSpinBox, QVBoxLayout)
 
 from app.document import Document
 from app.perspectives.configure.settings_form import SettingsForm
-from engine.config import ALGORITHM_INFO, ALGORITHMS
+from app.widgets.param_form import ParamForm
+from engine.config import ALGORITHM_INFO, ALGORITHMS, TransformationConfig
+from engine.schema import dataclass_params
 from engine.search import EXACT, heuristic_algorithms
+from engine.search.genetic_settings import GeneticParameters, KgenParameters
 from engine.transform.job_keys import LOCAL_RECODING_KEYS
 
-
-
+#: the algorithms with settings of their own in [transformation.genetic]
+GENETIC_SETTINGS = {"genetic": GeneticParameters, "kgen": KgenParameters}
+#: the search's limits, seed and hand-over threshold ([transformation], declared there)
+LIMIT_KEYS = ("time_limit_s", "step_limit", "seed", "heuristic_threshold")
+DECLARED = {p.name: p for p in dataclass_params(TransformationConfig)}
 THRESHOLD_TIP = ("Above this many transformations the optimal search hands over to "
                  "Lightning, a heuristic that stops at the time and step limits")
 
@@ -51,35 +57,62 @@ class SearchPanel(SettingsForm):
         form.addRow("Algorithm", self.algorithm)
         self.practical = QCheckBox("Assume practical monotonicity")
         form.addRow(self.practical)
-        self.time_limit = QDoubleSpinBox()
-        self.time_limit.setRange(0, 86_400)
-        self.time_limit.setSuffix(" s")
-        self.time_limit.setSpecialValueText("none")
-        form.addRow("Time limit", self.time_limit)
-        self.step_limit = QSpinBox()
-        self.step_limit.setRange(0, 1_000_000_000)
-        self.step_limit.setSpecialValueText("none")
-        form.addRow("Step limit", self.step_limit)
-        self.seed = QSpinBox()
-        self.seed.setRange(-1, 2_000_000_000)
-        self.seed.setSpecialValueText("random")
-        form.addRow("Random seed", self.seed)
-        self.threshold = QSpinBox()
-        self.threshold.setRange(1, 2_000_000_000)
-        self.threshold.setSingleStep(10_000)
-        form.addRow("Heuristic above", self.threshold)
+        self.limits = ParamForm([DECLARED[name] for name in LIMIT_KEYS])
+        self.limits.setObjectName("searchLimits")
+        self.time_limit, self.step_limit, self.seed, self.threshold = (
+            self.limits.editors[name] for name in LIMIT_KEYS)
+        form.addRow(self.limits)
         self.note = QLabel()
         self.note.setObjectName("mutedLabel")
         self.note.setWordWrap(True)
         form.addRow(self.note)
+        self._genetic_rows()
         self._recoding_rows()
-        self.follow(self.algorithm.activated, self.practical.toggled,
-                    *(w.valueChanged for w in (self.time_limit, self.step_limit, self.seed,
-                                               self.threshold, self.iterations,
-                                               self.recoding_gs)),
+        self.follow(self.algorithm.activated, self.practical.toggled, self.limits.changed,
+                    *(w.valueChanged for w in (self.iterations, self.recoding_gs)),
                     self.local.toggled, self.remove_values.toggled,
                     self.marker.editingFinished)
         document.attributes_changed.connect(lambda _names: self._refresh())
+
+    def _genetic_rows(self) -> None:
+        """The population searches' settings ([transformation.genetic]), one form per
+        algorithm built from the engine's declarations; shown for that algorithm only."""
+        self.genetic_forms: dict[str, ParamForm] = {}
+        self.genetic_box = QGroupBox()
+        self.genetic_box.setObjectName("geneticSettings")
+        box = QVBoxLayout(self.genetic_box)
+        for algorithm, settings in GENETIC_SETTINGS.items():
+            form = ParamForm(dataclass_params(settings))
+            form.setObjectName(f"settings_{algorithm}")
+            form.changed.connect(self._edited)
+            box.addWidget(form)
+            self.genetic_forms[algorithm] = form
+        self.form.addRow(self.genetic_box)
+
+    def _show_genetic(self, t) -> None:
+        forms = self.genetic_forms
+        for algorithm, form in forms.items():
+            form.setVisible(algorithm == t.algorithm)
+            form.set_values(dict(t.genetic or {}))
+        self.genetic_box.setVisible(t.algorithm in forms)
+        self.genetic_box.setTitle(f"{ALGORITHM_INFO[t.algorithm][0]} settings")
+
+    def _genetic_table(self, algorithm: str) -> dict:
+        """[transformation.genetic] with the shown algorithm's settings: a value is written
+        when the job had it or it differs from its default (a job that named none stays
+        without the table); the other search's keys are kept."""
+        old = dict(self.doc.settings.transformation.genetic or {})
+        form = self.genetic_forms.get(algorithm)
+        if form is None:
+            return old
+        shown = form.values()
+        for p in form.params:
+            v = shown.get(p.name)
+            if v is None:
+                old.pop(p.name, None)
+            elif p.name in old or v != p.default:
+                old[p.name] = v
+        return old
 
     def _recoding_rows(self) -> None:
         """Local recoding after the optimum, the suppression string and whether suppressed
@@ -114,10 +147,7 @@ class SearchPanel(SettingsForm):
         t = self.doc.settings.transformation
         self.algorithm.setCurrentIndex(max(0, self.algorithm.findData(t.algorithm)))
         self.practical.setChecked(t.practical_monotonicity)
-        self.time_limit.setValue(t.time_limit_s or 0)
-        self.step_limit.setValue(t.step_limit or 0)
-        self.seed.setValue(-1 if t.seed is None else t.seed)
-        self.threshold.setValue(t.heuristic_threshold)
+        self.limits.set_values({name: getattr(t, name) for name in LIMIT_KEYS})
         local = t.local_recoding or {}
         self.local.setChecked(bool(t.local_recoding))
         self.iterations.setValue(local.get("iterations", LOCAL_RECODING_KEYS["iterations"]))
@@ -128,28 +158,28 @@ class SearchPanel(SettingsForm):
         self.remove_values.setChecked(t.remove_suppressed_values)
         limited, note = limits_apply(t.algorithm, t.heuristic_threshold,
                                      self.doc.lattice_size())
-        for w in (self.time_limit, self.step_limit, self.seed):
+        for name in LIMIT_KEYS[:3]:
+            w = self.limits.editors[name]
             w.setEnabled(limited)
-            w.setToolTip("" if limited else note)
+            w.setToolTip(DECLARED[name].help if limited else note)
         self.threshold.setEnabled(t.algorithm == "optimal")
         self.threshold.setToolTip(THRESHOLD_TIP if t.algorithm == "optimal" else
                                   "Only the optimal search hands over to a heuristic")
         self.note.setText(note)
+        self._show_genetic(t)
 
     def apply(self) -> None:
         t = replace(self.doc.settings.transformation,
                     algorithm=self.algorithm.currentData(),
                     practical_monotonicity=self.practical.isChecked(),
-                    time_limit_s=self.time_limit.value() or None,
-                    step_limit=self.step_limit.value() or None,
-                    seed=None if self.seed.value() < 0 else self.seed.value(),
-                    heuristic_threshold=self.threshold.value(),
+                    **{name: self.limits.value(name) for name in LIMIT_KEYS},
                     local_recoding=({**LOCAL_RECODING_KEYS,
                                      **(self.doc.settings.transformation.local_recoding or {}),
                                      "iterations": self.iterations.value(),
                                      "gs_factor": round(self.recoding_gs.value(), 2)}
                                     if self.local.isChecked() else None),
                     suppression_string=self.marker.text() or "*",
-                    remove_suppressed_values=self.remove_values.isChecked())
+                    remove_suppressed_values=self.remove_values.isChecked(),
+                    genetic=self._genetic_table(self.algorithm.currentData()))
         if t != self.doc.settings.transformation:
             self.doc.update_settings(transformation=t)

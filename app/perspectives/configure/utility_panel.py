@@ -3,14 +3,18 @@ response attribute of the classification metric."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QSlider
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QGroupBox, QHBoxLayout, QLabel,
+                               QSlider, QVBoxLayout)
 
 from app.document import Document
 from app.perspectives.configure.settings_form import SettingsForm
+from app.widgets.param_form import ParamForm
 from engine.metrics import AGGREGATES, METRICS
 
 #: metrics that need a response attribute (job file: ``response = "<attribute>"``)
 NEEDS_RESPONSE = ("classification",)
+#: parameters with rows of their own above (not repeated in a metric's parameter form)
+OWN_ROWS = ("response",)
 
 
 class UtilityPanel(SettingsForm):
@@ -53,9 +57,27 @@ class UtilityPanel(SettingsForm):
         form.addRow(self.gs)
         form.addRow(slider_row)
         self.gs.valueChanged.connect(self._show_gs)
+        self._metric_parameter_rows()
         document.data_changed.connect(self._refresh)  # the response attribute's choices
         self.follow(self.metric.activated, self.response.activated, self.aggregate.activated,
                     self.monotonic.toggled, self.gs.valueChanged)
+
+    def _metric_parameter_rows(self) -> None:
+        """Parameters a metric declares beyond the common ones (the publisher payout's
+        attacker, benefits and costs), one form per metric from its declarations."""
+        self.metric_forms: dict[str, ParamForm] = {}
+        self.metric_box = QGroupBox()
+        self.metric_box.setObjectName("metricParameters")
+        box = QVBoxLayout(self.metric_box)
+        for name, cls in METRICS.items():
+            params = [p for p in getattr(cls, "extra_params", ()) if p.name not in OWN_ROWS]
+            if params:
+                form = ParamForm(params)
+                form.setObjectName(f"metric_{name}")
+                form.changed.connect(self._edited)
+                box.addWidget(form)
+                self.metric_forms[name] = form
+        self.form.addRow(self.metric_box)
 
     def _show_gs(self, value: int) -> None:
         self.gs_value.setText(f"{value / 100:.2f}")
@@ -81,11 +103,26 @@ class UtilityPanel(SettingsForm):
         self.response.setEnabled(name in NEEDS_RESPONSE)
         self.form.setRowVisible(self.response, name in NEEDS_RESPONSE)
         self._show_gs(self.gs.value())
+        for metric, form in self.metric_forms.items():
+            form.setVisible(metric == name)
+            if metric == name:
+                form.set_values(m)
+        self.metric_box.setVisible(name in self.metric_forms)
+        cls = METRICS.get(name)
+        self.metric_box.setTitle(f"{getattr(cls, 'label', '') or name} parameters")
 
     def apply(self) -> None:
-        d = dict(self.doc.settings.metric)
-        d.update(name=self.metric.currentData(), aggregate=self.aggregate.currentText(),
+        name = self.metric.currentData()
+        old = self.doc.settings.metric
+        # a metric's own parameters go with it: switching metric leaves the old ones out
+        own = {p.name for form in self.metric_forms.values() for p in form.params}
+        d = {k: v for k, v in old.items() if k not in own}
+        d.update(name=name, aggregate=self.aggregate.currentText(),
                  monotonic=self.monotonic.isChecked(), gs_factor=self.gs.value() / 100)
+        form = self.metric_forms.get(name)
+        if form is not None:  # the shown values, or the declared ones for a new metric
+            d.update(form.values() if name == old.get("name") else
+                     {p.name: p.initial for p in form.params if p.initial is not None})
         if d["name"] in NEEDS_RESPONSE:
             response = self.response.currentText() or self._default_response()
             if response:
