@@ -51,8 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke_check:
         _smoke_check(window, qapp)
     window.show()
-    qapp.aboutToQuit.connect(lambda: (window.search.wait_all(5000),
-                                      window.files.tasks.wait_all(5000)))
+    qapp.aboutToQuit.connect(window.shutdowns.run)
     if args.guide:
         QTimer.singleShot(0, lambda: window.guided_release(args.path))
     elif args.path:

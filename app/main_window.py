@@ -17,7 +17,7 @@ from app.settings import AppSettings
 from app.widgets.dialogs import show_error, show_message
 from app.widgets.progress_status import ProgressStatus
 from app.widgets.settings_dialog import SettingsDialog
-from app.workers import TaskController, TaskOutcome
+from app.workers import Shutdowns, TaskController, TaskOutcome
 
 
 class MainWindow(QMainWindow):
@@ -33,6 +33,10 @@ class MainWindow(QMainWindow):
         self.toolbar = build_toolbar(self, self.actions)
         self.menus["view"].addAction(self.toolbar.toggleViewAction())
         self._anonymize_after_load = False
+        #: every background thread's stop, run once when the window closes
+        self.shutdowns = Shutdowns()
+        self.shutdowns.register("search", lambda: self.search.wait_all(5000))
+        self.shutdowns.register("file operations", lambda: self.files.tasks.wait_all(5000))
         self._build_status_bar()
         self._build_perspectives()
         self._connect()
@@ -83,7 +87,7 @@ class MainWindow(QMainWindow):
         self.perspectives = {"configure": self.configure}
         self.stack.addWidget(self.configure)
         context = PerspectiveContext(self.document, self.search, self.settings, self,
-                                     self.actions)
+                                     self.actions, self.shutdowns)
         for spec in PERSPECTIVES[1:]:
             widget = create_perspective(spec, context)
             widget.setObjectName(f"perspective_{spec.key}")
@@ -319,11 +323,6 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.save_window_state(self.saveGeometry(), self.saveState())
-        self.search.wait_all(5000)
-        self.files.tasks.wait_all(5000)
-        for widget in self.perspectives.values():
-            shutdown = getattr(widget, "shutdown", None)
-            if callable(shutdown):  # perspectives stop their analysis workers
-                shutdown()
+        self.shutdowns.run()
         event.accept()
 

@@ -1,5 +1,10 @@
 """Long work in a QThread: one controller owns the current task.
 
+Every background thread of the GUI belongs to this module: ``TaskController`` (one
+current task, replaced by the next), ``SerialWorker`` (requests answered in order on
+one thread, e.g. Explore's checks and lattice images), and ``Shutdowns``, the one
+place where each owner registers how to stop its threads when the window closes.
+
 A task is a plain function ``fn(report, cancelled) -> value`` (no Qt): it calls
 ``report(payload)`` with immutable progress payloads and polls ``cancelled()``.
 ``TaskController.start`` runs it in a fresh QThread; starting another task
@@ -14,7 +19,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, Qt, QThread, QThreadPool, Signal, Slot
 
 from engine.errors import AnonymistError
 
@@ -181,3 +186,86 @@ class TaskController(QObject):
                 del self._threads[task_id]
                 task.deleteLater()
                 thread.deleteLater()
+
+
+class Shutdowns:
+    """How to stop every background thread, registered by their owners (the window's
+    controllers, each perspective) and run once when the window closes or the
+    application quits, latest registered first."""
+
+    def __init__(self):
+        self._steps: list[tuple[str, Callable[[], object]]] = []
+
+    def register(self, name: str, stop: Callable[[], object]) -> None:
+        self._steps.append((name, stop))
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self._steps]
+
+    def run(self) -> None:
+        steps, self._steps = self._steps, []
+        for name, stop in reversed(steps):
+            try:
+                stop()
+            except Exception:  # noqa: BLE001 - the others must still stop
+                log.exception("stopping %s failed", name)
+
+
+class _SerialBridge(QObject):
+    done = Signal(int, object, object)  # generation, tag, value
+    failed = Signal(int, object, str)
+
+
+class _SerialJob(QRunnable):
+    def __init__(self, bridge: _SerialBridge, generation: int, fn: Callable[[], Any], tag):
+        super().__init__()
+        self.bridge, self.generation, self.fn, self.tag = bridge, generation, fn, tag
+
+    def run(self) -> None:
+        try:
+            value = self.fn()
+        except Exception as exc:  # noqa: BLE001 - reported, never raised in the pool
+            log.error("background request failed:\n%s", traceback.format_exc())
+            self.bridge.failed.emit(self.generation, self.tag, readable_error(exc))
+        else:
+            self.bridge.done.emit(self.generation, self.tag, value)
+
+
+class SerialWorker(QObject):
+    """Runs plain functions (no Qt) one after the other on one background thread.
+
+    ``submit(fn, tag)`` queues ``fn``; ``done(tag, value)`` or ``failed(tag,
+    message)`` answer it on the GUI thread. ``forget()`` starts a new generation:
+    answers to requests submitted before it are dropped (their data was replaced).
+    """
+
+    done = Signal(object, object)
+    failed = Signal(object, str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._bridge = _SerialBridge()
+        self._bridge.done.connect(self._done)
+        self._bridge.failed.connect(self._failed)
+        self.generation = 0
+
+    def submit(self, fn: Callable[[], Any], tag=None) -> None:
+        self._pool.start(_SerialJob(self._bridge, self.generation, fn, tag))
+
+    def forget(self) -> None:
+        self.generation += 1
+
+    def wait(self, msecs: int = 5000) -> bool:
+        """Wait for the queued requests (tests, closing)."""
+        return self._pool.waitForDone(msecs)
+
+    def _done(self, generation: int, tag, value) -> None:
+        if generation == self.generation:
+            self.done.emit(tag, value)
+
+    def _failed(self, generation: int, tag, message: str) -> None:
+        if generation == self.generation:
+            self.failed.emit(tag, message)

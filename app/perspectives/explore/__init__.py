@@ -36,6 +36,7 @@ def create_perspective(context) -> ExplorePerspective:
         tasks.started.connect(lambda _label: view.begin_run())
         tasks.progressed.connect(view.add_progress)
         tasks.failed.connect(lambda _label, _message: view.run_failed())
+    context.shutdowns.register("explore", view.shutdown)
     result_changed()
     return view
 

@@ -11,32 +11,13 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QRectF, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPen
 
 from app.perspectives.explore.raster import density_lut, rasterize_edges, stamp_nodes
+from app.workers import SerialWorker
 
 EDGE_RGB = (110, 122, 140)
-
-
-class _Job(QRunnable):
-    """Runs a layer's ``draw`` in the pool (numba releases the GIL) and reports back."""
-
-    def __init__(self, done: Signal, draw, generation: int, payload, rect: QRectF, size,
-                 scale):
-        super().__init__()
-        self.done, self.draw, self.generation = done, draw, generation
-        self.payload, self.rect, self.size, self.scale = payload, rect, size, scale
-
-    def run(self) -> None:
-        start = time.perf_counter()
-        pixels = self.draw(self.payload, self.rect, self.size)
-        self.done.emit((self.generation, pixels, self.rect, self.scale,
-                        time.perf_counter() - start))
-
-
-class _Bridge(QObject):
-    done = Signal(object)
 
 
 def _ltrb(r: QRectF) -> tuple[float, float, float, float]:
@@ -63,10 +44,9 @@ class ViewImageLayer(pg.GraphicsObject):
         self._image_scale = (1.0, 1.0)
         self._generation = 0
         self._busy = self._pending = False
-        self._pool = QThreadPool()
-        self._pool.setMaxThreadCount(1)
-        self._bridge = _Bridge()
-        self._bridge.done.connect(self._rendered)
+        self._worker = SerialWorker()  # draws in the background (numba releases the GIL)
+        self._worker.done.connect(lambda _tag, payload: self._rendered(payload))
+        self._worker.failed.connect(self._render_failed)
         self.renders = 0  # images drawn so far (benchmark)
         self.render_s = 0.0  # time of the last one
 
@@ -96,7 +76,7 @@ class ViewImageLayer(pg.GraphicsObject):
 
     def wait(self, msecs: int = 5000) -> bool:
         """Wait for a background image (tests, closing)."""
-        return self._pool.waitForDone(msecs)
+        return self._worker.wait(msecs)
 
     def _dpr(self) -> float:
         views = self.scene().views() if self.scene() is not None else []
@@ -139,8 +119,17 @@ class ViewImageLayer(pg.GraphicsObject):
             return
         _, rect, size, scale = target
         self._busy, self._pending = True, False
-        self._pool.start(_Job(self._bridge.done, self.draw, self._generation,
-                              self.prepare(rect, scale), rect, size, scale))
+        generation, draw, payload = self._generation, self.draw, self.prepare(rect, scale)
+
+        def job():
+            start = time.perf_counter()
+            pixels = draw(payload, rect, size)
+            return generation, pixels, rect, scale, time.perf_counter() - start
+
+        self._worker.submit(job)
+
+    def _render_failed(self, _tag, _message: str) -> None:
+        self._busy = False  # the worker logged it; the next view change tries again
 
     def _rendered(self, payload) -> None:
         self._busy = False

@@ -34,6 +34,7 @@ def create_perspective(context) -> RiskPerspective:
     actions = [context.actions[k] for k in ("show_configure", "anonymize")
                if k in context.actions]
     view = RiskPerspective(actions, auto_limit(context.settings))
+    context.shutdowns.register("risk", view.shutdown)
 
     restoring = {"on": False}
 

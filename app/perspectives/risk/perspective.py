@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QApplication, QHBoxLayout, QStackedWidget, QTabWidget,
+from PySide6.QtWidgets import (QHBoxLayout, QStackedWidget, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from app.perspectives.risk.analysis import (PopulationModel, RiskSide, Thresholds, make_side,
@@ -63,7 +63,6 @@ class RiskPerspective(QWidget):
         self.empty = EmptyState("No data to assess yet", NO_DATA, list(empty_actions))
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self._build_content(population))
-        QApplication.instance().aboutToQuit.connect(self.shutdown)
 
     def _build_content(self, population: PopulationModel) -> QWidget:
         content = QWidget()

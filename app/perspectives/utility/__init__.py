@@ -6,8 +6,8 @@
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QWidget
 
 from app.perspectives.utility.perspective import UtilityPerspective
 
@@ -20,8 +20,8 @@ def create_perspective(context) -> QWidget:
     actions = [context.actions[k] for k in ("show_configure", "anonymize")
                if k in getattr(context, "actions", {})]
     widget = UtilityPerspective(page_size, actions)
-    widget._binding = _DocumentBinding(widget, context.document,
-                                       getattr(context, "window", None))
+    widget._binding = _DocumentBinding(widget, context.document)
+    context.shutdowns.register("utility", widget.shutdown)
     return widget
 
 
@@ -30,22 +30,15 @@ class _DocumentBinding(QObject):
 
     * ``document.result_changed``: show the new result's current transformation
       (``document.applied_levels``: the optimum, or the one a reopened project applied);
-    * ``document.output_changed(levels)``: show the transformation applied in Explore;
-    * the window's close (and the application's end) stops the analysis threads.
+    * ``document.output_changed(levels)``: show the transformation applied in Explore.
     """
 
-    def __init__(self, perspective: UtilityPerspective, document, window):
+    def __init__(self, perspective: UtilityPerspective, document):
         super().__init__(perspective)
         self.perspective = perspective
         self.doc = document
         document.result_changed.connect(self.result_changed)
         document.output_changed.connect(self.output_changed)
-        if isinstance(window, QObject):
-            window.installEventFilter(self)
-        self.window = window
-        app = QApplication.instance()
-        if app is not None:
-            app.aboutToQuit.connect(perspective.shutdown)
         if document.result is not None:
             self.result_changed()
 
@@ -54,8 +47,3 @@ class _DocumentBinding(QObject):
 
     def output_changed(self, levels=None) -> None:
         self.perspective.set_result(self.doc.result, levels)
-
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 - Qt override
-        if obj is self.window and event.type() == QEvent.Type.Close:
-            self.perspective.shutdown()
-        return False
