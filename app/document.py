@@ -358,6 +358,12 @@ class Document(QObject):
             result.to_dict() if result is not None else None)
         self.result_changed.emit()
 
+    def forget_result(self, summary: dict | None = None) -> None:
+        """Drop the result (keeping ``summary`` for the result card) without emitting:
+        the caller emits ``result_changed`` when the rest of the document is in place."""
+        self.result, self.result_summary = None, summary
+        self.applied_levels, self._current = None, None
+
     def current_transformation(self) -> CurrentTransformation | None:
         """What is released now (None: no result, or no transformation meets the models
         and none was applied)."""

@@ -131,8 +131,7 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
         mask[idx] = True
         doc.subset = None if mask.all() else mask
     doc.extras = dict(snap.extras)
-    doc.result = None
-    doc.result_summary = snap.result
+    doc.forget_result(snap.result)  # result_changed is emitted below, once
     doc.attributes_changed.emit(list(doc.attributes))
     doc.settings_changed.emit()
     doc.subset_changed.emit()
