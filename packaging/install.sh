@@ -35,4 +35,4 @@ fi
 PY="$(venv_python)"
 extras="${1:-}"
 "$PY" -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
-"$PY" -m engine.warmup
+"$PY" -m app.warmup
