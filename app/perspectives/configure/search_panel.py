@@ -59,6 +59,7 @@ class SearchPanel(SettingsForm):
         form.addRow(self.practical)
         self.limits = ParamForm([DECLARED[name] for name in LIMIT_KEYS])
         self.limits.setObjectName("searchLimits")
+        self.narrow(self.limits)
         self.time_limit, self.step_limit, self.seed, self.threshold = (
             self.limits.editors[name] for name in LIMIT_KEYS)
         form.addRow(self.limits)
@@ -84,6 +85,7 @@ class SearchPanel(SettingsForm):
         for algorithm, settings in GENETIC_SETTINGS.items():
             form = ParamForm(dataclass_params(settings))
             form.setObjectName(f"settings_{algorithm}")
+            self.narrow(form)
             form.changed.connect(self._edited)
             box.addWidget(form)
             self.genetic_forms[algorithm] = form

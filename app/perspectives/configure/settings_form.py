@@ -37,6 +37,11 @@ class SettingsForm(QWidget):
         lay.addLayout(self.form)
         lay.addStretch()
 
+    @staticmethod
+    def narrow(form) -> None:
+        """Labels above their fields: a declared form's rows fit the narrow side panel."""
+        form.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+
     def follow(self, *edits) -> None:
         """Apply every emission of ``edits``; show the settings now and on every change."""
         for signal in edits:

@@ -74,6 +74,7 @@ class UtilityPanel(SettingsForm):
             if params:
                 form = ParamForm(params)
                 form.setObjectName(f"metric_{name}")
+                self.narrow(form)
                 form.changed.connect(self._edited)
                 box.addWidget(form)
                 self.metric_forms[name] = form
