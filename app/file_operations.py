@@ -284,7 +284,9 @@ class FileOperations(QObject):
             getattr(result, "local_recoding", None) is None
         dialog = ExportDialog(file_dialogs.start_folder("export", self.doc, self.settings),
                               self.doc.source.delimiter or ";", mapping_ok, self.window,
-                              self.doc.current_transformation().describe())
+                              self.doc.current_transformation().describe(),
+                              pseudonyms=any(a.pseudonym is not None
+                                             for a in self.doc.attributes.values()))
         self.export_dialog_widget = dialog
         if dialog.exec() and dialog.request is not None:
             target = dialog.request.target

@@ -35,7 +35,7 @@ def _path_row(edit: QLineEdit, browse) -> QWidget:
 
 class ExportDialog(QDialog):
     def __init__(self, folder: str | Path, delimiter: str = ";", mapping_allowed: bool = True,
-                 parent=None, transformation: str = ""):
+                 parent=None, transformation: str = "", pseudonyms: bool = False):
         super().__init__(parent)
         self.setWindowTitle("Export anonymized data")
         self.setMinimumWidth(560)
@@ -80,9 +80,19 @@ class ExportDialog(QDialog):
         dform.addRow(self.with_report)
         dform.addRow("Report", _path_row(self.report_path, lambda: self._browse(
             self.report_path, "PDF (*.pdf)")))
+        self.with_lookup = QCheckBox("Pseudonym table (value → pseudonym: re-identifies; keep "
+                                     "it in another folder than the release)")
+        self.lookup_path = QLineEdit(str(Path.home() / "pseudonym-table.csv"))
+        self.with_lookup.setVisible(pseudonyms)
+        self.lookup_row = _path_row(self.lookup_path, lambda: self._browse(
+            self.lookup_path, "CSV files (*.csv)"))
+        self.lookup_row.setVisible(pseudonyms)
+        dform.addRow(self.with_lookup)
+        dform.addRow(self.lookup_row)
         lay.addWidget(docs)
         for box, edit in ((self.with_mapping, self.mapping_path),
-                          (self.with_report, self.report_path)):
+                          (self.with_report, self.report_path),
+                          (self.with_lookup, self.lookup_path)):
             edit.setEnabled(False)
             box.toggled.connect(edit.setEnabled)
 
@@ -218,7 +228,15 @@ class ExportDialog(QDialog):
             report = Path(self.report_path.text().strip())
             if report.suffix.lower() != ".pdf":
                 report = report.with_suffix(".pdf")
-        return ReleaseRequest(target, mapping, report)
+        lookup = None
+        if self.with_lookup.isChecked():
+            lookup = Path(self.lookup_path.text().strip())
+            target_path = getattr(target, "path", None)
+            if target_path is not None and lookup.resolve().parent == \
+                    Path(target_path).resolve().parent:
+                raise AnonymistError("keep the pseudonym table in another folder than the "
+                                     "released data")
+        return ReleaseRequest(target, mapping, report, pseudonym_table=lookup)
 
     @property
     def request(self) -> ReleaseRequest | None:

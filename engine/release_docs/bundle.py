@@ -24,6 +24,8 @@ class ReleaseRequest:
     mapping: Path | None = None          # a folder of CSV files, or a .xlsx
     report: Path | None = None           # a .pdf; the JSON goes beside it
     input_path: Path | None = None       # the data file, hashed in the report
+    #: the reversible pseudonym table (value -> pseudonym): refused beside the release
+    pseudonym_table: Path | None = None
 
 
 @dataclass
@@ -66,6 +68,12 @@ def write_release(result, request: ReleaseRequest, levels=None,
               else result.optimum.levels[q] for q in result.problem.qis]
         write_mapping(value_mapping(result.problem, lv, released), request.mapping)
         out.written.append(str(request.mapping))
+    if request.pseudonym_table is not None:
+        from engine.export.mapping import pseudonym_lookup, write_pseudonym_lookup
+        target_path = getattr(request.target, "path", None)
+        write_pseudonym_lookup(pseudonym_lookup(result.problem), request.pseudonym_table,
+                               (target_path, request.report, request.mapping))
+        out.written.append(str(request.pseudonym_table))
     if request.report is not None:
         from engine.release_docs.pdf import export_report
         report(0.86, "writing the release report")

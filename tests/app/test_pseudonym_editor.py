@@ -40,15 +40,28 @@ def test_keyed_pseudonyms_from_the_app(qtbot, window, tmp_path, messages):
     original = doc.table.to_dataframe()[name]
     assert released[name].str.fullmatch("[0-9a-f]{16}").all()
     assert released[name].nunique() == original.nunique()
-    from engine.release_docs.bundle import ReleaseRequest
-    request = ReleaseRequest(file_target(tmp_path / "out.xlsx"),
-                             report=tmp_path / "report.pdf")
+    from app.widgets.export_dialog import ExportDialog
+    dialog = ExportDialog(tmp_path, ";", True, window, pseudonyms=True)
+    qtbot.addWidget(dialog)
+    dialog.format.setCurrentIndex(dialog.format.findData("xlsx"))
+    dialog.path.setText(str(tmp_path / "out.xlsx"))
+    dialog.with_report.setChecked(True)
+    dialog.report_path.setText(str(tmp_path / "report.pdf"))
+    dialog.with_lookup.setChecked(True)
+    dialog.lookup_path.setText(str(tmp_path / "lookup.csv"))
+    dialog.accept()
+    assert "another folder" in dialog.error.text()  # not beside the release
+    dialog.lookup_path.setText(str(tmp_path / "keys" / "lookup.csv"))
+    dialog.accept()
     with qtbot.waitSignal(window.files.exported, timeout=120_000) as blocker:
-        window.files.export_release(request)
+        window.files.export_release(dialog.request)
     assert blocker.args[0].verified is True
     back = read_table(file_target(tmp_path / "out.xlsx"))
     pd.testing.assert_frame_equal(back, released.astype(str), check_dtype=False)
     assert verify_frame(back, doc.build_job()).ok
+    lookup = pd.read_csv(tmp_path / "keys" / "lookup.csv", sep=";", dtype=str,
+                         keep_default_na=False).set_index("pseudonym")["value"]
+    assert (released[name].map(lookup) == original).all()  # it re-identifies: kept apart
     with qtbot.waitSignal(window.files.saved, timeout=30_000):
         window.files.save_to(project / "p.anonymist")
     secret = key.read_text().strip()
