@@ -78,11 +78,13 @@ def build_hierarchy_in_wizard(qtbot, window, monkeypatch, name):
 
 def add_model_through_dialog(window, model: str, **values):
     dialog = window.configure.privacy.make_dialog()
-    dialog.kind.setCurrentText(model)
+    dialog.set_model(model)
+    assert dialog.model_name == model
     for key, value in values.items():
-        editor = dialog._editors[key]
-        if hasattr(editor, "setCurrentText"):
-            editor.setCurrentText(str(value))
+        editor = dialog.form.editors[key]
+        if hasattr(editor, "findData"):
+            editor.setCurrentIndex(editor.findData(value))
+            assert editor.currentData() == value
         else:
             editor.setValue(value)
     dialog.accept()
