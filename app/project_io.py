@@ -122,14 +122,13 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
     doc.base_dir = snap.base_dir
     doc.subset = None
     doc.subset_spec = None
-    if snap.subset_spec and doc.table is not None:
-        doc.subset = doc.subset_mask(snap.subset_spec)
-        doc.subset_spec = dict(snap.subset_spec)
-    elif snap.subset is not None and doc.table is not None:
+    if snap.subset is not None and doc.table is not None:
+        # the rows were selected when the job or project was read (not again here)
         mask = np.zeros(doc.table.n_rows, dtype=bool)
         idx = snap.subset[(snap.subset >= 0) & (snap.subset < doc.table.n_rows)]
         mask[idx] = True
-        doc.subset = None if mask.all() else mask
+        doc.subset = None if mask.all() and not snap.subset_spec else mask
+        doc.subset_spec = dict(snap.subset_spec) if snap.subset_spec else None
     doc.extras = dict(snap.extras)
     doc.forget_result(snap.result)  # result_changed is emitted below, once
     doc.attributes_changed.emit(list(doc.attributes))
@@ -200,10 +199,13 @@ def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:
                                  encoding=job.data.encoding).to_dict()
         snap.table = table
     if job.subset:
-        if "indices" in job.subset:
-            snap.subset = np.asarray(job.subset["indices"], dtype=np.int64)
-        else:
+        if "indices" not in job.subset:
             snap.subset_spec = dict(job.subset)
+        if table is not None:  # selected here, in the worker: a bad query is its error
+            from engine.subset import resolve_subset
+            snap.subset = np.flatnonzero(resolve_subset(job, table))
+        elif "indices" in job.subset:
+            snap.subset = np.asarray(job.subset["indices"], dtype=np.int64)
     return snap
 
 

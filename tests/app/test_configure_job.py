@@ -225,3 +225,18 @@ def test_payout_parameters_are_edited_from_their_declarations(qtbot, window):
     assert "publisher_benefit" not in doc.settings.metric  # strict reading would refuse it
     assert doc.build_job().metric.name == "loss"
     assert not panel.metric_box.isVisibleTo(panel)
+
+
+def test_a_job_whose_subset_query_fails_is_refused_with_its_message(qtbot, window, tmp_path,
+                                                                    messages):
+    adult = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult"
+    job = tmp_path / "bad.toml"
+    job.write_text(f'[data]\npath = "{adult / "adult.csv"}"\n'
+                   f'[attributes.sex]\ntype = "quasi-identifying"\n'
+                   f'hierarchy = "{adult / "adult_hierarchy_sex.csv"}"\n'
+                   '[[privacy]]\nmodel = "k-anonymity"\nk = 2\n'
+                   '[subset]\nquery = "agee > 30"\n')
+    with qtbot.waitSignal(window.files.tasks.failed, timeout=30_000):
+        window.files.open_path(job)
+    assert any("agee" in text for _, text in messages)
+    assert not window.document.has_data
