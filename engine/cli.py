@@ -200,7 +200,8 @@ def cmd_verify(args) -> int:
         from engine.verify import verify_frame
         report = verify_frame(read_table(file_target(args.output, None)), job)
     else:
-        report = verify_file(args.output, job, delimiter=args.delimiter)
+        report = verify_file(args.output, job, delimiter=args.delimiter,
+                             encoding=args.encoding)
     print(json.dumps(report.to_dict(), indent=2))
     _say("OK: the output meets the job's models and suppression limit" if report.ok
          else "FAILED: " + "; ".join(report.violations))
@@ -278,6 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("output", type=Path, help="the exported CSV")
     v.add_argument("job", type=Path, help="the job file it was released under")
     v.add_argument("--delimiter", help="delimiter of the exported file (default: the job's)")
+    v.add_argument("--encoding", help="encoding of the exported file (default: UTF-8, "
+                                      "else cp1252)")
     v.set_defaults(func=cmd_verify)
     e = sub.add_parser("evaluate", help="state and loss of one transformation")
     e.add_argument("job", type=Path)

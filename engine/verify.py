@@ -323,8 +323,8 @@ def _read_chunks(path: Path, delimiter: str, columns: list[str], encoding: str,
         yield from reader
 
 
-def _header(path: Path, delimiter: str) -> tuple[list[str], str]:
-    for encoding in ("utf-8-sig", "cp1252"):
+def _header(path: Path, delimiter: str, encoding: str | None = None) -> tuple[list[str], str]:
+    for encoding in ([encoding] if encoding else ["utf-8-sig", "cp1252"]):
         try:
             cols = pd.read_csv(path, sep=delimiter, nrows=0, encoding=encoding, dtype=str)
             return [str(c) for c in cols.columns], encoding
@@ -332,17 +332,20 @@ def _header(path: Path, delimiter: str) -> tuple[list[str], str]:
             continue
         except pd.errors.EmptyDataError:
             raise DataError(f"{path} is empty") from None
+        except LookupError:
+            raise DataError(f"unknown encoding '{encoding}'") from None
         except (pd.errors.ParserError, ValueError) as e:
             raise DataError(f"{path} cannot be read as CSV: {str(e)[:200]}") from None
-    raise DataError(f"{path} is neither UTF-8 nor cp1252 text")
+    raise DataError(f"{path} is not {encoding or 'UTF-8 or cp1252'} text (give --encoding)")
 
 
 def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
-                chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
-    """Check an exported CSV against ``job``, reading it in chunks of ``chunk_rows``."""
+                chunk_rows: int = CHUNK_ROWS, encoding: str | None = None) -> VerifyReport:
+    """Check an exported CSV against ``job``, reading it in chunks of ``chunk_rows``
+    (``encoding`` None: UTF-8, else cp1252)."""
     path = Path(path)
     delimiter = delimiter or job.data.delimiter or ";"
-    columns, encoding = _header(path, delimiter)
+    columns, encoding = _header(path, delimiter, encoding)
     qis = _qis(job)
     wanted = qis + _sensitive(job)
     if len(columns) == 1 and len(wanted) > 1:

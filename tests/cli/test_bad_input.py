@@ -351,6 +351,13 @@ def test_verify_wrong_delimiter(run, tiny):
             "one column", "is the delimiter ';'")
 
 
+def test_verify_unknown_encoding(run, tiny):
+    assert run("anonymize", tiny / "job.toml", "--output", tiny / "out.csv",
+               "--quiet").code == EXIT_OK
+    refused(run, tiny, ["verify", tiny / "out.csv", tiny / "job.toml", "--encoding", "klingon"],
+            "klingon")
+
+
 def test_verify_empty_file(run, tiny):
     (tiny / "empty.csv").write_text("")
     refused(run, tiny, ["verify", tiny / "empty.csv", tiny / "job.toml"], "empty.csv")

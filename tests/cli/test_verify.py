@@ -155,7 +155,7 @@ def brute_force(frame: pd.DataFrame, qis, k, limit, l=0) -> bool:
     return ok and int(stars.sum()) <= allowed
 
 
-@settings(max_examples=25, deadline=None,
+@settings(max_examples=15, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(rows=st.lists(st.tuples(st.sampled_from(AGES), st.sampled_from("MF"),
                                st.sampled_from("123"), st.sampled_from(["flu", "cold", "hiv"])),
