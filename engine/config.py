@@ -23,6 +23,13 @@ QUASI_IDENTIFYING = "quasi-identifying"
 SENSITIVE = "sensitive"
 INSENSITIVE = "insensitive"
 ATTRIBUTE_TYPES = (IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE, INSENSITIVE)
+#: how an attribute is transformed (engine/transform/, README "Transformation methods")
+TRANSFORMATIONS = ("generalization", "microaggregation", "identity", "suppression",
+                   "top-bottom-coding")
+#: microaggregation's aggregate functions (engine/transform/microaggregation.py)
+AGGREGATE_FUNCTIONS = ("arithmetic-mean", "geometric-mean", "median", "mode", "interval")
+#: how microaggregated records are grouped (engine/transform/clustering.py)
+CLUSTERINGS = ("none", "hierarchy", "mdav")
 
 #: search algorithms: job-file name -> (human label, one-line explanation)
 ALGORITHM_INFO = {
@@ -68,19 +75,28 @@ class AttributeConfig:
                                      help="the format of dates and numbers")
     #: identifying attributes: engine.pseudonyms.PseudonymSpec, released instead of removed
     pseudonym: object | None = None
-    #: generalization | microaggregation | identity | suppression | top-bottom-coding
-    #: (engine/transform/, README "Transformation methods")
-    transformation: str = "generalization"
-    #: microaggregation: arithmetic-mean | geometric-mean | median | mode | interval
-    function: str | None = None
-    ignore_missing: bool = False
-    #: microaggregation: "none"; "hierarchy": classes formed with the attribute's own
-    #: hierarchy first (ARX's "clustering and microaggregation"); "mdav": classes split
-    #: into MDAV clusters of similar values (engine/transform/clustering.py)
-    clustering: str = "none"
-    #: top-bottom-coding: values above ``top`` become ``top``, below ``bottom`` ``bottom``
-    top: float | None = None
-    bottom: float | None = None
+    # how the attribute is transformed (engine/transform/, README "Transformation
+    # methods"); engine.transform.job_keys checks the combinations
+    transformation: str = param_field(
+        "choice", "generalization", choices=TRANSFORMATIONS, label="Transformation",
+        help="generalization by the hierarchy, microaggregation per class, or a fixed "
+             "rule (identity, suppression, top-bottom-coding)")
+    function: str | None = param_field(
+        "choice", None, choices=AGGREGATE_FUNCTIONS, label="Aggregate function",
+        help="microaggregation: what each class releases instead of its values")
+    ignore_missing: bool = param_field(
+        "bool", False, label="Ignore missing values",
+        help="microaggregation: leave empty and NULL values out (else they count as 0)")
+    clustering: str = param_field(
+        "choice", "none", choices=CLUSTERINGS, label="Clustering",
+        help="microaggregation: none (classes of the other attributes), hierarchy (this "
+             "attribute's hierarchy shapes the classes, ARX) or mdav (similar values)")
+    top: float | None = param_field(
+        "float", None, label="Top code",
+        help="top-bottom-coding: numbers above it are released as it")
+    bottom: float | None = param_field(
+        "float", None, label="Bottom code",
+        help="top-bottom-coding: numbers below it are released as it")
 
 
 @dataclass
@@ -134,10 +150,12 @@ class TransformationConfig:
     #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off
     local_recoding: dict | None = None
-    #: what suppressed cells are released as
-    suppression_string: str = SUPPRESSED
-    #: suppressed records also lose their sensitive and insensitive values
-    remove_suppressed_values: bool = False
+    suppression_string: str = param_field(
+        "text", SUPPRESSED, label="Suppression string",
+        help="what suppressed cells are released as")
+    remove_suppressed_values: bool = param_field(
+        "bool", False, label="Remove suppressed values",
+        help="suppressed records also lose their sensitive and insensitive values")
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,7 @@ from engine.schema import (Param, ParamError, dataclass_from_table, dataclass_to
                            unknown_key_error)
 from engine.search.genetic_settings import check_genetic_table
 from engine.subset import read_subset
-from engine.transform.job_keys import (attribute_transformation_to_dict,
-                                       read_attribute_transformation,
+from engine.transform.job_keys import (read_attribute_transformation,
                                        read_transformation_options,
                                        transformation_options_to_dict)
 
@@ -40,10 +39,8 @@ TOP_KEYS = ("format_version", "data", "attributes", "privacy", "transformation",
             "subset", "population", "engine")
 #: keys read by their own modules (transformation methods, pseudonyms) besides the
 #: declared ones
-_ATTRIBUTE_EXTRA_KEYS = ("transformation", "function", "ignore_missing", "clustering", "top",
-                         "bottom", *sorted(PSEUDONYM_KEYS))
-_TRANSFORMATION_EXTRA_KEYS = ("genetic", "local_recoding", "suppression_string",
-                              "remove_suppressed_values")
+_ATTRIBUTE_EXTRA_KEYS = tuple(sorted(PSEUDONYM_KEYS))
+_TRANSFORMATION_EXTRA_KEYS = ("genetic", "local_recoding")
 
 
 def load_job(path: str | Path) -> Job:
@@ -147,7 +144,6 @@ def job_to_dict(job: Job) -> dict:
     attrs = {}
     for name, a in job.attributes.items():
         t = dataclass_to_table(a)
-        t.update(attribute_transformation_to_dict(a))
         if a.pseudonym is not None:
             t.update(a.pseudonym.to_dict())
         attrs[name] = t

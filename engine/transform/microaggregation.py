@@ -35,9 +35,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from engine.config import AGGREGATE_FUNCTIONS
 from engine.errors import JobError
 
-FUNCTIONS = ("arithmetic-mean", "geometric-mean", "median", "mode", "interval")
+FUNCTIONS = AGGREGATE_FUNCTIONS  # declared with AttributeConfig.function
 NUMERIC = ("arithmetic-mean", "geometric-mean", "median", "interval")
 MISSING = ("", "NULL")
 
@@ -56,15 +57,6 @@ class MicroSpec:
     ignore_missing: bool = False
     clustering: str = "none"  # none | hierarchy | mdav
     integer: bool = False  # round numeric aggregates to whole numbers (data_type integer)
-
-
-def check_function(function, where: str) -> str:
-    if function is None:
-        raise JobError(f"{where}: transformation = \"microaggregation\" needs a function "
-                       f"(one of {', '.join(FUNCTIONS)})")
-    if function not in FUNCTIONS:
-        raise JobError(f"{where} function = {function!r} is not one of {', '.join(FUNCTIONS)}")
-    return function
 
 
 def numbers(values: np.ndarray, attribute: str, first_row: dict | None = None) -> np.ndarray:

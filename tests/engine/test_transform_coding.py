@@ -136,7 +136,7 @@ def test_rule_keys_are_strict(data, attrs, message):
 def test_suppression_string_must_be_text(data):
     job = base_job(transformation="identity")
     job["transformation"]["suppression_string"] = 0
-    with pytest.raises(JobError, match="suppression_string must be text"):
+    with pytest.raises(JobError, match="suppression_string = 0 must be text"):
         as_job(job)
 
 

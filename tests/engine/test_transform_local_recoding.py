@@ -108,7 +108,7 @@ def test_unsupported_model_is_refused(adult_dir):
 @pytest.mark.parametrize("value,message", [
     ("{ iterations = 0 }", "at least 1"),
     ("{ iterations = 2.5 }", "whole number"),
-    ("{ gs_factor = 1.5 }", "between 0.0 and 1.0"),
+    ("{ gs_factor = 1.5 }", "gs_factor = 1.5 must be a number between 0 and 1"),
     ("{ gs_facter = 0.1 }", "did you mean 'gs_factor'"),
     ("5", "must be a table"),
 ])

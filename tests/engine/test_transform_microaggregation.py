@@ -120,7 +120,7 @@ def test_suppressed_records_release_the_marker(small):
 
 def test_clustering_aggregates_over_the_hierarchy_classes(small, tmp_path):
     (tmp_path / "age.csv").write_text("20;20-49\n30;20-49\n40;20-49\n50;50-79\n70;50-79\n")
-    job = small_job(extra={"clustering": True, "hierarchy": "age.csv"})
+    job = small_job(extra={"clustering": "hierarchy", "hierarchy": "age.csv"})
     job["attributes"]["sex"]["hierarchy"] = "sex.csv"
     r = engine.anonymize(small, job)
     # the classes are (sex, age group): {m: 20,30,40} and {f: 50,70}
@@ -130,11 +130,12 @@ def test_clustering_aggregates_over_the_hierarchy_classes(small, tmp_path):
 
 
 @pytest.mark.parametrize("change,message", [
-    ({"function": "average"}, "function = 'average' is not one of"),
+    ({"function": "average"}, "function = 'average' must be one of"),
     ({"function": None}, "needs a function"),
     ({"ignore_missing": 1}, "must be true or false"),
     ({"transformation": "microaggregate"}, "did you mean 'microaggregation'"),
-    ({"clustering": True}, "give it a 'hierarchy'"),
+    ({"clustering": "hierarchy"}, "give it a 'hierarchy'"),
+    ({"clustering": True}, "clustering = true must be one of 'none', 'hierarchy', 'mdav'"),
 ])
 def test_job_keys_are_read_strictly(small, change, message):
     job = small_job()
