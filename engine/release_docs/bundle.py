@@ -48,16 +48,33 @@ def write_release(result, request: ReleaseRequest, levels=None,
         raise AnonymistError("no transformation meets the privacy models: nothing to release")
     released = result.transformed(levels)
     out = ReleaseWritten()
-    has_docs = request.mapping is not None or request.report is not None
+    has_docs = any(x is not None for x in (request.mapping, request.report,
+                                           request.pseudonym_table))
     share = 0.8 if has_docs else 1.0
-    if request.target is not None:
-        what = request.target.describe()
-        write_table(released.frame, request.target,
+    targets = [request.target] if request.target is not None else []
+    for target in targets:
+        what = target.describe()
+        write_table(released.frame, target,
                     lambda done, total: report(share * done / max(total, 1), f"writing {what}"),
                     stop)
         out.written.append(what)
     if stop():
         raise Cancelled("export cancelled")
+    docs = write_documents(result, request, levels, targets, report)
+    out.written += docs.written
+    out.verified, out.violations = docs.verified, docs.violations
+    report(1.0, "done")
+    return out
+
+
+def write_documents(result, request: ReleaseRequest, levels=None, targets=(),
+                    progress: BundleProgress | None = None) -> ReleaseWritten:
+    """The documents ``request`` asks for (value mapping, pseudonym table, report) of a
+    release already written to ``targets``: the report hashes the first file target,
+    describes every target and verifies the table read back from the first one."""
+    report = progress or (lambda fraction, what: None)
+    out = ReleaseWritten()
+    targets = list(targets)
     if request.mapping is not None:
         from engine.export.mapping import value_mapping, write_mapping
         if levels is None and getattr(result, "local_recoding", None) is not None:
@@ -66,25 +83,25 @@ def write_release(result, request: ReleaseRequest, levels=None,
         report(0.82, "writing the value mapping")
         lv = [result.evaluate(levels).levels[q] if levels is not None
               else result.optimum.levels[q] for q in result.problem.qis]
-        write_mapping(value_mapping(result.problem, lv, released), request.mapping)
+        write_mapping(value_mapping(result.problem, lv, result.transformed(levels)),
+                      request.mapping)
         out.written.append(str(request.mapping))
     if request.pseudonym_table is not None:
         from engine.export.mapping import pseudonym_lookup, write_pseudonym_lookup
-        target_path = getattr(request.target, "path", None)
+        files = [t.path for t in targets if isinstance(t, FileTarget)]
         write_pseudonym_lookup(pseudonym_lookup(result.problem), request.pseudonym_table,
-                               (target_path, request.report, request.mapping))
+                               (*files, request.report, request.mapping))
         out.written.append(str(request.pseudonym_table))
     if request.report is not None:
         from engine.release_docs.pdf import export_report
         report(0.86, "writing the release report")
-        target = request.target
+        output_file = next((t.path for t in targets if isinstance(t, FileTarget)), None)
         pdf, js, doc = export_report(
             result, request.report, levels, input_path=request.input_path,
-            output_path=target.path if isinstance(target, FileTarget) else None,
-            output_target=target.describe() if target is not None else None,
-            reread=read_table(target) if target is not None else None)
+            output_path=output_file,
+            output_target="; ".join(t.describe() for t in targets) or None,
+            reread=read_table(targets[0]) if targets else None)
         out.written += [str(pdf), str(js)]
         out.verified = doc["verification"]["ok"]
         out.violations = list(doc["verification"]["violations"])
-    report(1.0, "done")
     return out

@@ -148,34 +148,15 @@ def write_backend_release(result, targets: list, quiet: bool = False) -> None:
 
 
 def write_documents(args, result) -> None:
-    """Write what the options ask for, of the optimum (a result without one writes none)."""
+    """Write the documents the options ask for (mapping, pseudonym table, report) of the
+    optimum, through the one release writer (``engine.release_docs.bundle``)."""
     if result.optimum is None:
         return
-    if args.mapping and getattr(result, "local_recoding", None) is not None:
-        raise AnonymistError("--mapping: under local recoding records of one value carry "
-                             "different levels, so there is no value mapping to write")
-    if args.mapping:
-        from engine.export.mapping import value_mapping, write_mapping
-        levels = [result.optimum.levels[q] for q in result.problem.qis]
-        write_mapping(value_mapping(result.problem, levels, result.transformed(levels)),
-                      args.mapping)
-    if args.pseudonym_table:
-        from engine.export.mapping import pseudonym_lookup, write_pseudonym_lookup
-        write_pseudonym_lookup(pseudonym_lookup(result.problem), args.pseudonym_table,
-                               (args.output, args.report, args.mapping))
-    if args.report:
-        write_report(args, result)
-
-
-def write_report(args, result) -> None:
-    """The release report of what was written: the first target is read back and
-    verified, the input file and a written output file are hashed."""
-    from engine.export.targets import FileTarget, read_table
-    from engine.release_docs.pdf import export_report
+    if not (args.mapping or args.pseudonym_table or args.report):
+        return
+    from engine.release_docs.bundle import ReleaseRequest
+    from engine.release_docs.bundle import write_documents as write
     job = result.problem.job
-    written = targets(args, job)
     data = args.data or (job.resolve(job.data.path) if job.data.path else None)
-    output_file = next((t.path for t in written if isinstance(t, FileTarget)), None)
-    export_report(result, args.report, input_path=data, output_path=output_file,
-                  output_target="; ".join(t.describe() for t in written) or None,
-                  reread=read_table(written[0]) if written else None)
+    write(result, ReleaseRequest(None, args.mapping, args.report, data, args.pseudonym_table),
+          None, targets(args, job))
