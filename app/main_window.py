@@ -32,7 +32,6 @@ class MainWindow(QMainWindow):
         self.menus = build_menus(self, self.actions)
         self.toolbar = build_toolbar(self, self.actions)
         self.menus["view"].addAction(self.toolbar.toggleViewAction())
-        self._anonymize_after_load = False
         #: every background thread's stop, run once when the window closes
         self.shutdowns = Shutdowns()
         self.shutdowns.register("search", lambda: self.search.wait_all(5000))
@@ -107,12 +106,10 @@ class MainWindow(QMainWindow):
         a["export_data"].triggered.connect(f.export_dialog)
         a["export_report"].triggered.connect(f.export_report_dialog)
         a["export_mapping"].triggered.connect(f.export_mapping_dialog)
-        a["import_hierarchy"].triggered.connect(self.configure.hierarchy.load_dialog)
-        a["export_hierarchy"].triggered.connect(self.configure.hierarchy.save_dialog)
-        a["create_hierarchy"].triggered.connect(
-            lambda: self.configure.hierarchy.create_requested.emit(
-                self.configure.hierarchy.name or ""))
-        self.configure.hierarchy.create_requested.connect(self.create_hierarchy)
+        a["import_hierarchy"].triggered.connect(self.configure.import_hierarchy)
+        a["export_hierarchy"].triggered.connect(self.configure.export_hierarchy)
+        a["create_hierarchy"].triggered.connect(self.configure.request_hierarchy_wizard)
+        self.configure.hierarchy_wizard_requested.connect(self.create_hierarchy)
         a["quit"].triggered.connect(self.close)
         a["anonymize"].triggered.connect(self.anonymize)
         a["cancel"].triggered.connect(self.cancel)
@@ -254,18 +251,12 @@ class MainWindow(QMainWindow):
         ``name``)."""
         doc = self.document
         if names is None:
-            names = [n for n in self.configure.attributes.selected() if n] or (
+            names = self.configure.selected_attributes() or (
                 [name] if name else [])
         if doc.table is None or not names:
             show_message(self, "Create hierarchy", "Select an attribute first.")
             return
-        try:
-            from app.wizards.hierarchy import run_hierarchy_wizard
-        except ImportError:
-            show_message(self, "Create hierarchy", "The hierarchy wizard is not available in "
-                         "this version. Load a hierarchy from CSV or edit the levels.",
-                         icon=QMessageBox.Icon.Information)
-            return
+        from app.wizards.hierarchy import run_hierarchy_wizard
         a = doc.attributes[names[0]]
         # one spec applies to attributes of the same data type only
         names = [n for n in names if (doc.attributes[n].data_type, doc.attributes[n].format)
@@ -279,7 +270,7 @@ class MainWindow(QMainWindow):
         for attr, (hierarchy, built_spec) in (results or {}).items():
             doc.set_built_hierarchy(attr, hierarchy.rows, built_spec)
         if results:
-            self.configure.hierarchy.show_attribute(names[0] if len(names) == 1 else None)
+            self.configure.show_hierarchy(names[0] if len(names) == 1 else None)
 
     def _hierarchy_and_spec(self, name: str):
         """The attribute's current hierarchy, and the wizard spec that built it (if the

@@ -189,9 +189,6 @@ class Job:
     engine: EngineConfig = field(default_factory=EngineConfig)
     base_dir: Path = field(default_factory=Path.cwd)
 
-    def attributes_of_type(self, kind: str) -> list[str]:
-        return [n for n, a in self.attributes.items() if a.type == kind]
-
     def resolve(self, path: str) -> Path:
         p = Path(path)
         return p if p.is_absolute() else self.base_dir / p

@@ -26,8 +26,7 @@ class NodeInfo:
     levels: tuple[int, ...]
     state: str
     checked: bool
-    loss: Loss | None
-    loss_exact: bool
+    loss: Loss | None  # exact when checked, else the lower bound (or None)
     suppressed_records: int | None
 
 
@@ -81,11 +80,10 @@ class SolutionSpace:
         levels = self.lattice.levels_of(node_id)
         checked = node_id in self.losses
         loss = self.losses.get(node_id)
-        exact = checked
         if loss is None and self.lower_bounds is not None:
             b = self.lower_bounds[node_id]
             loss = tuple(float(x) for x in b) if np.ndim(b) else float(b)
-        return NodeInfo(levels, STATE_NAMES[self.state(node_id)], checked, loss, exact,
+        return NodeInfo(levels, STATE_NAMES[self.state(node_id)], checked, loss,
                         self.suppressed.get(node_id))
 
     def counts(self) -> dict[str, int]:

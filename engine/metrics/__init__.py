@@ -16,12 +16,6 @@ METRICS: dict[str, type[Metric]] = {m.name: m for m in (
     PublisherPayout, ClassificationMetric)}
 
 
-def register_metric(cls: type[Metric]) -> type[Metric]:
-    """Add a metric class to the job-file registry (used by later metric modules)."""
-    METRICS[cls.name] = cls
-    return cls
-
-
 def metric_from_dict(d: dict) -> Metric:
     """The metric of a ``[metric]`` table, read strictly from its declared parameters."""
     if not isinstance(d, dict):
@@ -37,4 +31,4 @@ def metric_from_dict(d: dict) -> Metric:
 
 
 __all__ = ["AGGREGATES", "Loss", "Metric", "MetricContext", "METRICS", "metric_from_dict",
-           "register_metric", "as_float"]
+           "as_float"]

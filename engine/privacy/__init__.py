@@ -55,11 +55,6 @@ MODELS: dict[str, type[PrivacyModel]] = {
                               DifferentialPrivacy)}
 
 
-def register_model(cls: type[PrivacyModel]) -> type[PrivacyModel]:
-    MODELS[cls.name] = cls
-    return cls
-
-
 def model_from_dict(d: dict, index: int | None = None) -> PrivacyModel:
     """The model of one ``[[privacy]]`` table (``index``: its place in the job, from 1),
     read strictly from the model's declared parameters."""
@@ -83,4 +78,4 @@ __all__ = ["ModelContext", "PrivacyModel", "KAnonymity", "DistinctLDiversity",
            "SampleUniqueness", "AverageRisk", "PopulationUniqueness",
            "BetaLikeness", "DeltaDisclosure", "Profitability",
            "DifferentialPrivacy",
-           "MODELS", "model_from_dict", "register_model"]
+           "MODELS", "model_from_dict"]

@@ -15,10 +15,7 @@ EXACT = {"optimal": optimal_search, "exhaustive": exhaustive_search}
 
 def heuristic_algorithms() -> dict:
     """Heuristic searches by job-file name (they live in their own modules)."""
-    try:
-        from engine.search.heuristics import HEURISTICS
-    except ImportError:
-        return {}
+    from engine.search.heuristics import HEURISTICS
     return HEURISTICS
 
 

@@ -18,9 +18,12 @@ from app.widgets.empty_state import EmptyState
 
 
 class ConfigurePerspective(QWidget):
-    """``anonymize_requested`` asks the window to run the search."""
+    """``anonymize_requested`` asks the window to run the search;
+    ``hierarchy_wizard_requested(name)`` asks it for the hierarchy wizard ("" : the
+    selected attributes). The window uses this class's public methods only."""
 
     anonymize_requested = Signal()
+    hierarchy_wizard_requested = Signal(str)
 
     def __init__(self, document: Document, page_size: int = 100,
                  empty_actions: list[QAction] = (), parent=None):
@@ -100,7 +103,28 @@ class ConfigurePerspective(QWidget):
         lay.addWidget(main)
         self.data.attribute_clicked.connect(lambda n: self.attributes.select([n]))
         self.attributes.selection_changed.connect(self._attribute_selection)
+        self.hierarchy.create_requested.connect(self.hierarchy_wizard_requested)
         return host
+
+    # --- what the window asks of Configure ----------------------------------------------
+    def import_hierarchy(self) -> None:
+        """Load the shown attribute's hierarchy from a CSV file (a dialog)."""
+        self.hierarchy.load_dialog()
+
+    def export_hierarchy(self) -> None:
+        """Save the shown attribute's hierarchy as CSV (a dialog)."""
+        self.hierarchy.save_dialog()
+
+    def request_hierarchy_wizard(self) -> None:
+        """Ask for the hierarchy wizard for the shown attribute."""
+        self.hierarchy_wizard_requested.emit(self.hierarchy.name or "")
+
+    def selected_attributes(self) -> list[str]:
+        return [n for n in self.attributes.selected() if n]
+
+    def show_hierarchy(self, name: str | None) -> None:
+        """Show this attribute's hierarchy (None: none)."""
+        self.hierarchy.show_attribute(name)
 
     def _data_changed(self) -> None:
         self.stack.setCurrentIndex(1 if self.doc.has_data else 0)
