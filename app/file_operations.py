@@ -66,6 +66,10 @@ class FileOperations(QObject):
         if cleanup is not None:
             cleanup()
         self.window.statusBar().clearMessage()
+        if cleanup is not None and "export cancelled" in message:
+            self.window.statusBar().showMessage(
+                "Export cancelled: no partial file or table was left behind", 8000)
+            return
         show_error(self.window, label, message)
 
     # --- open ---------------------------------------------------------------------------

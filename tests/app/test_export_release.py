@@ -103,3 +103,15 @@ def test_export_csv_options_and_database(qtbot, window, tmp_path, messages):
     with qtbot.waitSignal(window.files.tasks.failed, timeout=60_000):
         window.files.export_release(dialog.request)
     assert any("exists already" in text for _, text in messages)
+
+
+def test_cancelled_export_leaves_nothing(qtbot, window, tmp_path, messages):
+    from engine.release_docs.bundle import ReleaseRequest
+    _anonymized(qtbot, window)
+    target = file_target(tmp_path / "big.xlsx", batch_rows=500)
+    with qtbot.waitSignal(window.files.tasks.failed, timeout=120_000):
+        window.files.export_release(ReleaseRequest(target, report=tmp_path / "r.pdf"))
+        window.files.tasks.cancel()
+    assert list(tmp_path.iterdir()) == []
+    assert not messages  # a cancel is not an error
+    assert "cancelled" in window.statusBar().currentMessage()
