@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "engine"
 
 #: the engine's floors, bottom first: a room imports only from floors below its own
+#: (ARCHITECTURE.md says what lives on each)
 LAYERS = [
     {"errors", "io_utils", "progress", "markers"},
     {"data", "pseudonyms", "schema"},
