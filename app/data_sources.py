@@ -92,15 +92,56 @@ def excel_sheets(path: str | Path) -> list[str]:
         wb.close()
 
 
+def _read_xls(path: str | Path, sheet: str, has_header: bool,
+              n_rows: int | None) -> pd.DataFrame:
+    """An .xls sheet through xlrd itself (pandas is dropping its xlrd engine): numbers
+    as text, dates as ISO dates, empty cells as ""."""
+    try:
+        import xlrd
+    except ImportError:
+        raise DataError("reading .xls workbooks needs the xlrd package") from None
+    try:
+        book = xlrd.open_workbook(str(path), on_demand=True)
+        try:
+            sh = book.sheet_by_name(sheet)
+        except xlrd.biffh.XLRDError:
+            raise DataError(f"{Path(path).name} has no sheet '{sheet}'") from None
+        last = sh.nrows if n_rows is None else min(sh.nrows, n_rows + int(has_header))
+        rows = []
+        for r in range(last):
+            row = []
+            for cell in sh.row(r):
+                if cell.ctype == xlrd.XL_CELL_DATE:
+                    row.append(xlrd.xldate.xldate_as_datetime(cell.value, book.datemode))
+                elif cell.ctype in (xlrd.XL_CELL_EMPTY, xlrd.XL_CELL_BLANK):
+                    row.append(None)
+                else:
+                    row.append(cell.value)
+            rows.append(row)
+        book.release_resources()
+    except DataError:
+        raise
+    except Exception as e:  # xlrd raises its own errors for damaged files
+        raise DataError(f"{Path(path).name}, sheet '{sheet}': {e}") from None
+    width = max((len(r) for r in rows), default=0)
+    rows = [r + [None] * (width - len(r)) for r in rows]
+    if has_header and rows:
+        header, rows = [str(v) if v is not None else f"column{i + 1}"
+                        for i, v in enumerate(rows[0])], rows[1:]
+    else:
+        header = [f"column{i + 1}" for i in range(width)]
+    return _strings(pd.DataFrame(rows, columns=header, dtype=object))
+
+
 def read_excel(path: str | Path, sheet: str, has_header: bool = True,
                n_rows: int | None = None) -> pd.DataFrame:
+    if _is_xls(path):
+        return _read_xls(path, sheet, has_header, n_rows)
     try:
         df = pd.read_excel(path, sheet_name=sheet, header=0 if has_header else None,
-                           dtype=object, nrows=n_rows,
-                           engine="xlrd" if _is_xls(path) else "openpyxl")
+                           dtype=object, nrows=n_rows, engine="openpyxl")
     except ImportError:
-        raise DataError(f"reading {Path(path).suffix} workbooks needs the "
-                        f"{'xlrd' if _is_xls(path) else 'openpyxl'} package") from None
+        raise DataError("reading Excel files needs the openpyxl package") from None
     except Exception as e:
         raise DataError(f"{Path(path).name}, sheet '{sheet}': {e}") from None
     if not has_header:

@@ -14,9 +14,13 @@ def test_xls_workbook(qtbot, window, tmp_path):
     book = xlwt.Workbook()
     book.add_sheet("empty")
     sheet = book.add_sheet("people")
+    import datetime
+    date = xlwt.easyxf(num_format_str="YYYY-MM-DD")
     for r, row in enumerate([("age", "zip"), (34, "10115"), (51, "80331"), (27, "")]):
         for c, v in enumerate(row):
             sheet.write(r, c, v)
+    sheet.write(0, 2, "born")
+    sheet.write(1, 2, datetime.date(1990, 1, 2), date)
     book.save(str(path))
     wizard = window.files.make_import_wizard(str(path))
     qtbot.addWidget(wizard)
@@ -30,8 +34,10 @@ def test_xls_workbook(qtbot, window, tmp_path):
     with qtbot.waitSignal(window.files.loaded, timeout=30_000):
         window.files.import_spec(wizard.spec())
     t = window.document.table
-    assert t.names == ["age", "zip"]
+    assert t.names == ["age", "zip", "born"]
     assert list(t.column("age").values()) == ["34", "51", "27"]
+    assert list(t.column("born").values())[0].startswith("1990-01-02")
+    assert list(t.column("born").values())[1:] == ["", ""]
     assert list(t.column("zip").values()) == ["10115", "80331", ""]
 
 
