@@ -23,7 +23,9 @@ _EXPORTS = {
     "AnonymistError": "engine.errors", "DataError": "engine.errors",
     "HierarchyError": "engine.errors", "JobError": "engine.errors",
 }
-__all__ = list(_EXPORTS)
+__all__ = ["anonymize", "prepare", "as_job", "load_job", "save_job", "Job", "AttributeConfig",
+           "TransformationConfig", "AnonymizationResult", "Transformation", "AnonymistError",
+           "DataError", "HierarchyError", "JobError"]
 
 if TYPE_CHECKING:
     from engine.api import anonymize, as_job, prepare

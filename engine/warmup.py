@@ -105,7 +105,7 @@ def warm(out=sys.stdout) -> float:
             t0 = time.perf_counter()
             result = anonymize(frame, _job(paths, privacy, metric, transformation))
             if result.optimum is not None:
-                result.output  # the released table
+                result.transformed()  # the released table
             print(f"  {label:<40} {time.perf_counter() - t0:5.1f} s", file=out, flush=True)
     t0 = time.perf_counter()
     sizes = np.array([1] * 40 + [2] * 15 + [3] * 6 + [5] * 3 + [9], dtype=np.int64)

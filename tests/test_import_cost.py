@@ -44,3 +44,10 @@ def test_engine_api_and_cli_load_no_gui_scipy_sklearn(statement):
 def test_a_public_name_loads_its_module():
     modules = loaded_after("import engine\nengine.JobError")
     assert "engine.errors" in modules and "engine.api" not in modules
+
+
+def test_every_public_name_resolves():
+    import engine
+    assert sorted(engine.__all__) == sorted(engine._EXPORTS)
+    for name in engine.__all__:
+        assert getattr(engine, name) is not None
