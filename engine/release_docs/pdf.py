@@ -142,6 +142,14 @@ def _heading_style():
     return FontFace(emphasis="BOLD", fill_color=(225, 232, 242))
 
 
+def _pseudonym_note(p: dict) -> str:
+    if p.get("pseudonymize") == "mask":
+        return f"masked: first {p.get('keep', 0)} characters kept"
+    source = (f"key file {p['key_file']}" if p.get("key_file")
+              else f"key in environment variable {p.get('key_env')}")
+    return f"pseudonyms: HMAC-SHA-256, {p.get('length', 16)} hex characters, {source}"
+
+
 def _identifiers(attributes: list[dict]) -> str:
     removed = [a["name"] for a in attributes if a["type"] == "identifying" and "pseudonym" not in a]
     pseudo = [f"{a['name']} ({a['pseudonym']['pseudonymize']})" for a in attributes
@@ -220,7 +228,7 @@ def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
         if "weight" in a:
             extra.append(f"weight {a['weight']}")
         if "pseudonym" in a:
-            extra.append("pseudonymized: " + _params(a["pseudonym"], skip=()))
+            extra.append(_pseudonym_note(a["pseudonym"]))
         rows.append([a["name"], a["type"], a.get("hierarchy", "–"),
                      str(a.get("height", "–")), "; ".join(extra)])
     doc.table(["attribute", "type", "hierarchy", "height", "notes"], rows,
