@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke_check:
         _smoke_check(window, qapp)
     window.show()
+    from engine.warmup import is_warm
+    if not args.smoke_check and not is_warm():
+        window.warm_up()
     qapp.aboutToQuit.connect(window.shutdowns.run)
     if args.guide:
         QTimer.singleShot(0, lambda: window.guided_release(args.path))

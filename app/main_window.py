@@ -1,6 +1,7 @@
 """The main window: perspectives, menus, toolbar, status bar with progress and Cancel."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from PySide6.QtGui import QCloseEvent
@@ -307,6 +308,25 @@ class MainWindow(QMainWindow):
                           f"<h3>{APP_NAME} {__version__}</h3><p>Anonymize tabular personal "
                           "data: k-anonymity and more, with generalization hierarchies, "
                           "an optimal search and a view of the whole solution space.</p>")
+
+    # --- first start after installing ----------------------------------------------------
+    def warm_up(self) -> None:
+        """Compile the engine's kernels in a worker when numba's cache is cold (the
+        install step ``python -m app.warmup`` was skipped), saying so in the status bar:
+        the GUI thread never compiles."""
+        from engine.warmup import warm
+
+        self.warmer = TaskController(self)
+        # stops between two compiled jobs: the first can take half a minute
+        self.shutdowns.register("kernel warm-up", lambda: self.warmer.wait_all(30000))
+        message = ("Compiling the engine's kernels (first start after installing, once; "
+                   "about a minute)…")
+        self.statusBar().showMessage(message)
+        self.warmer.finished.connect(lambda _o: self.statusBar().showMessage(
+            "The engine's kernels are compiled.", 5000))
+        self.warmer.failed.connect(lambda _l, m: self.statusBar().showMessage(
+            f"Compiling the engine's kernels failed: {m}", 15000))
+        self.warmer.start("warm-up", lambda report, cancelled: warm(io.StringIO(), cancelled))
 
     # --- closing -------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -54,6 +54,26 @@ RUNS = [
 ]
 
 
+#: kernels every anonymization calls: when their cache is warm, the warm-up has run
+KEY_KERNELS = ("engine.kernel.grouping:_group_by_rows", "engine.kernel.grouping:_rollup_keyed",
+               "engine.kernel.tagging:flood")
+
+
+def is_warm() -> bool:
+    """Whether numba's cache already holds the key kernels for this source (reads
+    numba's cache index; True when that cannot be told, so nothing waits on it)."""
+    import importlib
+    try:
+        for key in KEY_KERNELS:
+            module, name = key.split(":")
+            kernel = getattr(importlib.import_module(module), name)
+            if not kernel._cache._cache_file._load_index():
+                return False
+    except Exception:  # noqa: BLE001 - numba internals changed: assume warm
+        return True
+    return True
+
+
 def _data(folder: Path, rows: int = 400):
     """A small table like real data (strings, three quasi-identifiers with hierarchies,
     a sensitive attribute with one) and its hierarchy files."""
@@ -93,8 +113,9 @@ def _job(paths: dict, privacy: list, metric: dict, transformation: dict) -> dict
                                **transformation}}
 
 
-def warm(out=sys.stdout) -> float:
-    """Run the warm-up, printing a line per step to ``out``; returns the seconds taken."""
+def warm(out=sys.stdout, cancelled=lambda: False) -> float:
+    """Run the warm-up, printing a line per step to ``out`` and stopping between steps
+    once ``cancelled()``; returns the seconds taken."""
     from engine.api import anonymize
     from engine import estimators
 
@@ -102,6 +123,8 @@ def warm(out=sys.stdout) -> float:
     with tempfile.TemporaryDirectory(prefix="anonymist-warmup-") as tmp:
         frame, paths = _data(Path(tmp))
         for label, privacy, metric, transformation in RUNS:
+            if cancelled():
+                return time.perf_counter() - start
             t0 = time.perf_counter()
             result = anonymize(frame, _job(paths, privacy, metric, transformation))
             if result.optimum is not None:
