@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFileDialog
 from engine.project.job_file import load_job
 from engine.subset import resolve_subset
 from tests.app.conftest import open_sample
+from tests.shared_data import SHARED
 
 
 def _subset_dialog(window):
@@ -229,7 +230,7 @@ def test_payout_parameters_are_edited_from_their_declarations(qtbot, window):
 
 def test_a_job_whose_subset_query_fails_is_refused_with_its_message(qtbot, window, tmp_path,
                                                                     messages):
-    adult = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult"
+    adult = SHARED / "data" / "adult"
     job = tmp_path / "bad.toml"
     job.write_text(f'[data]\npath = "{adult / "adult.csv"}"\n'
                    f'[attributes.sex]\ntype = "quasi-identifying"\n'

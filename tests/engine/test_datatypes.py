@@ -16,6 +16,7 @@ from engine.data.datatypes import (DATE_FORMATS, DECIMAL, INTEGER, STRING, DataT
                                    detect_distinct, detect_types)
 from engine.data.table import EncodedTable
 from engine.errors import DataError
+from tests.shared_data import SHARED
 
 
 def shares(values, **kwargs) -> dict[str, float]:
@@ -209,7 +210,7 @@ def test_date_sample_gate_keeps_a_frequent_format():
 
 def test_adult_columns():
     from engine.data.csv_import import read_csv
-    table = EncodedTable.from_dataframe(read_csv("/work/shared/data/adult/adult.csv"))
+    table = EncodedTable.from_dataframe(read_csv(SHARED / "data" / "adult" / "adult.csv"))
     best = {n: choose_type(detect_column_types(table.column(n))) for n in table.names}
     assert best["age"] == INTEGER
     assert all(best[n] == STRING for n in table.names if n != "age")

@@ -3,7 +3,6 @@ a table built independently from the hierarchy CSVs with pandas."""
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -12,8 +11,9 @@ import pytest
 import engine
 from engine.markers import SUPPRESSED
 from engine.output import transform
+from tests.shared_data import SHARED
 
-ADULT = Path(__file__).resolve().parents[3] / "shared" / "data" / "adult"
+ADULT = SHARED / "data" / "adult"
 QIS = ["age", "education", "sex", "race"]
 ROWS = 2000
 
