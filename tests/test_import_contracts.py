@@ -9,6 +9,7 @@ function-local imports count too; imports under ``if TYPE_CHECKING:`` do not.
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,7 @@ def _type_checking_only(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+@functools.lru_cache(maxsize=None)
 def imports(path: Path, package: str) -> list[tuple[str, int]]:
     """Absolute names imported by a file (``from a import b`` gives ``a.b`` too, as
     ``b`` may be a module), with line numbers."""

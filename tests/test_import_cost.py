@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 #: never loaded by importing the engine's API: the GUI, and libraries only some
@@ -18,31 +17,33 @@ HEAVY = ("PySide6", "pyqtgraph", "sklearn", "sqlalchemy", "openpyxl", "scipy.sta
          "scipy.special", "scipy.sparse", "scipy.optimize")
 
 
-def loaded_after(statement: str) -> set[str]:
-    code = f"import json, sys\n{statement}\nprint(json.dumps(sorted(sys.modules)))"
+def loaded_after(*statements: str) -> list[set[str]]:
+    """The modules loaded after each statement, run in that order in one fresh process."""
+    code = "import json, sys\n" + "".join(
+        f"{st}\nprint(json.dumps(sorted(sys.modules)))\n" for st in statements)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    return set(json.loads(out.stdout.splitlines()[-1]))
+    return [set(json.loads(line)) for line in out.stdout.splitlines()[-len(statements):]]
 
 
 def heavy(modules: set[str], names=HEAVY) -> list[str]:
     return sorted(n for n in names if n in modules)
 
 
-def test_import_engine_loads_nothing_heavy():
-    modules = loaded_after("import engine")
-    assert heavy(modules, HEAVY + ("pandas", "numba")) == []
-
-
-@pytest.mark.parametrize("statement", ["import engine.api", "import engine.cli",
-                                       "from app.launcher import main",
-                                       "import engine.verify"])
-def test_engine_api_and_cli_load_no_gui_scipy_sklearn(statement):
-    assert heavy(loaded_after(statement)) == []
+def test_import_engine_loads_nothing_heavy_and_nor_do_the_cli_and_api():
+    """``import engine`` loads neither pandas nor numba; the command line, the launcher,
+    the verifier and the API load no GUI, scikit-learn, SQLAlchemy, openpyxl or scipy
+    subpackages (cumulative, in one process: what an earlier line loaded counts)."""
+    statements = ["import engine", "import engine.cli", "from app.launcher import main",
+                  "import engine.verify", "import engine.api"]
+    after = loaded_after(*statements)
+    assert heavy(after[0], HEAVY + ("pandas", "numba")) == []
+    for statement, modules in zip(statements[1:], after[1:]):
+        assert heavy(modules) == [], statement
 
 
 def test_a_public_name_loads_its_module():
-    modules = loaded_after("import engine\nengine.JobError")
+    (modules,) = loaded_after("import engine\nengine.JobError")
     assert "engine.errors" in modules and "engine.api" not in modules
 
 
