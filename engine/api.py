@@ -136,7 +136,8 @@ def anonymize_prepared(problem: Problem, progress: ProgressCallback | None = Non
         recoding = local_recoding(problem, outcome.optimum.levels, settings, cancel)
     result = AnonymizationResult(problem, outcome, time.perf_counter() - start,
                                  local_recoding=recoding)
-    built = build_output and result.optimum is not None and not phases.cancelled()
+    built = (build_output and result.optimum is not None and problem.backend is None
+             and not phases.cancelled())
     if built:
         phases.report(0, None, None, force=True, phase="output", done=0.5 if recoding else 0.0)
         built = _build_output(result, phases)
