@@ -198,6 +198,7 @@ class ExplorePerspective(QWidget):
         self.filter.reset(emit=False)
         self._show_counts()
         self.quality.finish(result)
+        self.zoom_optimum_button.setEnabled(self.nodes.optimum >= 0)
         self.hint.setText(HINT if self.nodes.whole else
                           f"The lattice has {lat.size:,} transformations: shown are the "
                           f"{len(self.nodes):,} the search visited. Right-click a node to "
