@@ -23,10 +23,11 @@ from app.perspectives.explore.properties import PropertiesPanel
 from app.perspectives.explore.quality_plot import QualityPlot
 from app.widgets.empty_state import EmptyState
 
-LEGEND = (f"<span style='color:{FILL_CHECKED[1]}'>●</span> Anonymous &nbsp; "
-          f"<span style='color:{FILL_CHECKED[2]}'>●</span> Not anonymous &nbsp; "
-          f"<span style='color:{FILL_CHECKED[0]}'>●</span> Not checked &nbsp; "
-          f"<span style='color:{OPTIMUM_COLOR}'>★</span> Optimum")
+# non-breaking inside an entry: a wrapped legend never parts a mark from its label
+LEGEND = (f"<span style='color:{FILL_CHECKED[1]}'>●</span>&nbsp;Anonymous &nbsp; "
+          f"<span style='color:{FILL_CHECKED[2]}'>●</span>&nbsp;Not&nbsp;anonymous &nbsp; "
+          f"<span style='color:{FILL_CHECKED[0]}'>●</span>&nbsp;Not&nbsp;checked &nbsp; "
+          f"<span style='color:{OPTIMUM_COLOR}'>★</span>&nbsp;Optimum")
 LEGEND_TIP = ("Nodes with a dark outline were checked; pale nodes have a state inferred "
               "from a checked neighbour (anonymity is monotonic).")
 
@@ -101,12 +102,18 @@ class ExplorePerspective(QWidget):
         center = QWidget()
         lay = QVBoxLayout(center)
         lay.setContentsMargins(0, 0, 0, 0)
-        bar = QHBoxLayout()
+        row = QHBoxLayout()
         self.legend = QLabel(LEGEND)
         self.legend.setToolTip(LEGEND_TIP)
         self.legend.setWordWrap(True)  # wraps rather than widening the window at 1280 px
-        bar.addWidget(self.legend, 1)
-        bar.addStretch()
+        row.addWidget(self.legend, 1)
+        row.addStretch()
+        # the lattice's own controls, hidden on the List tab where they do nothing
+        self.lattice_tools = QWidget()
+        tools = QHBoxLayout(self.lattice_tools)
+        tools.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.lattice_tools)
+        bar = tools
         bar.addWidget(QLabel("Rows"))
         self.arrange = QComboBox()
         self.arrange.addItem("by state and loss", ORDER_STATE)
@@ -121,7 +128,7 @@ class ExplorePerspective(QWidget):
         self.zoom_optimum_button.setToolTip("Zoom in on the optimum and its neighbours, where "
                                             "single transformations can be told apart")
         bar.addWidget(self.zoom_optimum_button)
-        lay.addLayout(bar)
+        lay.addLayout(row)
         self.center_stack = QStackedWidget()
         self.searching = QLabel("Searching… the solution space appears here when the "
                                 "search ends.")
@@ -151,7 +158,13 @@ class ExplorePerspective(QWidget):
         self.hint.setObjectName("mutedLabel")
         self.hint.setWordWrap(True)
         lay.addWidget(self.hint)
+        self.tabs.currentChanged.connect(self._tab_changed)
         return center
+
+    def _tab_changed(self, index: int) -> None:
+        on_lattice = self.tabs.widget(index) is self.lattice
+        self.lattice_tools.setVisible(on_lattice)
+        self.hint.setVisible(on_lattice)
 
     def _connect(self) -> None:
         self.filter.filter_changed.connect(self.set_filter)
