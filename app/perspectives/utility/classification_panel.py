@@ -5,7 +5,7 @@ import pandas as pd
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QHBoxLayout, QLabel, QListWidget,
                                QListWidgetItem, QProgressBar, QPushButton, QSpinBox,
-                               QToolButton, QVBoxLayout, QWidget)
+                               QStackedWidget, QToolButton, QVBoxLayout, QWidget)
 
 from app.perspectives.utility.charts import RocChart
 from app.perspectives.utility.frame_model import FrameModel
@@ -107,7 +107,19 @@ class ClassificationPanel(QWidget):
             cards.addWidget(c)
         cards.addStretch()
         right.addLayout(cards)
-        body = QHBoxLayout()
+        # before a comparison: a note instead of an empty table and a bare ROC axis
+        self.results = QStackedWidget()
+        self.placeholder = QLabel(
+            "No comparison yet. Tick the features, choose the target and press Compare: "
+            "the same model is trained on the input and on the output, and their accuracy, "
+            "AUC, Brier score and ROC curves appear here.")
+        self.placeholder.setObjectName("mutedLabel")
+        self.placeholder.setWordWrap(True)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.results.addWidget(self.placeholder)
+        body_widget = QWidget()
+        body = QHBoxLayout(body_widget)
+        body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(12)
         self.metrics_model = FrameModel(self)
         self.metrics = small_table(self.metrics_model)
@@ -115,7 +127,8 @@ class ClassificationPanel(QWidget):
         body.addWidget(self.metrics)
         self.roc = RocChart()
         body.addWidget(self.roc, 1)
-        right.addLayout(body, 1)
+        self.results.addWidget(body_widget)
+        right.addWidget(self.results, 1)
         self.status = StatusLine("Choose features and a target, then Compare.")
         right.addWidget(self.status)
         return right
@@ -193,6 +206,7 @@ class ClassificationPanel(QWidget):
             c.set_value("–")
         self.metrics_model.set_frame(None)
         self.roc.clear()
+        self.results.setCurrentIndex(0)
         self.status.setText(message)
 
     def show_comparison(self, c: ClassificationComparison) -> None:
@@ -209,6 +223,7 @@ class ClassificationPanel(QWidget):
                                      tooltips={"Measure": "Brier score: lower is better"})
         self.metrics.setColumnWidth(0, 120)
         self.roc.set_curves(c.input.roc, c.output.roc)
+        self.results.setCurrentIndex(1)
         self.status.setText(
             f"{MODEL_LABELS.get(c.model, c.model)}, {c.folds}-fold cross-validation on "
             f"{c.records:,} records (out-of-fold predictions). The target comes from the input.")
