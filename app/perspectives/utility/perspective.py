@@ -102,9 +102,10 @@ class UtilityPerspective(QWidget):
         self.transformation_label.setObjectName("mutedLabel")
         self.transformation_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
-        # long level lists must not widen the window: the label may be cut
+        # long level lists must not widen the window: the label wraps instead
         self.transformation_label.setSizePolicy(QSizePolicy.Policy.Ignored,
                                                 QSizePolicy.Policy.Preferred)
+        self.transformation_label.setWordWrap(True)
         head.addWidget(self.transformation_label, 1)
         lay.addLayout(head)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
