@@ -3,6 +3,7 @@ explanation, its parameters as a form built from the engine's declarations
 (``engine.schema``, ``app.widgets.param_form``); the engine validates on accept."""
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QLabel,
                                QVBoxLayout)
 
@@ -88,6 +89,19 @@ class PrivacyModelDialog(QDialog):
         self.form.set_values({k: v for k, v in values.items() if k != "model"})
         self.form_slot.addWidget(self.form)
         self.error.hide()
+        # once the new form is shown (Qt shows a widget added to a visible parent later)
+        QTimer.singleShot(0, self._fit_height)
+
+    def _fit_height(self) -> None:
+        """Grow to the form's height: the window keeps its size when the model changes and
+        the minimum Qt derives ignores wrapped help lines, which were squashed."""
+        lay = self.layout()
+        lay.activate()
+        width = self.width()
+        needed = (lay.totalHeightForWidth(width) if lay.hasHeightForWidth()
+                  else lay.totalSizeHint().height())
+        if needed > self.height():
+            self.resize(width, needed)
 
     def value(self) -> dict:
         return {"model": self.model_name, **self.form.values()}

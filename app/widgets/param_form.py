@@ -67,7 +67,7 @@ class ParamForm(QWidget):
             help_line = QLabel(p.help)
             help_line.setObjectName("paramHelp")
             help_line.setWordWrap(True)
-            help_line.setStyleSheet("color: palette(mid); font-size: small;")
+            help_line.setStyleSheet("color: #667085; font-size: small;")  # muted, readable
             help_line.setVisible(bool(p.help))
             col.addWidget(help_line)
             self.help_labels[p.name] = help_line
