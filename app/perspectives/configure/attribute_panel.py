@@ -47,6 +47,9 @@ class AttributePanel(QWidget):
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         hh.setStretchLastSection(True)
+        # the hierarchy status takes what is left and elides (its tooltip has it whole)
+        # rather than pushing the header out of view behind a horizontal scroll bar
+        hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         hh.setMinimumSectionSize(60)
         self.view.selectionModel().selectionChanged.connect(self._selection)
         lay.addWidget(self.view, 1)
