@@ -290,7 +290,8 @@ class FileOperations(QObject):
                               self.doc.source.delimiter or ";", mapping_ok, self.window,
                               self.doc.current_transformation().describe(),
                               pseudonyms=any(a.pseudonym is not None
-                                             for a in self.doc.attributes.values()))
+                                             for a in self.doc.attributes.values()),
+                              verbatim=self.doc.verbatim_columns())
         self.export_dialog_widget = dialog
         if dialog.exec() and dialog.request is not None:
             target = dialog.request.target

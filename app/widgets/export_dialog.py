@@ -4,8 +4,10 @@ mapping, release report). Builds an ``engine.release_docs.bundle.ReleaseRequest`
 the database password is asked here and kept only in the request, never stored."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QFileDialog,
                                QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QStackedWidget, QVBoxLayout, QWidget)
@@ -33,9 +35,21 @@ def _path_row(edit: QLineEdit, browse) -> QWidget:
     return w
 
 
+def verbatim_warning(names: Sequence[str], shown: int = 6) -> str:
+    """The warning for insensitive columns the export writes exactly as they are."""
+    if not names:
+        return ""
+    text = ", ".join(names[:shown])
+    if len(names) > shown:
+        text += f" and {len(names) - shown} more"
+    return (f"⚠ Released unchanged (insensitive): {text}. Mark direct identifiers "
+            f"Identifying in Configure to remove them.")
+
+
 class ExportDialog(QDialog):
     def __init__(self, folder: str | Path, delimiter: str = ";", mapping_allowed: bool = True,
-                 parent=None, transformation: str = "", pseudonyms: bool = False):
+                 parent=None, transformation: str = "", pseudonyms: bool = False,
+                 verbatim: Sequence[str] = ()):
         super().__init__(parent)
         self.setWindowTitle("Export anonymized data")
         self.setMinimumWidth(560)
@@ -57,6 +71,15 @@ class ExportDialog(QDialog):
             self.format.addItem(text, key)
         form.addRow("Format", self.format)
         lay.addLayout(form)
+        #: insensitive columns written exactly as they are (Document.verbatim_columns())
+        self.verbatim = QLabel(verbatim_warning(verbatim))
+        self.verbatim.setObjectName("exportVerbatim")
+        self.verbatim.setWordWrap(True)
+        self.verbatim.setTextFormat(Qt.TextFormat.PlainText)
+        self.verbatim.setStyleSheet("color: #8a5a00")
+        self.verbatim.setToolTip("Released unchanged: " + ", ".join(verbatim))
+        self.verbatim.setVisible(bool(verbatim))
+        lay.addWidget(self.verbatim)
 
         self.stack = QStackedWidget()
         self.stack.addWidget(self._file_page(delimiter))

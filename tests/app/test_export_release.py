@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import pandas as pd
 
 from engine.cli import main
@@ -115,3 +117,41 @@ def test_cancelled_export_leaves_nothing(qtbot, window, tmp_path, messages):
     assert list(tmp_path.iterdir()) == []
     assert not messages  # a cancel is not an error
     assert "cancelled" in window.statusBar().currentMessage()
+
+
+def test_export_dialog_warns_of_columns_released_unchanged(qtbot, window, monkeypatch,
+                                                          messages):
+    """File > Export data names the insensitive columns the export writes as they are
+    (the same list as Configure's attribute warnings), before anything is written."""
+    from app.widgets.export_dialog import ExportDialog
+    open_sample(qtbot, window)
+    doc = window.document
+    doc.update_attributes(["salary-class"], type="insensitive")
+    with qtbot.waitSignal(window.search.finished, timeout=120_000):
+        window.actions["anonymize"].trigger()
+    result = doc.result
+    seen = []
+
+    def fake_exec(dialog):
+        seen.append((dialog.verbatim.isVisibleTo(dialog), dialog.verbatim.text()))
+        return 0  # cancelled: nothing exported
+
+    monkeypatch.setattr(ExportDialog, "exec", fake_exec)
+    monkeypatch.setattr(window.files, "export_release",
+                        lambda *a, **k: pytest.fail("nothing is exported on Cancel"))
+    # recounted from the released table: columns whose released values equal the input's
+    released = result.transformed(doc.applied_levels).frame.astype(str)
+    source = result.problem.table.to_dataframe().astype(str)
+    unchanged = [c for c in released.columns if released[c].equals(source[c])
+                 and doc.attribute(c).type == "insensitive"]
+    assert unchanged == ["salary-class"]
+    window.files.export_dialog()
+    visible, text = seen[-1]
+    assert visible and text.startswith("⚠ Released unchanged")
+    for name in unchanged[:6]:
+        assert name in text
+    # marked Identifying: it is removed, and the warning no longer names it
+    doc.update_attributes(unchanged, type="identifying")
+    window.files.export_dialog()
+    visible, text = seen[-1]
+    assert not visible and text == ""
