@@ -181,7 +181,8 @@ class Document(QObject):
         self.attributes = {n: old.get(n, AttributeConfig(INSENSITIVE)) for n in table.names}
         for name, (dtype, fmt) in (data_types or {}).items():
             if name in self.attributes:
-                self.attributes[name].data_type, self.attributes[name].format = dtype, fmt
+                self.attributes[name] = replace(self.attributes[name], data_type=dtype,
+                                                format=fmt)
         self.hierarchy_rows = {n: r for n, r in self.hierarchy_rows.items() if n in table}
         self.subset = None
         self.subset_spec = None

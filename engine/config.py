@@ -16,7 +16,7 @@ from engine.markers import SUPPRESSED
 from engine.metrics import Metric
 from engine.metrics.loss import LossMetric
 from engine.privacy.base import PrivacyModel
-from engine.schema import param_field
+from engine.schema import FrozenMap, frozen, param_field
 
 IDENTIFYING = "identifying"
 QUASI_IDENTIFYING = "quasi-identifying"
@@ -52,7 +52,7 @@ ALGORITHM_INFO = {
 ALGORITHMS = tuple(ALGORITHM_INFO)
 
 
-@dataclass
+@dataclass(frozen=True)
 class AttributeConfig:
     """``[attributes."name"]``: one column's role and generalization."""
 
@@ -99,7 +99,7 @@ class AttributeConfig:
         help="top-bottom-coding: numbers below it are released as it")
 
 
-@dataclass
+@dataclass(frozen=True)
 class DataConfig:
     """``[data]``: the data file."""
 
@@ -119,7 +119,7 @@ class DataConfig:
 UNNAMED_COLUMNS = ("warn", "refuse")
 
 
-@dataclass
+@dataclass(frozen=True)
 class TransformationConfig:
     """``[transformation]``: suppression and the search (the genetic searches' settings
     are ``[transformation.genetic]``, ``engine.search.genetic_settings``)."""
@@ -146,7 +146,7 @@ class TransformationConfig:
     heuristic_threshold: int = param_field(
         "int", 100_000, low=0, unit="transformations", label="Heuristic above",
         help="the optimal search hands over to Lightning above this lattice size")
-    genetic: dict = field(default_factory=dict)
+    genetic: dict = field(default_factory=FrozenMap)
     #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off
     local_recoding: dict | None = None
@@ -156,6 +156,11 @@ class TransformationConfig:
     remove_suppressed_values: bool = param_field(
         "bool", False, label="Remove suppressed values",
         help="suppressed records also lose their sensitive and insensitive values")
+
+    def __post_init__(self):
+        object.__setattr__(self, "genetic", frozen(dict(self.genetic or {})))
+        if self.local_recoding is not None:
+            object.__setattr__(self, "local_recoding", frozen(dict(self.local_recoding)))
 
 
 @dataclass(frozen=True)
@@ -175,19 +180,29 @@ class EngineConfig:
                                       help="auto: DuckDB for files needing more of the memory")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Job:
-    """A complete anonymization job."""
+    """A complete anonymization job: a specification that does not change (build a
+    changed copy with ``dataclasses.replace``). ``Problem`` binds its own copies of the
+    models and the metric, so running a job never changes it or an earlier result."""
 
     data: DataConfig = field(default_factory=DataConfig)
-    attributes: dict[str, AttributeConfig] = field(default_factory=dict)
-    privacy: list[PrivacyModel] = field(default_factory=list)
+    attributes: dict[str, AttributeConfig] = field(default_factory=FrozenMap)
+    privacy: tuple[PrivacyModel, ...] = ()
     transformation: TransformationConfig = field(default_factory=TransformationConfig)
     metric: Metric = field(default_factory=LossMetric)
     subset: dict | None = None
     population: dict | None = None
     engine: EngineConfig = field(default_factory=EngineConfig)
     base_dir: Path = field(default_factory=Path.cwd)
+
+    def __post_init__(self):
+        object.__setattr__(self, "attributes", FrozenMap(self.attributes or {}))
+        object.__setattr__(self, "privacy", tuple(self.privacy or ()))
+        for key in ("subset", "population"):
+            value = getattr(self, key)
+            object.__setattr__(self, key, None if value is None else frozen(dict(value)))
+        object.__setattr__(self, "base_dir", Path(self.base_dir))
 
     def resolve(self, path: str) -> Path:
         p = Path(path)

@@ -343,6 +343,39 @@ class Declared:
         return f"{type(self).__name__}({args})"
 
 
+class FrozenMap(dict):
+    """A dict that cannot change (a Job's attributes, a [subset] or [population] table):
+    equal to the dict it holds, written to TOML as one; ``dict(m)`` is a mutable copy."""
+
+    def _refuse(self, *_, **__):
+        raise TypeError("this table belongs to a job specification and does not change: "
+                        "build a new job with dataclasses.replace")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        return (FrozenMap, (dict(self),))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __hash__(self):
+        return hash(tuple(sorted(self.items(), key=lambda kv: str(kv[0]))))
+
+
+def frozen(value):
+    """``value`` with dicts made FrozenMaps and lists tuples, all the way down."""
+    if isinstance(value, dict):
+        return FrozenMap({k: frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
 # --- dataclasses whose fields are declared parameters ---------------------------------
 def param_field(kind: str, default=None, name: str = "", **declaration):
     """A dataclass field declared as a parameter (its job-file key: ``name``, else the

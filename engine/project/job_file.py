@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import codecs
 import tomllib
+from dataclasses import replace
+from types import SimpleNamespace
 from pathlib import Path
 
 import pandas as pd
@@ -97,36 +99,45 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
     except LookupError:
         raise ParamError(f"[data] encoding = {show(data.encoding)} is not an encoding "
                          f"Python knows (e.g. 'utf-8', 'latin-1')") from None
-    job = Job(data=data, base_dir=base_dir)
+    resolve = Job(base_dir=base_dir).resolve
+    attributes = {}
     for name, a in _table(d, "attributes", "[attributes]").items():
         where = f"[attributes.\"{name}\"]"
         if not isinstance(a, dict):
             raise ParamError(f"{where} must be a table, got {show(a)}")
-        cfg = dataclass_from_table(AttributeConfig, a, where, ignore=_ATTRIBUTE_EXTRA_KEYS)
-        if cfg.hierarchy_path is not None:
-            cfg.hierarchy = read_hierarchy(job.resolve(cfg.hierarchy_path), name)
-        read_attribute_transformation(cfg, a, where)
-        cfg.pseudonym = read_pseudonym(a, where, cfg.type)
-        job.attributes[name] = cfg
+        attributes[name] = _attribute(name, a, where, resolve)
     privacy = d.get("privacy", [])
     if not isinstance(privacy, list):
         raise ParamError("privacy models must be written as [[privacy]] tables, got "
                          f"privacy = {show(privacy)}")
-    job.privacy = [model_from_dict(p, i) for i, p in enumerate(privacy, start=1)]
     t = _table(d, "transformation", "[transformation]")
-    job.transformation = dataclass_from_table(
+    transformation = dataclass_from_table(
         TransformationConfig, t, "[transformation]", ignore=_TRANSFORMATION_EXTRA_KEYS,
         genetic=check_genetic_table(t.get("genetic", {})), **read_transformation_options(t))
-    job.metric = metric_from_dict(_table(d, "metric", "[metric]") if "metric" in d
-                                  else {"name": "loss"})
-    if "subset" in d:
-        job.subset = read_subset(_table(d, "subset", "[subset]"))
-    if "population" in d:
-        job.population = read_population(_table(d, "population", "[population]"))
-    if "engine" in d:
-        job.engine = dataclass_from_table(EngineConfig, _table(d, "engine", "[engine]"),
-                                          "[engine]")
-    return job
+    metric = metric_from_dict(_table(d, "metric", "[metric]") if "metric" in d
+                              else {"name": "loss"})
+    return Job(
+        data=data, attributes=attributes,
+        privacy=[model_from_dict(p, i) for i, p in enumerate(privacy, start=1)],
+        transformation=transformation, metric=metric,
+        subset=read_subset(_table(d, "subset", "[subset]")) if "subset" in d else None,
+        population=(read_population(_table(d, "population", "[population]"))
+                    if "population" in d else None),
+        engine=(dataclass_from_table(EngineConfig, _table(d, "engine", "[engine]"), "[engine]")
+                if "engine" in d else EngineConfig()),
+        base_dir=base_dir)
+
+
+def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
+    """One ``[attributes."name"]`` table: the declared keys, then the keys of the
+    transformation methods and pseudonyms (read by their modules)."""
+    cfg = dataclass_from_table(AttributeConfig, a, where, ignore=_ATTRIBUTE_EXTRA_KEYS)
+    if cfg.hierarchy_path is not None:
+        cfg = replace(cfg, hierarchy=read_hierarchy(resolve(cfg.hierarchy_path), name))
+    fields = SimpleNamespace(**vars(cfg))  # the methods' readers fill in their fields
+    read_attribute_transformation(fields, a, where)
+    fields.pseudonym = read_pseudonym(a, where, cfg.type)
+    return AttributeConfig(**vars(fields))
 
 
 def transformation_to_dict(tr: TransformationConfig) -> dict:

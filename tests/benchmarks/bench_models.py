@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import json
 import os
 import resource
@@ -95,7 +96,8 @@ def child(name: str) -> None:
     assert warm.optimum.levels == first.optimum.levels
     # baseline 1: the exhaustive search, through the same entry point
     job = oracle.job_for(case)
-    job.transformation.algorithm = "exhaustive"
+    job = dataclasses.replace(job, transformation=dataclasses.replace(job.transformation,
+                                                                      algorithm="exhaustive"))
     exhaustive, exhaustive_s = timed(job)
     # baseline 2: the optimal search without pruning by the monotonic models
     t0 = time.perf_counter()

@@ -43,3 +43,11 @@ def synthetic_problem(n_qis: int = 4, rows: int = 400, levels: int = 4, k: int =
                                                   **transformation),
               metric=LossMetric())
     return Problem(EncodedTable.from_dataframe(df), job)
+
+
+def set_transformation(problem, **changes) -> None:
+    """Change the problem's job's ``[transformation]`` (a Job does not change: the
+    problem gets a changed copy)."""
+    from dataclasses import replace
+    problem.job = replace(problem.job, transformation=replace(problem.job.transformation,
+                                                              **changes))

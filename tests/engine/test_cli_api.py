@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pandas as pd
 
@@ -78,7 +79,7 @@ def test_api_with_dataframe_and_dict(adult_dir):
 
 def test_cancel_returns_best_so_far(adult_dir):
     job = engine.load_job(adult_dir / "job.toml")
-    job.transformation.algorithm = "exhaustive"
+    job = replace(job, transformation=replace(job.transformation, algorithm="exhaustive"))
     calls = []
     result = engine.anonymize(None, job, cancel=lambda: len(calls.append(1) or calls) > 50)
     assert result.cancelled and result.transformations_checked < 12960

@@ -1,6 +1,8 @@
 """The TOML job file: round trip and clear errors."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine.errors import AnonymistError
@@ -9,9 +11,9 @@ from engine.project.job_file import job_to_dict, load_job, save_job
 
 def test_round_trip(adult_dir):
     job = load_job(adult_dir / "job.toml")
-    job.attributes["age"].min_level = 1
-    job.attributes["age"].weight = 0.5
-    job.transformation.time_limit_s = 12.5
+    job = replace(job, attributes={**job.attributes, "age": replace(
+        job.attributes["age"], min_level=1, weight=0.5)},
+        transformation=replace(job.transformation, time_limit_s=12.5))
     save_job(job, adult_dir / "copy.toml")
     again = load_job(adult_dir / "copy.toml")
     assert job_to_dict(again) == job_to_dict(job)

@@ -3,6 +3,7 @@ never changes an earlier result (Problem binds its own copies of the models and 
 metric; the Job and everything in it is immutable)."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import pytest
@@ -63,3 +64,21 @@ def test_two_runs_at_once_give_what_each_gives_alone(adult_job):
     for t in threads:
         t.join()
     assert [snapshot(r) for r in results] == alone
+def test_a_job_and_what_it_holds_do_not_change(adult_job):
+    job, _ = adult_job
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        job.metric = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        job.transformation.suppression_limit = 0.5
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        job.attributes["age"].min_level = 1
+    with pytest.raises(TypeError):
+        job.attributes["age"] = None
+    with pytest.raises((TypeError, AttributeError)):
+        job.privacy.append(job.privacy[0])
+    with pytest.raises(AttributeError):
+        job.privacy[0].k = 2
+    changed = dataclasses.replace(job, transformation=dataclasses.replace(
+        job.transformation, suppression_limit=0.5))
+    assert changed.transformation.suppression_limit == 0.5
+    assert job.transformation.suppression_limit == 0.05

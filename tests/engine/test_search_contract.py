@@ -7,7 +7,7 @@ import pytest
 from engine.search import run_search
 from engine.search.exhaustive import exhaustive_search
 from engine.search.heuristics import HEURISTICS
-from tests.engine.search_fixtures import synthetic_problem
+from tests.engine.search_fixtures import set_transformation, synthetic_problem
 
 ANYTIME = ["lightning", "top-down", "genetic", "kgen"]
 ALL = ANYTIME + ["datafly", "igreedy"]
@@ -30,8 +30,8 @@ def huge():
 
 @pytest.mark.parametrize("name", ALL)
 def test_huge_lattice_visits_only_what_it_checks(name, huge):
-    huge.job.transformation.step_limit = 40
-    huge.job.transformation.time_limit_s = None
+    set_transformation(huge, step_limit=40)
+    set_transformation(huge, time_limit_s=None)
     out = run(name, huge)
     assert huge.lattice.size > 1e16
     assert 1 <= out.checked <= 40
@@ -50,14 +50,14 @@ def test_same_seed_same_result_other_seed_still_valid(name):
     a, b = run(name, problem), run(name, problem)
     assert trajectory(a) == trajectory(b)
     assert a.optimum == b.optimum and a.checked == b.checked == 60
-    problem.job.transformation.seed = 8
+    set_transformation(problem, seed=8)
     assert run(name, problem).checked == 60
 
 
 @pytest.mark.parametrize("name", ANYTIME)
 def test_cancel_returns_best_so_far(name, huge):
-    huge.job.transformation.step_limit = None
-    huge.job.transformation.time_limit_s = 60
+    set_transformation(huge, step_limit=None)
+    set_transformation(huge, time_limit_s=60)
     calls = {"n": 0}
 
     def cancel():
@@ -90,8 +90,8 @@ def test_lattice_beyond_int64(name):
 
 @pytest.mark.parametrize("name", ANYTIME)
 def test_progress_reports_checked_elapsed_and_best(name, huge):
-    huge.job.transformation.step_limit = None
-    huge.job.transformation.time_limit_s = 0.6
+    set_transformation(huge, step_limit=None)
+    set_transformation(huge, time_limit_s=0.6)
     reports = []
     out = run(name, huge, progress=reports.append)
     assert len(reports) >= 2
@@ -110,7 +110,7 @@ def test_progress_reports_checked_elapsed_and_best(name, huge):
 def test_reaches_the_exact_optimum_on_a_small_lattice(name):
     problem = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=0.05)
     exact = exhaustive_search(problem).optimum
-    problem.job.transformation.step_limit = 256
+    set_transformation(problem, step_limit=256)
     out = run(name, problem)
     assert out.optimum.loss == pytest.approx(exact.loss, rel=1e-12)
 
@@ -118,7 +118,7 @@ def test_reaches_the_exact_optimum_on_a_small_lattice(name):
 def test_lightning_prunes_at_zero_suppression_and_ends_early():
     problem = synthetic_problem(n_qis=4, rows=400, levels=4, k=5, suppression_limit=0.0)
     exact = exhaustive_search(problem).optimum
-    problem.job.transformation.step_limit = 10_000
+    set_transformation(problem, step_limit=10_000)
     out = run("lightning", problem)
     assert out.optimum.loss == pytest.approx(exact.loss, rel=1e-12)
     assert out.checked < problem.lattice.size
@@ -149,7 +149,7 @@ def test_genetic_settings_come_from_the_job():
                                 genetic={"subpopulation_size": 6, "iterations": 2})
     out = run("genetic", problem)
     assert 0 < out.checked <= 2 * 6 * 3
-    problem.job.transformation.genetic = {"population_size": 10, "max_evaluations": 20}
+    set_transformation(problem, genetic={"population_size": 10, "max_evaluations": 20})
     out = run("kgen", problem)
     assert 0 < out.checked <= 10 + 2 * 20
 

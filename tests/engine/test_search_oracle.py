@@ -18,6 +18,7 @@ import pytest
 
 from engine.problem import Problem
 from engine.search.heuristics import HEURISTICS
+from tests.engine.search_fixtures import set_transformation
 from tests import oracle
 
 ALGORITHM = {"BEST_EFFORT_BOTTOM_UP": ("lightning",), "BEST_EFFORT_TOP_DOWN": ("top-down",),
@@ -75,8 +76,8 @@ def problem_for(case_key: str) -> Problem:
 @pytest.mark.parametrize("case,name", PARAMS)
 def test_heuristic_reaches_arx(case, name):
     problem = problem_for(case["source"]["junit_name"].split(":", 1)[1])
-    tr = problem.job.transformation
-    tr.step_limit, tr.time_limit_s, tr.seed = BUDGET[(case["id"], name)], None, 0
+    set_transformation(problem, step_limit=BUDGET[(case["id"], name)], time_limit_s=None,
+                       seed=0)
     out = HEURISTICS[name](problem)
     expected = oracle.expected_loss(case)
     assert out.optimum is not None and out.optimum.anonymous
