@@ -9,7 +9,6 @@ from __future__ import annotations
 import codecs
 import tomllib
 from dataclasses import replace
-from types import SimpleNamespace
 from pathlib import Path
 
 import pandas as pd
@@ -129,15 +128,14 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
 
 
 def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
-    """One ``[attributes."name"]`` table: the declared keys, then the keys of the
-    transformation methods and pseudonyms (read by their modules)."""
+    """One ``[attributes."name"]`` table: the declared keys, the pseudonym keys (read by
+    engine.pseudonyms), then the combination of the transformation-method keys."""
     cfg = dataclass_from_table(AttributeConfig, a, where, ignore=_ATTRIBUTE_EXTRA_KEYS)
-    if cfg.hierarchy_path is not None:
-        cfg = replace(cfg, hierarchy=read_hierarchy(resolve(cfg.hierarchy_path), name))
-    fields = SimpleNamespace(**vars(cfg))  # the methods' readers fill in their fields
-    read_attribute_transformation(fields, a, where)
-    fields.pseudonym = read_pseudonym(a, where, cfg.type)
-    return AttributeConfig(**vars(fields))
+    hierarchy = (None if cfg.hierarchy_path is None
+                 else read_hierarchy(resolve(cfg.hierarchy_path), name))
+    cfg = replace(cfg, hierarchy=hierarchy, pseudonym=read_pseudonym(a, where, cfg.type))
+    read_attribute_transformation(cfg, a, where)
+    return cfg
 
 
 def transformation_to_dict(tr: TransformationConfig) -> dict:
