@@ -46,7 +46,6 @@ class AttributePanel(QWidget):
         self.view.verticalHeader().setDefaultSectionSize(24)
         hh = self.view.horizontalHeader()
         hh.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        hh.setStretchLastSection(True)
         # the hierarchy status takes what is left and elides (its tooltip has it whole)
         # rather than pushing the header out of view behind a horizontal scroll bar
         hh.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
