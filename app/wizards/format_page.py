@@ -135,7 +135,17 @@ class FormatPage(QWizardPage):
             self.frame = None
             self.error.setText(f"Cannot read the data with these options: {readable_error(e)}")
         self.model.set_frame(self.frame)
+        self._fit_headers()
         self.completeChanged.emit()
+
+    def _fit_headers(self) -> None:
+        """Widen columns whose name would be clipped ('narital-status'); values may still
+        be elided, a name never is."""
+        hh = self.preview.horizontalHeader()
+        for col in range(self.model.columnCount()):
+            need = hh.sectionSizeFromContents(col).width()
+            if need > hh.sectionSize(col):
+                self.preview.setColumnWidth(col, need)
 
     def isComplete(self) -> bool:
         return self.frame is not None and self.frame.shape[1] > 0
