@@ -94,7 +94,7 @@ class ExplorePerspective(QWidget):
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)
         split.setStretchFactor(2, 0)
-        split.setSizes([205, 800, 420])
+        split.setSizes([225, 780, 420])  # room for "native-country" beside its two spin boxes
         lay.addWidget(split)
         return host
 
