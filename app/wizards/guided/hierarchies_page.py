@@ -90,7 +90,9 @@ class HierarchiesPage(GuidedPage):
         self.table.setColumnWidth(EXAMPLE, min(self.table.columnWidth(EXAMPLE), 420))
         header.setSectionResizeMode(REASON, header.ResizeMode.Stretch)
         header.setSectionResizeMode(EDIT, header.ResizeMode.ResizeToContents)
-        self.table.resizeRowsToContents()
+        # rows follow the columns' final widths (sized once here, before the Why column
+        # stretched, its text wrapped into rows three lines high)
+        self.table.verticalHeader().setSectionResizeMode(header.ResizeMode.ResizeToContents)
         bad = [n for n in qis if not self._valid(n)]
         self.status.setText("Every quasi-identifier has a hierarchy." if not bad else
                             f"No valid hierarchy yet for: {', '.join(bad)}.")
