@@ -56,14 +56,20 @@ def make_view(qtbot):
         view.shutdown()
 
 
+def shown(qtbot, view, result, levels=None) -> None:
+    """``set_result`` and wait for the output, which is built in a worker thread."""
+    with qtbot.waitSignal(view.sides_changed, timeout=30_000):
+        view.set_result(result, levels)
+
+
 def card_states(view, attacker: str, figure: int) -> tuple:
     pair = view.attackers.cards[attacker].labels[figure]
     return tuple(label.property("state") for label in pair)
 
 
-def test_views_show_input_and_output_and_risk_drops(make_view, adult_result):
+def test_views_show_input_and_output_and_risk_drops(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     assert view.stack.currentIndex() == 1
     before, after = view.sides
     assert before.sizes.n_records == 30162
@@ -97,9 +103,9 @@ def test_views_show_input_and_output_and_risk_drops(make_view, adult_result):
                for r in range(profile_out.rowCount()))
 
 
-def test_thresholds_recolour(make_view, adult_result):
+def test_thresholds_recolour(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     assert view.attackers.model.index(HIGHEST, 2).data(STATE_ROLE) == OK
     view.threshold_bar.highest.setValue(10.0)  # the user lowers the highest risk to 10 %
     assert view.thresholds.highest_risk == pytest.approx(0.1)
@@ -120,9 +126,9 @@ def test_thresholds_recolour(make_view, adult_result):
     assert view.attackers.model.index(HIGHEST, 2).data(STATE_ROLE) == OK
 
 
-def test_log_scale_and_synchronized_tables(make_view, adult_result):
+def test_log_scale_and_synchronized_tables(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     profile = view.profile
     profile.log_scale.setChecked(True)
     assert profile.input.plot.log and profile.output.plot.log
@@ -134,12 +140,12 @@ def test_log_scale_and_synchronized_tables(make_view, adult_result):
     assert not profile.output.plot.log
 
 
-def test_another_transformation_is_shown(make_view, adult_result):
+def test_another_transformation_is_shown(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     optimum_classes = view.sides[1].sizes.n_classes
     top = [int(v) for v in adult_result.lattice.top]
-    view.set_result(adult_result, top)
+    shown(qtbot, view, adult_result, top)
     assert view.sides[1].sizes.n_classes < optimum_classes
     assert view.summaries[1].highest_risk < view.summaries[0].highest_risk
     assert f"sex {top[0]} · age {top[1]}" in view.subtitle.text()
@@ -149,7 +155,7 @@ def test_another_transformation_is_shown(make_view, adult_result):
 
 def test_population_uniqueness_curves_and_overview(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     with qtbot.waitSignal(view.uniqueness.estimated, timeout=30_000):
         view.tabs.setCurrentIndex(UNIQUENESS)
     curves = view.uniqueness.curves
@@ -168,7 +174,7 @@ def test_population_uniqueness_curves_and_overview(qtbot, make_view, adult_resul
 
 def test_hipaa_identifiers_of_input_and_output(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     with qtbot.waitSignal(view.identifiers.job.succeeded, timeout=30_000):
         view.tabs.setCurrentIndex(IDENTIFIERS)
     found = view.identifiers.models[0].frame
@@ -179,7 +185,7 @@ def test_hipaa_identifiers_of_input_and_output(qtbot, make_view, adult_result):
 
 def test_qi_analysis_runs_and_cancels(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     view.tabs.setCurrentIndex(QUASI_IDENTIFIERS)
     qi = view.qi
     assert qi.selected() == QIS  # the quasi-identifiers, in table order
@@ -210,7 +216,7 @@ def test_qi_analysis_runs_and_cancels(qtbot, make_view, adult_result):
 
 def test_large_tables_wait_until_asked(qtbot, make_view, adult_result):
     view = make_view(auto_limit=1000)
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     view.tabs.setCurrentIndex(IDENTIFIERS)
     assert not view.identifiers.job.running
     assert "press Detect" in view.identifiers.bar.status.text()
@@ -234,9 +240,9 @@ def test_input_only(qtbot, make_view, adult_result):
     assert view.qi.models[0].rowCount() == 3 and view.qi.models[1].rowCount() == 0
 
 
-def test_models(qtmodeltester, make_view, adult_result):
+def test_models(qtbot, qtmodeltester, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     view.qi.set_selected(["sex", "race"], max_size=2)
     qtmodeltester.check(view.profile.input.model)
     qtmodeltester.check(view.profile.output.model)
@@ -282,7 +288,7 @@ def test_engine_estimators(qtbot, make_view, adult_result):
 
 def test_new_population_model_keeps_the_curves_coming(qtbot, make_view, adult_result):
     view = make_view()
-    view.set_result(adult_result)
+    shown(qtbot, view, adult_result)
     view.tabs.setCurrentIndex(UNIQUENESS)  # curves start in the worker ...
     assert view.uniqueness.job.running
     with qtbot.waitSignal(view.uniqueness.estimated, timeout=30_000):
@@ -307,3 +313,44 @@ def test_identifiers_of_a_table_with_direct_identifiers(qtbot, make_view):
     assert "E-mail addresses" in set(found["category"])
     assert view.identifiers.captions[0].text() == "2 attributes with identifiers"
     assert view.identifiers.captions[1].text() == "no output: nothing anonymized yet"
+
+
+def optimum_of(result) -> tuple:
+    return tuple(result.optimum.levels[q] for q in result.problem.qis)
+
+
+def test_output_is_built_off_the_gui_thread(qtbot, make_view, adult_result, monkeypatch):
+    """After a Cancel the released table was not built: Analyze risk builds it in a
+    worker ("Building the output…" meanwhile), then shows figures recounted here from
+    the released table; an older request answered late is dropped."""
+    import threading
+
+    import engine.result as result_module
+    real = result_module.transform
+    built = []
+
+    def recording(problem, levels):
+        built.append((threading.current_thread(), tuple(levels)))
+        return real(problem, levels)
+
+    monkeypatch.setattr(result_module, "transform", recording)
+    monkeypatch.setattr(adult_result, "_released", None)  # as after a Cancel
+    view = make_view()
+    top = tuple(int(v) for v in adult_result.lattice.top)
+    with qtbot.waitSignal(view.sides_changed, timeout=30_000) as blocker:
+        view.set_result(adult_result, top)  # asked first, then replaced
+        view.set_result(adult_result)
+        assert view.stack.currentWidget() is view.building
+        assert view.building.title.text() == "Building the output…"
+    assert blocker.signal_triggered
+    assert built and all(t is not threading.main_thread() for t, _ in built)
+    view.output_task.wait_all()  # the replaced request has ended: its answer is dropped
+    qtbot.waitUntil(lambda: not view.output_task._threads, timeout=30_000)
+    assert view.stack.currentIndex() == 1 and "(optimum)" in view.subtitle.text()
+    assert {levels for _, levels in built} == {top, optimum_of(adult_result)}
+    # the figures, recounted from the released table of the optimum
+    released = adult_result.transformed()
+    frame = released.frame[~released.suppressed_rows]
+    sizes = frame.groupby(QIS, observed=True).size()
+    assert view.sides[1].sizes.n_classes == len(sizes)
+    assert view.summaries[1].highest_risk == pytest.approx(1 / sizes.min())

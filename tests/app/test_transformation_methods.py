@@ -64,7 +64,8 @@ def test_microaggregation_and_local_recoding_journey(qtbot, window, tmp_path, ca
     from app.perspectives.utility import UtilityPerspective
     w = UtilityPerspective(page_size=100)
     qtbot.addWidget(w)
-    w.set_result(result)
+    with qtbot.waitSignal(w.result_shown, timeout=30_000):  # built in a worker
+        w.set_result(result)
     om = w.tables.output_model
     src = w.tables.order.source_rows()
     for i in range(min(om.rowCount(), 50)):

@@ -63,7 +63,8 @@ def perspective(qtbot):
 def shown(qtbot, w, result, levels=None, tab: int | None = None):
     if tab is not None:
         w.tabs.setCurrentIndex(tab)
-    w.set_result(result, levels)
+    with qtbot.waitSignal(w.result_shown, timeout=30_000):  # built in a worker
+        w.set_result(result, levels)
     w.show()
     qtbot.waitExposed(w)
     return w
@@ -329,6 +330,45 @@ def test_no_output_shows_the_input_only(perspective, result, qtbot):
 
 
 # --- statistics, quality, classification -------------------------------------------------------
+def test_output_is_built_off_the_gui_thread(perspective, result, qtbot, monkeypatch):
+    """After a Cancel the released table was not built: Analyze utility builds it in a
+    worker ("Building the output…" meanwhile) and then shows its cells and figures;
+    the answer to a request replaced meanwhile is dropped."""
+    import threading
+
+    import engine.result as result_module
+    real = result_module.transform
+    built = []
+
+    def recording(problem, levels):
+        built.append((threading.current_thread(), tuple(levels)))
+        return real(problem, levels)
+
+    monkeypatch.setattr(result_module, "transform", recording)
+    monkeypatch.setattr(result, "_released", None)  # as after a Cancel
+    levels = other_levels(result)
+    perspective.show()
+    with qtbot.waitSignal(perspective.result_shown, timeout=30_000):
+        perspective.set_result(result, levels)  # asked first, then replaced
+        perspective.set_result(result)
+        assert perspective.pages.currentWidget() is perspective.building
+        assert perspective.building.title.text() == "Building the output…"
+    perspective.output_task.wait_all()  # the replaced request ended; its answer dropped
+    qtbot.waitUntil(lambda: not perspective.output_task._threads, timeout=30_000)
+    optimum = tuple(result.optimum.levels[q] for q in result.problem.qis)
+    assert built and all(t is not threading.main_thread() for t, _ in built)
+    assert {lv for _, lv in built} == {levels, optimum}
+    assert perspective.pages.currentIndex() == 1
+    assert perspective.tables.output_model.view.levels == optimum
+    assert perspective.transformation_label.text().startswith("Optimum transformation")
+    # the cells and the caption, recounted from the released table of the optimum
+    released = real(result.problem, optimum)
+    assert f"{released.class_statistics()['suppressed_records']:,} suppressed" in \
+        perspective.tables.output_side.caption.text()
+    cells = output_cells(perspective.tables.output_model)
+    assert cells.astype(str).equals(released.frame.astype(str))
+
+
 def test_statistics_of_the_selected_attribute(perspective, result, qtbot):
     with qtbot.waitSignal(perspective.statistics_shown, timeout=30_000) as first:
         shown(qtbot, perspective, result)

@@ -144,7 +144,8 @@ def test_million_rows_sort_and_shade(qtbot, million):
 
     w = UtilityPerspective()
     qtbot.addWidget(w)
-    w.set_result(million)
+    with qtbot.waitSignal(w.result_shown, timeout=120_000):  # built in a worker
+        w.set_result(million)
     t = w.tables
     t0 = time.perf_counter()
     t.sort_by("age", output=True)

@@ -25,6 +25,7 @@ from app.perspectives.risk.profile_view import NO_OPTIMUM, NOT_RUN, RiskProfileV
 from app.perspectives.risk.qi_view import QIAnalysisView
 from app.perspectives.risk.uniqueness_view import UniquenessView
 from app.widgets.empty_state import EmptyState
+from app.workers import TaskController, TaskOutcome
 from engine.analysis.risk import RiskSummary
 from engine.analysis.statistics import Data
 
@@ -32,6 +33,8 @@ from engine.analysis.statistics import Data
 AUTO_LIMIT = 200_000
 NO_DATA = ("Analyze risk estimates the re-identification risks of the input and of the "
            "anonymized output. Import data and mark its quasi-identifiers, then anonymize it.")
+BUILDING = ("The released table of the transformation is being built in the background "
+            "(the search was cancelled before it was); its risks follow.")
 NO_QIS = ("Mark at least one attribute as quasi-identifying (Configure > Attributes > Type): "
           "risks are measured on the quasi-identifiers.")
 PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS = range(5)
@@ -41,10 +44,15 @@ class RiskPerspective(QWidget):
     """Risk profile, attacker models, population uniqueness, HIPAA identifiers and
     quasi-identifier analysis of one input and (optionally) one output.
 
-    Signals: ``sides_changed()`` after new data is shown.
+    Signals: ``sides_changed()`` after new data is shown; ``output_failed(str)`` when
+    the released table could not be built.
+
+    ``set_result`` builds the released table (``result_sides``) in a worker thread,
+    showing "Building the output…" meanwhile; a newer call drops an older answer.
     """
 
     sides_changed = Signal()
+    output_failed = Signal(str)
 
     def __init__(self, empty_actions: Sequence[QAction] = (), auto_limit: int = AUTO_LIMIT,
                  thresholds: Thresholds = Thresholds(),
@@ -63,6 +71,12 @@ class RiskPerspective(QWidget):
         self.empty = EmptyState("No data to assess yet", NO_DATA, list(empty_actions))
         self.stack.addWidget(self.empty)
         self.stack.addWidget(self._build_content(population))
+        self.building = EmptyState("Building the output…", BUILDING, [])
+        self.stack.addWidget(self.building)
+        #: builds the released table and both sides' class sizes off the GUI thread
+        self.output_task = TaskController(self)
+        self.output_task.finished.connect(self._output_built)
+        self.output_task.failed.connect(self._output_failed)
 
     def _build_content(self, population: PopulationModel) -> QWidget:
         content = QWidget()
@@ -98,11 +112,11 @@ class RiskPerspective(QWidget):
     def set_result(self, result, levels=None) -> None:
         """Show an ``AnonymizationResult``: its input beside the output of ``levels``
         (a dict or a sequence in the order of the quasi-identifiers; default: the
-        optimum). None clears the view."""
+        optimum). None clears the view. The output is built in a worker thread;
+        ``sides_changed`` says when it is on screen."""
         if result is None:
             self.set_sides(None, None)
             return
-        before, after = result_sides(result, levels)
         shown = result_levels(result, levels)
         if shown is None:
             text = "No transformation meets the privacy models: input only."
@@ -117,7 +131,19 @@ class RiskPerspective(QWidget):
                 which = "applied"
             text = "Output of the transformation " + " · ".join(
                 f"{q} {v}" for q, v in shown.items()) + f" ({which})"
+        self.stack.setCurrentWidget(self.building)
+        self.output_task.start("Building the output",
+                               lambda _report, _cancelled: (result_sides(result, levels),
+                                                            text))
+
+    def _output_built(self, outcome: TaskOutcome) -> None:
+        (before, after), text = outcome.value
         self.set_sides(before, after, text, NO_OPTIMUM)
+
+    def _output_failed(self, _label: str, message: str) -> None:
+        self.set_sides(None, None)
+        self.empty.text.setText(f"The output could not be built: {message}")
+        self.output_failed.emit(message)
 
     def set_input(self, data: Data | None, qis: Sequence[str],
                   subset=None) -> None:
@@ -133,6 +159,7 @@ class RiskPerspective(QWidget):
     def set_sides(self, before: RiskSide | None, after: RiskSide | None,
                   subtitle: str = "", missing: str = NOT_RUN) -> None:
         """``missing`` says why ``after`` is None (nothing has run yet, by default)."""
+        self.output_task.cancel_and_forget()  # an output still being built is stale
         self.sides = [before, after]
         self.empty.text.setText(NO_DATA)
         self.stack.setCurrentIndex(0 if before is None else 1)
@@ -193,5 +220,6 @@ class RiskPerspective(QWidget):
 
     def shutdown(self) -> None:
         """Stop the analyses and wait for their threads (before the app quits)."""
+        self.output_task.wait_all()
         for view in (self.uniqueness, self.identifiers, self.qi):
             view.job.wait()

@@ -40,6 +40,23 @@ QPushButton#primaryButton:disabled { background: #9dbbe9; border-color: #9dbbe9;
 QFrame#resultCard { background: #ffffff; border: 1px solid #d8dee6; border-radius: 8px; }
 """
 
+NO_OUTPUT = ("Analyze utility compares the input with the anonymized output. Run an "
+             "anonymization first (Edit > Anonymize).")
+BUILDING = ("The released table of the transformation is being built in the background "
+            "(the search was cancelled before it was); the comparison follows.")
+
+
+def released_comparison(result, levels=None):
+    """The released table of ``levels`` (None without a transformation) and its
+    `Comparison`, with the figures the header and captions show: run in the worker."""
+    try:
+        view = result.transformed(levels)  # the released table, as exported
+    except ValueError:
+        return None, None
+    view.suppressed_records, view.released_classes  # noqa: B018 - computed off the GUI
+    return view, an.Comparison.of(view)
+
+
 TABS = ("distribution", "contingency", "summary", "quality", "classification")
 
 
@@ -74,6 +91,8 @@ class UtilityPerspective(QWidget):
         self._pending: dict[str, tuple] = {}
         self.tasks = {k: TaskController(self) for k in
                       ("statistics", "contingency", "quality", "classification")}
+        #: builds the released table off the GUI thread (see `released_comparison`)
+        self.output_task = TaskController(self)
         self._build(page_size, empty_actions)
         self._connect()
         self.set_result(None)
@@ -84,10 +103,7 @@ class UtilityPerspective(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         self.pages = QStackedWidget()
         outer.addWidget(self.pages)
-        self.empty = EmptyState("No output to analyze yet",
-                                "Analyze utility compares the input with the anonymized "
-                                "output. Run an anonymization first (Edit > Anonymize).",
-                                list(empty_actions))
+        self.empty = EmptyState("No output to analyze yet", NO_OUTPUT, list(empty_actions))
         self.pages.addWidget(self.empty)
         content = QWidget()
         lay = QVBoxLayout(content)
@@ -147,6 +163,8 @@ class UtilityPerspective(QWidget):
         self.splitter.setChildrenCollapsible(False)
         lay.addWidget(self.splitter, 1)
         self.pages.addWidget(content)
+        self.building = EmptyState("Building the output…", BUILDING, [])
+        self.pages.addWidget(self.building)
 
     def _connect(self) -> None:
         self.tables.attribute_selected.connect(self.select_attribute)
@@ -159,11 +177,15 @@ class UtilityPerspective(QWidget):
             ctl.finished.connect(lambda o, k=kind: self._finished(k, o))
             ctl.failed.connect(lambda _label, msg, k=kind: self._failed(k, msg))
         self.tasks["classification"].progressed.connect(self.classification.report)
+        self.output_task.finished.connect(self._output_built)
+        self.output_task.failed.connect(self._output_failed)
 
     # --- the result ---------------------------------------------------------------------------
     def set_result(self, result, levels=None) -> None:
         """Show ``result``'s input beside the output of ``levels`` (None: the optimum).
-        Called again when another transformation is applied in Explore."""
+        Called again when another transformation is applied in Explore. The released
+        table is built in a worker thread ("Building the output…" meanwhile);
+        ``result_shown`` says when it is on screen, and a newer call drops an older one."""
         self.result = result
         self._generation += 1
         self._done.clear()
@@ -172,17 +194,21 @@ class UtilityPerspective(QWidget):
         for kind in ("statistics", "contingency", "quality", "classification"):
             self.tasks[kind].cancel_and_forget()
         if result is None:
+            self.output_task.cancel_and_forget()
             self.comparison = None
             self.tables.set_data(None, None, None)
+            self.empty.text.setText(NO_OUTPUT)
             self.pages.setCurrentWidget(self.empty)
             self.result_shown.emit()
             return
-        problem = result.problem
-        try:
-            view = result.transformed(levels)  # the released table, as exported
-        except ValueError:
-            view = None
-        self.comparison = an.Comparison.of(view) if view is not None else None
+        self.pages.setCurrentWidget(self.building)
+        self.output_task.start("Building the output",
+                               lambda _report, _cancelled: released_comparison(result, levels))
+
+    def _output_built(self, outcome: TaskOutcome) -> None:
+        view, comparison = outcome.value
+        problem = self.result.problem
+        self.comparison = comparison
         attrs = problem.job.attributes
         types = {n: attrs[n].type for n in problem.table.names if n in attrs}
         self.tables.set_data(problem.table, view, problem.model_context.subset, types,
@@ -196,6 +222,13 @@ class UtilityPerspective(QWidget):
             self.classification.clear_results("Choose features and a target, then Compare.")
         self.result_shown.emit()
         self._refresh()
+
+    def _output_failed(self, _label: str, message: str) -> None:
+        self.comparison = None
+        self.tables.set_data(None, None, None)
+        self.empty.text.setText(f"The output could not be built: {message}")
+        self.pages.setCurrentWidget(self.empty)
+        self.analysis_failed.emit("output", message)
 
     def _update_header(self, view: ReleasedTable | None) -> None:
         if view is None:
@@ -363,6 +396,6 @@ class UtilityPerspective(QWidget):
     def shutdown(self, msecs: int = 5000) -> bool:
         """Cancel and wait for every analysis thread (before the window closes)."""
         ok = True
-        for ctl in self.tasks.values():
+        for ctl in (self.output_task, *self.tasks.values()):
             ok = ctl.wait_all(msecs) and ok
         return ok
