@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.theme import ACCENT
@@ -43,7 +43,6 @@ class CategoryAxis(pg.AxisItem):
     def set_labels(self, labels: Sequence[str]) -> None:
         self.labels = [elide(str(v)) for v in labels]
         if self.orientation in ("left", "right"):
-            from PySide6.QtGui import QFontMetrics
             fm = QFontMetrics(self._font)
             width = max((fm.horizontalAdvance(v) for v in self.labels), default=20)
             self.setWidth(min(220, width + 32))  # the labels and the axis title
@@ -52,7 +51,9 @@ class CategoryAxis(pg.AxisItem):
 
     def _min_spacing_px(self) -> float:
         if self.orientation in ("left", "right"):
-            return 15.0
+            # one line of the tick font: 15 px dropped every other label of a short chart
+            # (the guided result's two-category 'sex' showed 'Male' only)
+            return float(QFontMetrics(self._font).height())
         longest = max((len(v) for v in self.labels), default=4)
         return min(150.0, 6.5 * longest + 10)
 
