@@ -33,8 +33,8 @@ from engine.analysis.statistics import Data
 AUTO_LIMIT = 200_000
 NO_DATA = ("Analyze risk estimates the re-identification risks of the input and of the "
            "anonymized output. Import data and mark its quasi-identifiers, then anonymize it.")
-BUILDING = ("The released table of the transformation is being built in the background "
-            "(the search was cancelled before it was); its risks follow.")
+BUILDING = ("The released table of this transformation is being built in the background; "
+            "its risks follow.")
 NO_QIS = ("Mark at least one attribute as quasi-identifying (Configure > Attributes > Type): "
           "risks are measured on the quasi-identifiers.")
 PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS = range(5)

@@ -42,8 +42,8 @@ QFrame#resultCard { background: #ffffff; border: 1px solid #d8dee6; border-radiu
 
 NO_OUTPUT = ("Analyze utility compares the input with the anonymized output. Run an "
              "anonymization first (Edit > Anonymize).")
-BUILDING = ("The released table of the transformation is being built in the background "
-            "(the search was cancelled before it was); the comparison follows.")
+BUILDING = ("The released table of this transformation is being built in the background; "
+            "the comparison follows.")
 
 
 def released_comparison(result, levels=None):
