@@ -71,7 +71,7 @@ class Classifier:
                  row_weights: np.ndarray | None = None):
         self.hierarchies = hierarchies
         self.n_rows = qi_codes.shape[0]
-        maps, offs = [], []
+        maps = []
         pos = 0
         max_levels = max((h.levels for h in hierarchies), default=1)
         self.offsets = np.zeros((len(hierarchies), max_levels), dtype=np.int64)

@@ -324,16 +324,16 @@ def _read_chunks(path: Path, delimiter: str, columns: list[str], encoding: str,
 
 
 def _header(path: Path, delimiter: str, encoding: str | None = None) -> tuple[list[str], str]:
-    for encoding in ([encoding] if encoding else ["utf-8-sig", "cp1252"]):
+    for tried in ([encoding] if encoding else ["utf-8-sig", "cp1252"]):
         try:
-            cols = pd.read_csv(path, sep=delimiter, nrows=0, encoding=encoding, dtype=str)
-            return [str(c) for c in cols.columns], encoding
+            cols = pd.read_csv(path, sep=delimiter, nrows=0, encoding=tried, dtype=str)
+            return [str(c) for c in cols.columns], tried
         except UnicodeDecodeError:
             continue
         except pd.errors.EmptyDataError:
             raise DataError(f"{path} is empty") from None
         except LookupError:
-            raise DataError(f"unknown encoding '{encoding}'") from None
+            raise DataError(f"unknown encoding '{tried}'") from None
         except (pd.errors.ParserError, ValueError) as e:
             raise DataError(f"{path} cannot be read as CSV: {str(e)[:200]}") from None
     raise DataError(f"{path} is not {encoding or 'UTF-8 or cp1252'} text (give --encoding)")

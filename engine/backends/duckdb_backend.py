@@ -165,7 +165,7 @@ class DuckDBBackend(Backend):
     def release_query(self, plan: ReleasePlan, empty_as_null: bool) -> str:
         """SELECT writing the released table in input order (single-table query)."""
         qi_index = {q: j for j, q in enumerate(plan.qis)}
-        for j, q in enumerate(plan.qis):
+        for j in range(len(plan.qis)):
             self._enum(f"__v{j}", [str(v) for v in plan.values[j]])
             self._variable(f"__lab{j}", [str(x) for x in plan.labels[j]], "VARCHAR")
             self._variable(f"__gen{j}", [int(x) for x in plan.gen[j]], "BIGINT")

@@ -55,7 +55,8 @@ def write_release(result, request: ReleaseRequest, levels=None,
     for target in targets:
         what = target.describe()
         write_table(released.frame, target,
-                    lambda done, total: report(share * done / max(total, 1), f"writing {what}"),
+                    lambda done, total, what=what: report(share * done / max(total, 1),
+                                                          f"writing {what}"),
                     stop)
         out.written.append(what)
     if stop():

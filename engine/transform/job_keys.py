@@ -18,7 +18,7 @@ methods"):
 """
 from __future__ import annotations
 
-from engine.config import AGGREGATE_FUNCTIONS, CLUSTERINGS, TRANSFORMATIONS
+from engine.config import AGGREGATE_FUNCTIONS, CLUSTERINGS, TRANSFORMATIONS  # noqa: F401 - the app imports it from here
 from engine.errors import JobError
 from engine.schema import Param, read_table, write_table
 from engine.transform.coding import check_rule

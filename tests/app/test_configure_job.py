@@ -6,7 +6,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QFileDialog
 
 from engine.project.job_file import load_job
 from engine.subset import resolve_subset
@@ -97,7 +96,7 @@ def test_save_job_file_then_open_it_again(qtbot, window, tmp_path):
     assert job.population == {"region": "UK"}
     assert job.subset == {"sample": 0.5, "seed": 3}
     # the sample project's hierarchies live inside the project: written beside the job
-    for name, a in job.attributes.items():
+    for a in job.attributes.values():
         if a.hierarchy is not None:
             assert (path.parent / a.hierarchy_path).is_file()
     before = doc.build_job()

@@ -253,7 +253,7 @@ def test_one_spec_for_several_attributes(qtbot, make_wizard, cup):
     result = finish(qtbot, wizard)
     assert set(result) == {"AGE", "INCOME"}
     assert result["AGE"][1] is result["INCOME"][1]
-    for name, (h, spec) in result.items():
+    for name, (h, _spec) in result.items():
         assert h.attribute == name
         assert set(h.values) == set(columns[name].dictionary)
 

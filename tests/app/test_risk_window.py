@@ -1,7 +1,6 @@
 """The Analyze-risk perspective in the main window follows the document and Explore."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from app.document import DataSource

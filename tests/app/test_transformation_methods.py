@@ -4,7 +4,6 @@ released table (aggregates, per-record levels) cell for cell as exported; the ex
 passes ``anonymist verify``."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from app.perspectives.configure.result_summary import summary_text

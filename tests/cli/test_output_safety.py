@@ -3,7 +3,6 @@ and interrupted writes (Ctrl-C, SIGTERM) leave no temporary file behind."""
 from __future__ import annotations
 
 import os
-import signal
 import stat
 import subprocess
 import sys

@@ -8,7 +8,6 @@ import pandas as pd
 
 import engine
 from engine.cli import main
-from tests.engine.conftest import adult_job_text
 
 
 def test_anonymize_verify_evaluate(adult_dir, capsys):

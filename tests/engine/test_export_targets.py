@@ -78,7 +78,7 @@ def test_cancelled_exports_leave_nothing(released, tmp_path):  # noqa: F811
                    DatabaseTarget(url, "t", batch_rows=1000)):
         calls = []
         with pytest.raises(Cancelled):
-            write_table(result.output, target, cancel=lambda: calls.append(1) or len(calls) > 2)
+            write_table(result.output, target, cancel=lambda calls=calls: calls.append(1) or len(calls) > 2)
         if isinstance(target, DatabaseTarget):
             import sqlalchemy as sa
             assert sa.inspect(sa.create_engine(url)).get_table_names() == []

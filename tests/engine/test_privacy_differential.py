@@ -152,7 +152,7 @@ def test_round_trip_and_errors():
                 {"epsilon": 1, "delta": 1e-5, "generalization": "huge"},
                 {"epsilon": 1, "delta": 1e-5, "search_budget": 1.5},
                 {"epsilon": 1, "delta": 1e-5, "search_steps": -1}):
-        with pytest.raises(Exception):
+        with pytest.raises(JobError):
             model_from_dict({"model": "differential-privacy", **bad})
 
 

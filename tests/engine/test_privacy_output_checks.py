@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import pandas as pd
-import pytest
 
 from engine.privacy import model_from_dict
 from engine.privacy.output_checks import OUTPUT_CHECKS

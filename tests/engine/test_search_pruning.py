@@ -20,7 +20,7 @@ from engine.problem import Problem
 from engine.search.exhaustive import exhaustive_search
 from engine.search.optimal import optimal_search
 from engine.solution_space import NOT_ANONYMOUS
-from tests.engine.test_reference import METRICS, hierarchy_rows, problems, same
+from tests.engine.test_reference import METRICS, problems, same
 
 SENSITIVE_VALUES = ["s0", "s1", "s2", "s3", "s4"]
 SENSITIVE_HIERARCHY = [("s0", "a", "*"), ("s1", "a", "*"), ("s2", "b", "*"),
