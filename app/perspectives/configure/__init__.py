@@ -71,7 +71,7 @@ class ConfigurePerspective(QWidget):
         bottom.addWidget(detail)
         bottom.setStretchFactor(0, 2)
         bottom.setStretchFactor(1, 3)
-        bottom.setSizes([430, 570])
+        bottom.setSizes([465, 535])  # the attribute list keeps its Hierarchy column readable
         self.attributes.setMinimumWidth(300)
         left.addWidget(bottom)
         left.setSizes([380, 420])

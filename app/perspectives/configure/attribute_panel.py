@@ -101,12 +101,18 @@ class AttributePanel(QWidget):
                                    (4, 0, "Transformation", self.method),
                                    (4, 2, "Function", self.function),
                                    (5, 0, "Clustering", self.clustering),
-                                   (5, 2, "", self.ignore_missing),
                                    (6, 0, "Bottom", self.bottom), (6, 2, "Top", self.top)):
             grid.addWidget(QLabel(label), row, col)
             grid.addWidget(w, row, col + 1)
-        grid.setColumnStretch(1, 3)
-        grid.setColumnStretch(3, 2)
+        grid.addWidget(self.ignore_missing, 5, 2, 1, 2)  # over the label column: no label
+        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(3, 1)
+        # combos may shrink below their longest choice, leaving the attribute list beside
+        # them room for its Hierarchy column at 1280 px
+        for combo in (self.data_type, self.method, self.function, self.clustering):
+            combo.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(9)
         form = grid
         self.form_host = QWidget()
         self.form_host.setObjectName("attributeForm")
