@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QHBoxLayout, QStackedWidget, QTabWidget,
+from PySide6.QtWidgets import (QHBoxLayout, QSizePolicy, QStackedWidget, QTabWidget,
                                QVBoxLayout, QWidget)
 
 from app.perspectives.risk.analysis import (PopulationModel, RiskSide, Thresholds, make_side,
@@ -85,7 +85,9 @@ class RiskPerspective(QWidget):
         lay.setSpacing(8)
         head = QHBoxLayout()
         head.addWidget(title_label("Analyze risk"))
-        self.subtitle = muted_label(wrap=False)
+        self.subtitle = muted_label()
+        # a long list of levels wraps; it must not set the window's minimum width
+        self.subtitle.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         head.addWidget(self.subtitle, 1)
         lay.addLayout(head)
         self.threshold_bar = ThresholdBar(self.thresholds)
