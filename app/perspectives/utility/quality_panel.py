@@ -89,10 +89,13 @@ class QualityPanel(QWidget):
         self.model.set_frame(frame, {c: "percent" for c in frame.columns},
                              index_header="Attribute", tint=tuple(frame.columns),
                              tooltips=tips, bold_last=True)
-        self.table.horizontalHeader().setStretchLastSection(False)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
         self.table.setColumnWidth(0, 170)
+        # the measures share the width (fixed 185 px left a blank strip at the right)
+        header.setMinimumSectionSize(150)
         for j in range(1, self.model.columnCount()):
-            self.table.setColumnWidth(j, 185)
+            header.setSectionResizeMode(j, header.ResizeMode.Stretch)
         c = self.cards
         c["classes"].set_value(f"{report.classes:,}")
         c["average_class_size"].set_value(f"{report.average_class_size:,.1f}")
