@@ -112,6 +112,7 @@ class ExplorePerspective(QWidget):
         self.lattice_tools = QWidget()
         tools = QHBoxLayout(self.lattice_tools)
         tools.setContentsMargins(0, 0, 0, 0)
+        row.addSpacing(12)  # the legend's last entry must not run into 'Rows'
         row.addWidget(self.lattice_tools)
         bar = tools
         bar.addWidget(QLabel("Rows"))
