@@ -11,8 +11,10 @@ a value of an ENUM of the suppressed classes' keys (hash lookups, no join).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import threading
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -83,6 +85,8 @@ class DuckDBBackend(Backend):
         self._duckdb = duckdb
         self.con = duckdb.connect()
         self._tmp = tempfile.mkdtemp(prefix="anonymist-duckdb-")
+        # the spill folder goes with the backend, or at exit if it is never closed
+        self._cleanup = weakref.finalize(self, _release, self.con, self._tmp)
         self.con.execute(f"SET temp_directory = {literal(self._tmp)}").fetchall()
         self.con.execute("SET preserve_insertion_order = true").fetchall()
         # query_progress() reports only with the progress bar on; DuckDB must not print it
@@ -247,11 +251,15 @@ class DuckDBBackend(Backend):
         return self._run(sql, "count", None).df()
 
     def close(self) -> None:
-        try:
-            self.con.close()
-        finally:
-            import shutil
-            shutil.rmtree(self._tmp, ignore_errors=True)
+        self._cleanup()
+
+
+def _release(con, folder: str) -> None:
+    """Close a connection and remove its spill folder."""
+    try:
+        con.close()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 DENSE_KEYS = 1 << 20
