@@ -41,76 +41,93 @@ from pathlib import Path
 import numpy as np
 
 from engine.errors import JobError
+from engine.schema import (Param, dataclass_from_table, dataclass_params, declared_fields,
+                           param_field, show, write_table)
 
 METHODS = ("hmac-sha256", "mask")
-JOB_KEYS = {"pseudonymize", "key_file", "key_env", "length", "keep", "mask_char"}
 DEFAULT_LENGTH = 16
 MIN_KEY_BYTES = 16
 
 
 @dataclass(frozen=True)
 class PseudonymSpec:
-    """How one identifying attribute is pseudonymized (no key: only where it is)."""
+    """How one identifying attribute is pseudonymized (no key: only where it is).
 
-    method: str
-    key_file: str | None = None
-    key_env: str | None = None
-    length: int = DEFAULT_LENGTH
-    keep: int = 0
-    mask_char: str = "*"
+    Each field is a job-file key of ``[attributes."name"]``, declared once here
+    (``engine.schema``): ``read_pseudonym`` reads them strictly, ``to_dict`` writes them
+    and the "Release as" editor takes its choices, ranges and labels from them."""
+
+    method: str = param_field(
+        "choice", "hmac-sha256", name="pseudonymize", choices=METHODS, required=True,
+        choice_labels=("Keyed pseudonym", "Masked"), label="Release as",
+        help="identifying attributes only: keyed pseudonyms (HMAC-SHA-256: the same value "
+             "gets the same pseudonym under the same key) or masked (first characters kept)")
+    key_file: str | None = param_field(
+        "path", None, label="Key file",
+        help="hmac-sha256: the file holding the key, outside the project folder")
+    key_env: str | None = param_field(
+        "text", None, label="Key variable",
+        help="hmac-sha256: the environment variable holding the key (instead of key_file)")
+    length: int = param_field(
+        "int", DEFAULT_LENGTH, low=8, high=64, unit="hex characters", label="Length",
+        help="hmac-sha256: how many hex characters of the digest are released")
+    keep: int = param_field(
+        "int", 0, low=0, unit="characters", label="Keep",
+        help="mask: how many first characters are kept (the rest are masked)")
+    mask_char: str = param_field(
+        "text", "*", label="Mask character",
+        help="mask: the one character that replaces the masked ones")
 
     def to_dict(self) -> dict:
-        d: dict = {"pseudonymize": self.method}
-        if self.method == "hmac-sha256":
-            if self.key_file:
-                d["key_file"] = self.key_file
-            if self.key_env:
-                d["key_env"] = self.key_env
-            d["length"] = self.length
-        else:
-            d["keep"] = self.keep
-            d["mask_char"] = self.mask_char
-        return d
+        """The job-file keys of this spec (those of its method only)."""
+        values = {p.name: getattr(self, f) for f, p in declared_fields(PseudonymSpec)}
+        return write_table(values, method_params(self.method))
+
+
+#: the declared keys, by job-file name
+PARAMS = {p.name: p for p in dataclass_params(PseudonymSpec)}
+JOB_KEYS = frozenset(PARAMS)
+#: the keys each method takes
+METHOD_KEYS = {"hmac-sha256": ("pseudonymize", "key_file", "key_env", "length"),
+               "mask": ("pseudonymize", "keep", "mask_char")}
+
+
+def method_params(method: str) -> tuple[Param, ...]:
+    """The declared parameters of one method (in declaration order)."""
+    return tuple(p for p in PARAMS.values() if p.name in METHOD_KEYS[method])
 
 
 def read_pseudonym(a: dict, where: str, attribute_type: str) -> PseudonymSpec | None:
-    """The spec of a job-file attribute table, or None when it asks for none."""
+    """The spec of a job-file attribute table, or None when it asks for none. Each key
+    is checked against its declaration (``PseudonymSpec``); then the rules across keys:
+    identifying attributes only, each method's own keys, one key source, one mask
+    character."""
     given = JOB_KEYS & set(a)
     if not given:
         return None
-    method = a.get("pseudonymize")
-    if method is None:
+    if "pseudonymize" not in given:
         raise JobError(f"{where} {', '.join(sorted(given))} need(s) pseudonymize = "
                        f"\"hmac-sha256\" or \"mask\"")
     if attribute_type != "identifying":
         raise JobError(f"{where} pseudonymize applies to identifying attributes only "
                        f"(type = \"{attribute_type}\")")
-    if method not in METHODS:
-        raise JobError(f"{where} pseudonymize = {method!r} is not one of {', '.join(METHODS)}")
-    wrong = given - ({"pseudonymize", "key_file", "key_env", "length"} if method == METHODS[0]
-                     else {"pseudonymize", "keep", "mask_char"})
+    method = PARAMS["pseudonymize"].check(a["pseudonymize"], where)
+    wrong = given - set(METHOD_KEYS[method])
     if wrong:
         raise JobError(f"{where} {', '.join(sorted(wrong))} do(es) not apply to "
                        f"pseudonymize = \"{method}\"")
+    spec = dataclass_from_table(PseudonymSpec, {k: a[k] for k in given}, where)
     if method == "mask":
-        keep, char = a.get("keep", 0), a.get("mask_char", "*")
-        if type(keep) is not int or keep < 0:
-            raise JobError(f"{where} keep = {keep!r} must be a whole number of at least 0")
-        if not isinstance(char, str) or len(char) != 1:
-            raise JobError(f"{where} mask_char = {char!r} must be one character")
-        return PseudonymSpec("mask", keep=keep, mask_char=char)
-    key_file, key_env, length = a.get("key_file"), a.get("key_env"), a.get("length",
-                                                                           DEFAULT_LENGTH)
-    if (key_file is None) == (key_env is None):
+        if len(spec.mask_char) != 1:
+            raise JobError(f"{where} mask_char = {show(spec.mask_char)} must be one character")
+        return PseudonymSpec("mask", keep=spec.keep, mask_char=spec.mask_char)
+    if (spec.key_file is None) == (spec.key_env is None):
         raise JobError(f"{where} pseudonymize = \"hmac-sha256\" needs exactly one of key_file "
                        f"(a file outside the project) or key_env (an environment variable)")
-    for key, v in (("key_file", key_file), ("key_env", key_env)):
-        if v is not None and (not isinstance(v, str) or not v.strip()):
-            raise JobError(f"{where} {key} must be text naming the key's "
-                           f"{'file' if key == 'key_file' else 'variable'}")
-    if type(length) is not int or not 8 <= length <= 64:
-        raise JobError(f"{where} length = {length!r} must be a whole number from 8 to 64")
-    return PseudonymSpec("hmac-sha256", key_file=key_file, key_env=key_env, length=length)
+    if spec.key_env is not None and not spec.key_env.strip():
+        raise JobError(f"{where} key_env must be text naming the key's variable")
+    return PseudonymSpec("hmac-sha256", key_file=spec.key_file, key_env=spec.key_env,
+                         length=spec.length)
 
 
 def key_path(spec: PseudonymSpec, base_dir: Path) -> Path:

@@ -38,8 +38,9 @@ FORMAT_VERSION = Param("format_version", "int", JOB_VERSION, low=1, label="Forma
 #: the top-level tables and keys of a job file
 TOP_KEYS = ("format_version", "data", "attributes", "privacy", "transformation", "metric",
             "subset", "population", "engine")
-#: keys read by their own modules (transformation methods, pseudonyms) besides the
-#: declared ones
+#: keys declared in their own modules and read there, strictly, besides the tables'
+#: own: the pseudonym keys (engine.pseudonyms.PseudonymSpec), the genetic settings
+#: (engine.search.genetic_settings) and local recoding (engine.transform.job_keys)
 _ATTRIBUTE_EXTRA_KEYS = tuple(sorted(PSEUDONYM_KEYS))
 _TRANSFORMATION_EXTRA_KEYS = ("genetic", "local_recoding")
 

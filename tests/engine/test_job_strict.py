@@ -11,6 +11,11 @@ from engine.project.job_file import load_job
 
 K = '[[privacy]]\nmodel = "k-anonymity"\n'
 T = '[[privacy]]\nmodel = "t-closeness"\nattribute = "disease"\n'
+ID = '[attributes.name]\ntype = "identifying"\n'
+HMAC = ID + 'pseudonymize = "hmac-sha256"\nkey_env = "KEY"\n'
+MASK = ID + 'pseudonymize = "mask"\n'
+MICRO = '[attributes.age]\ntype = "quasi-identifying"\ntransformation = "microaggregation"\n'
+NAME = '[attributes."name"]'
 
 
 @pytest.mark.parametrize("text, table, key, value, rule", [
@@ -54,6 +59,39 @@ T = '[[privacy]]\nmodel = "t-closeness"\nattribute = "disease"\n'
      "'optimall'", "did you mean 'optimal'"),
     ('[metric]\nname = "loss"\naggregate = "mean"\n', "[metric]", "aggregate", "'mean'",
      "one of 'sum'"),
+    # pseudonyms (engine.pseudonyms.PseudonymSpec's declarations)
+    (HMAC + "length = 2.5\n", NAME, "length", "2.5", "whole number between 8 and 64"),
+    (HMAC + "length = true\n", NAME, "length", "true", "whole number"),
+    (HMAC + "length = 65\n", NAME, "length", "65", "between 8 and 64"),
+    (MASK + "keep = -1\n", NAME, "keep", "-1", "at least 0"),
+    (MASK + "keep = 1.5\n", NAME, "keep", "1.5", "whole number"),
+    (MASK + 'mask_char = "**"\n', NAME, "mask_char", "'**'", "one character"),
+    (MASK + "mask_char = 1\n", NAME, "mask_char", "1", "text"),
+    (ID + 'pseudonymize = "hmac-sha265"\nkey_env = "K"\n', NAME, "pseudonymize",
+     "'hmac-sha265'", "did you mean 'hmac-sha256'"),
+    (ID + "pseudonymize = true\n", NAME, "pseudonymize", "true", "one of 'hmac-sha256'"),
+    (ID + 'pseudonymize = "hmac-sha256"\nkey_env = 5\n', NAME, "key_env", "5", "text"),
+    (ID + 'pseudonymize = "hmac-sha256"\nkey_file = ""\n', NAME, "key_file", "''", "empty"),
+    (HMAC + "keep = 2\n", NAME, "keep", "hmac-sha256", "do(es) not apply"),
+    (MASK + "length = 20\n", NAME, "length", "mask", "do(es) not apply"),
+    (ID + "length = 20\n", NAME, "length", "pseudonymize", "need(s) pseudonymize"),
+    ('[attributes.name]\ntype = "quasi-identifying"\npseudonymize = "mask"\n', NAME,
+     "pseudonymize", "quasi-identifying", "identifying attributes only"),
+    # transformation methods (AttributeConfig's and local recoding's declarations)
+    (MICRO + 'function = "meen"\n', '[attributes."age"]', "function", "'meen'",
+     "one of 'arithmetic-mean'"),
+    (MICRO + 'function = "median"\nignore_missing = 1\n', '[attributes."age"]',
+     "ignore_missing", "1", "true or false"),
+    (MICRO + 'function = "median"\nclustering = "mdv"\n', '[attributes."age"]',
+     "clustering", "'mdv'", "did you mean 'mdav'"),
+    ('[attributes.age]\ntype = "quasi-identifying"\nfunction = "median"\n',
+     '[attributes."age"]', "function", "microaggregation", "only applies"),
+    ('[attributes.age]\ntransformation = "top-bottom-coding"\ntop = "90"\n',
+     '[attributes."age"]', "top", "'90'", "a number"),
+    ('[transformation]\nlocal_recoding = { iterations = 2.5 }\n',
+     "[transformation] local_recoding", "iterations", "2.5", "whole number"),
+    ('[transformation]\nlocal_recoding = { gs_factor = 2 }\n',
+     "[transformation] local_recoding", "gs_factor", "2", "between 0 and 1"),
     # a file that is not what it must be
     ('format_version = "2"\n', "format_version", "format_version", "'2'", "whole number"),
     ('format_version = 2\n', "format_version", "format_version", "2", "newer"),
@@ -109,6 +147,12 @@ def test_refusals_name_file_table_key_value(tmp_path, text, table, key, value, r
     ("[subset]", '[subset]\nquerry = "age > 3"\n', "querry", "query"),
     ("[population]", '[population]\nregoin = "USA"\n', "regoin", "region"),
     ("the job", '[privacy_models]\nk = 2\n', "privacy_models", "privacy"),
+    (NAME, ID + 'pseudonymise = "mask"\n', "pseudonymise", "pseudonymize"),
+    (NAME, MASK + 'mask_chr = "#"\n', "mask_chr", "mask_char"),
+    ('[attributes."age"]', MICRO + 'function = "median"\nclusterin = "mdav"\n', "clusterin",
+     "clustering"),
+    ("[transformation] local_recoding", '[transformation]\nlocal_recoding = { iteration = 5 }\n',
+     "iteration", "iterations"),
 ])
 def test_unknown_keys_are_refused_everywhere(tmp_path, table, text, key, near):
     path = tmp_path / "keys.toml"

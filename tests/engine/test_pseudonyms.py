@@ -136,7 +136,7 @@ def test_key_sources_and_refusals(project, monkeypatch):
         _release(folder, f'key_file = "{keys / "short.key"}"')
     for bad, msg in (('key_file = "a"\nkey_env = "B"', "exactly one"),
                      ('key_file = "a"\nkeep = 2', "do(es) not apply"),
-                     ('key_env = "B"\nlength = 4', "from 8 to 64")):
+                     ('key_env = "B"\nlength = 4', "between 8 and 64")):
         (folder / "job.toml").write_text(_job(bad))
         with pytest.raises(JobError, match=msg.replace("(", r"\(").replace(")", r"\)")):
             as_job(folder / "job.toml")

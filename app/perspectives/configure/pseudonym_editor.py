@@ -2,7 +2,8 @@
 with a key file kept outside the project) or masked (first characters kept).
 
 The editor holds where the key is, never the key: "New key…" writes a fresh random
-key to a file the user picks (engine.pseudonyms.create_key, owner-only)."""
+key to a file the user picks (engine.pseudonyms.create_key, owner-only). The methods'
+labels, the ranges and the tooltips come from the declarations (engine.pseudonyms.PARAMS)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,10 +14,13 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLineEdit, Q
 
 from app.widgets.dialogs import show_error
 from engine.errors import AnonymistError
-from engine.pseudonyms import PseudonymSpec, create_key
+from engine.pseudonyms import PARAMS, PseudonymSpec, create_key
 
-CHOICES = (("removed", "Removed"), ("hmac-sha256", "Keyed pseudonym"),
-           ("mask", "Masked"))
+METHOD = PARAMS["pseudonymize"]
+CHOICES = (("removed", "Removed"),) + tuple((m, METHOD.choice_label(m))
+                                            for m in METHOD.choices)
+#: the mask editor's upper bound (the declaration has none; longer prefixes mask nothing)
+MAX_KEEP = 50
 
 
 class PseudonymEditor(QWidget):
@@ -32,20 +36,21 @@ class PseudonymEditor(QWidget):
         self.method.setObjectName("pseudonymMethod")
         for key, label in CHOICES:
             self.method.addItem(label, key)
-        self.method.setToolTip("Identifying attributes are removed, or released as keyed "
-                               "pseudonyms (HMAC-SHA-256: the same value gets the same "
-                               "pseudonym under the same key), or masked (the first "
-                               "characters kept). Pseudonyms are still personal data.")
+        self.method.setToolTip(f"{METHOD.title}: identifying attributes are removed, or "
+                               f"{METHOD.help}. Pseudonyms are still personal data.")
         self.key_file = QLineEdit()
         self.key_file.setObjectName("pseudonymKeyFile")
         self.key_file.setPlaceholderText("key file, outside the project")
+        self.key_file.setToolTip(f"{PARAMS['key_file'].title}: {PARAMS['key_file'].help}")
         self.new_key = QPushButton("New key…")
         self.new_key.setToolTip("Write a new random 256-bit key to a file you choose "
                                 "(readable by you only); keep it safe: without it later "
                                 "releases get other pseudonyms")
         self.keep = QSpinBox()
-        self.keep.setRange(0, 50)
-        self.keep.setPrefix("keep ")
+        keep = PARAMS["keep"]
+        self.keep.setRange(int(keep.low), MAX_KEEP)
+        self.keep.setPrefix(f"{keep.title.lower()} ")
+        self.keep.setToolTip(f"{keep.title}: {keep.help}")
         for w in (self.method, self.key_file, self.new_key, self.keep):
             lay.addWidget(w)
         lay.setStretch(0, 0)
