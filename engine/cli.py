@@ -194,8 +194,18 @@ def cmd_verify(args) -> int:
 
     from engine.verify import verify_file
     job = load_job_checked(args.job)
+    if args.output.is_dir() and any(args.output.glob("*.parquet")):  # Spark's part files
+        from engine.verify import verify_parquet
+        report = verify_parquet(args.output, job)
+        print(json.dumps(report.to_dict(), indent=2))
+        _say("OK: the output meets the job's models and suppression limit" if report.ok
+             else "FAILED: " + "; ".join(report.violations))
+        return EXIT_OK if report.ok else EXIT_VIOLATIONS
     check_input_file(args.output, "file to verify")
-    if args.output.suffix.lower() in (".xlsx", ".parquet"):  # read whole, then recounted
+    if args.output.suffix.lower() == ".parquet":  # streamed in batches
+        from engine.verify import verify_parquet
+        report = verify_parquet(args.output, job)
+    elif args.output.suffix.lower() == ".xlsx":  # read whole, then recounted
         from engine.export.targets import file_target, read_table
         from engine.verify import verify_frame
         report = verify_frame(read_table(file_target(args.output, None)), job)

@@ -137,6 +137,20 @@ def test_adult_release_identical_and_parquet_input(adult, capsys):
                  "--quiet"]) == 0
     back = pd.read_parquet(adult / "o.parquet")
     pd.testing.assert_frame_equal(back, released)
+    capsys.readouterr()  # the Parquet release verifies, read in batches of 7,000 rows
+    assert main(["verify", str(adult / "o.parquet"), str(adult / "pq.toml")]) == 0
+    from engine.api import as_job
+    from engine.verify import verify_file, verify_parquet
+    job = as_job(adult / "pq.toml")
+    by_batches = verify_parquet(adult / "o.parquet", job, chunk_rows=7000).to_dict()
+    assert by_batches == verify_file(adult / "duck.csv", job).to_dict()
+    assert by_batches["ok"] and by_batches["records"] == len(frame)
+    tampered = back.copy()
+    tampered.loc[:4, "age"] = frame.loc[:4, "age"]  # five exact ages leak
+    (adult / "parts-out").mkdir()
+    tampered.iloc[:100].to_parquet(adult / "parts-out" / "part-0.parquet", index=False)
+    tampered.iloc[100:].to_parquet(adult / "parts-out" / "part-1.parquet", index=False)
+    assert main(["verify", str(adult / "parts-out"), str(adult / "pq.toml")]) == 1
     capsys.readouterr()
 
 
