@@ -159,6 +159,8 @@ def cmd_anonymize(args) -> int:
     start = time.perf_counter()
     bar = None if args.quiet else _Bar()
     problem = prepare(args.data, job, backend_progress(bar))
+    if bar is not None and problem.backend is not None:
+        bar.close()  # the counting bar keeps its line; the search draws the next
     unnamed = unnamed_columns(problem.table.source_names, job)
     if unnamed:
         names = ", ".join(unnamed)
