@@ -175,6 +175,7 @@ def _write_xlsx(frame, tmp: Path, target: FileTarget, report, stop) -> None:
             ws.append([cell(v) for v in row])
         report(end, len(frame))
         if stop():
+            ws.close()  # end the sheet's own temporary file now, not at garbage collection
             raise Cancelled("export cancelled")
     wb.save(tmp)
 
