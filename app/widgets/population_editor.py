@@ -64,7 +64,7 @@ class PopulationEditor(QWidget):
         self.fraction.setSingleStep(0.01)
         self.fraction.setKeyboardTracking(False)
         self.fraction.setToolTip("Share of the population that is in the data.")
-        rows = (("Population", self.region), ("Size", self.size),
+        rows = (("Region", self.region), ("Size", self.size),
                 ("Sampling fraction", self.fraction))
         self._form: QFormLayout | None = None
         if compact:
