@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.kernel.grouping import generalize, group_rows, rollup_groups, sum_by_group

@@ -52,3 +52,44 @@ def test_every_public_name_resolves():
     assert sorted(engine.__all__) == sorted(engine._EXPORTS)
     for name in engine.__all__:
         assert getattr(engine, name) is not None
+
+
+def test_verify_runs_without_numba(tmp_path):
+    """``anonymist verify`` reads the job (privacy models, metric, hierarchies) and
+    recounts the released file without loading numba: the kernels' modules load numba
+    only when a kernel runs (engine.kernel.jit). The released file is made here; the
+    verify run is a fresh process."""
+    from engine.api import as_job, prepare
+    from engine.output import transform
+    from tests.cli.conftest import write_tiny
+
+    write_tiny(tmp_path)
+    problem = prepare(None, as_job(tmp_path / "job.toml"))
+    released = tmp_path / "top.csv"
+    transform(problem, problem.lattice.top).write_csv(released, ";")
+    code = ("import json, sys\nfrom engine.cli import main\n"
+            f"code = main(['verify', {str(released)!r}, {str(tmp_path / 'job.toml')!r}])\n"
+            "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), "
+            "file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = json.loads(out.stderr.strip().splitlines()[-1])
+    assert result["code"] == 0, out.stdout
+    modules = set(result["modules"])
+    assert "engine.verify" in modules and "engine.privacy.k_anonymity" in modules
+    assert heavy(modules, HEAVY + ("numba",)) == []
+
+
+def test_a_kernel_still_compiles_and_runs_when_first_called():
+    """The lazy kernels are real numba kernels once called (in a fresh process: numba
+    loads at the first call, and a kernel calling another of its module compiles)."""
+    code = ("import sys, numpy as np\n"
+            "from engine.kernel import grouping\n"
+            "assert 'numba' not in sys.modules\n"
+            "ids = grouping._group_by_rows(np.array([[1, 2], [3, 4], [1, 2]], dtype=np.int64))\n"
+            "import numba\n"
+            "assert isinstance(grouping._group_by_rows, numba.core.dispatcher.Dispatcher)\n"
+            "print(np.asarray(ids[0]).tolist())\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "[0, 1, 0]"

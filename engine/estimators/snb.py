@@ -5,7 +5,7 @@ import functools
 import math
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 from engine.estimators.common import _check, frequencies_of_frequencies
 

@@ -6,7 +6,7 @@ them leaves the GUI thread free.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 _EMPTY = -1
 

@@ -10,7 +10,7 @@ of its parts' distributions, never recounted from records.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 
 @njit(cache=True, nogil=True)

@@ -3,7 +3,7 @@ to all its generalizations (anonymous) or specializations (not anonymous)."""
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 
 @njit(cache=True, nogil=True)

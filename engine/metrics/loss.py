@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 from engine.classes import Classes
 from engine.metrics.base import Metric

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit
 
 
 def segment_sum(x: np.ndarray, indptr: np.ndarray) -> np.ndarray:
