@@ -73,3 +73,18 @@ def test_keyed_pseudonyms_from_the_app(qtbot, window, tmp_path, messages):
     with qtbot.waitSignal(window.files.loaded, timeout=30_000):
         window.files.open_path(str(project / "p.anonymist"))
     assert window.document.attributes[name].pseudonym.key_file == str(key)
+
+
+def test_release_as_editor_is_built_from_the_declarations(qtbot):
+    """The editor's methods, labels and range are those of engine.pseudonyms.PARAMS."""
+    from app.perspectives.configure.pseudonym_editor import PseudonymEditor
+    from engine.pseudonyms import PARAMS
+    editor = PseudonymEditor()
+    qtbot.addWidget(editor)
+    method = PARAMS["pseudonymize"]
+    items = [(editor.method.itemData(i), editor.method.itemText(i))
+             for i in range(editor.method.count())]
+    assert items == [("removed", "Removed")] + [(m, method.choice_label(m))
+                                                for m in method.choices]
+    assert editor.keep.minimum() == PARAMS["keep"].low
+    assert PARAMS["keep"].help in editor.keep.toolTip()

@@ -13,11 +13,20 @@ from app.models.attribute_list import AttributeListModel
 from app.models.column_selection import DATA_TYPES
 from app.perspectives.configure.pseudonym_editor import PseudonymEditor
 from app.theme import TYPE_LABELS, type_icon
-from engine.config import ATTRIBUTE_TYPES, IDENTIFYING
+from engine.config import ATTRIBUTE_TYPES, IDENTIFYING, AttributeConfig
+from engine.schema import dataclass_params
 from engine.transform.job_keys import CLUSTERING, TRANSFORMATIONS
 from engine.transform.microaggregation import FUNCTIONS
 
 NO_LIMIT = -1
+#: the attribute table's declarations (engine.config.AttributeConfig), by job-file key
+ATTRIBUTE_PARAMS = {p.name: p for p in dataclass_params(AttributeConfig)}
+
+
+def _tip(key: str) -> str:
+    """A control's tooltip from its key's declaration: "Label: help"."""
+    p = ATTRIBUTE_PARAMS[key]
+    return f"{p.title}: {p.help}"
 
 
 class AttributePanel(QWidget):
@@ -154,26 +163,25 @@ class AttributePanel(QWidget):
         self.method = QComboBox()
         self.method.setObjectName("attributeTransformation")
         self.method.addItems(TRANSFORMATIONS)
-        self.method.setToolTip("How the attribute is transformed: generalized by its "
-                               "hierarchy, microaggregated per class, or a fixed rule")
+        self.method.setToolTip(_tip("transformation"))
         self.method.activated.connect(self._method_edited)
         self.function = QComboBox()
         self.function.setObjectName("microaggregationFunction")
         self.function.addItems(FUNCTIONS)
+        self.function.setToolTip(_tip("function"))
         self.function.activated.connect(self._method_edited)
         self.clustering = QComboBox()
         self.clustering.setObjectName("microaggregationClustering")
         self.clustering.addItems(CLUSTERING)
-        self.clustering.setToolTip("none: aggregate per class of the other attributes; "
-                                   "hierarchy: form classes with this attribute's hierarchy "
-                                   "first (ARX); mdav: split classes into MDAV clusters")
+        self.clustering.setToolTip(_tip("clustering"))
         self.clustering.activated.connect(self._method_edited)
-        self.ignore_missing = QCheckBox("Ignore missing values")
+        self.ignore_missing = QCheckBox(ATTRIBUTE_PARAMS["ignore_missing"].title)
+        self.ignore_missing.setToolTip(_tip("ignore_missing"))
         self.ignore_missing.toggled.connect(self._method_edited)
         self.bottom, self.top = QLineEdit(), QLineEdit()
-        for w, word in ((self.bottom, "below"), (self.top, "above")):
+        for w, key in ((self.bottom, "bottom"), (self.top, "top")):
             w.setPlaceholderText("none")
-            w.setToolTip(f"top-bottom coding: numbers {word} this become it")
+            w.setToolTip(_tip(key))
             w.editingFinished.connect(self._method_edited)
 
     def _show_method(self, a, many: bool) -> None:

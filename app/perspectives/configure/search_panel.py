@@ -13,7 +13,7 @@ from engine.config import ALGORITHM_INFO, ALGORITHMS, TransformationConfig
 from engine.schema import dataclass_params
 from engine.search import EXACT, heuristic_algorithms
 from engine.search.genetic_settings import GeneticParameters, KgenParameters
-from engine.transform.job_keys import LOCAL_RECODING_KEYS
+from engine.transform.job_keys import LOCAL_RECODING_KEYS, LOCAL_RECODING_PARAMS
 
 #: the algorithms with settings of their own in [transformation.genetic]
 GENETIC_SETTINGS = {"genetic": GeneticParameters, "kgen": KgenParameters}
@@ -125,16 +125,19 @@ class SearchPanel(SettingsForm):
         self.local.setToolTip("After the optimum, anonymize the suppressed records again on "
                               "their own (ARX's local anonymization)")
         form.addRow(self.local)
+        # ranges, labels and tooltips from the declarations (engine.transform.job_keys)
+        declared = {p.name: p for p in LOCAL_RECODING_PARAMS}
+        iterations, gs = declared["iterations"], declared["gs_factor"]
         self.iterations = QSpinBox()
-        self.iterations.setRange(1, 100_000)
-        form.addRow("Iterations", self.iterations)
+        self.iterations.setRange(int(iterations.low), 100_000)
+        self.iterations.setToolTip(iterations.help)
+        form.addRow(iterations.title, self.iterations)
         self.recoding_gs = QDoubleSpinBox()
-        self.recoding_gs.setRange(0.0, 1.0)
+        self.recoding_gs.setRange(gs.low, gs.high)
         self.recoding_gs.setSingleStep(0.05)
         self.recoding_gs.setDecimals(2)
-        self.recoding_gs.setToolTip("gs-factor of the recoding steps: low favours suppression, "
-                                    "high generalization")
-        form.addRow("Recoding gs-factor", self.recoding_gs)
+        self.recoding_gs.setToolTip(gs.help)
+        form.addRow(gs.title, self.recoding_gs)
         self.marker = QLineEdit()
         self.marker.setObjectName("suppressionString")
         self.marker.setMaxLength(40)
