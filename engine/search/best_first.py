@@ -18,6 +18,13 @@ Pruning (only where it cannot lose the optimum):
   its generalizations are anonymous and no better;
 - going down with monotonic models, a transformation that is not anonymous is
   not expanded: none of its specializations is anonymous.
+
+Order: losses that agree to ``TIE_DIGITS`` significant digits are equal (the
+same loss summed in a different order differs in its last bits, and that
+noise must not steer the search); among equal losses the transformation
+found last is expanded first, so a plateau of equal losses (e.g. near the
+bottom with a high suppression limit, where most records are suppressed) is
+left upward instead of being swept level by level.
 """
 from __future__ import annotations
 
@@ -28,6 +35,16 @@ import numpy as np
 
 from engine.problem import Evaluation
 from engine.search.anytime import AnytimeSearch
+
+#: significant digits at which two losses count as equal in the search order
+TIE_DIGITS = 12
+
+
+def order_key(loss) -> float | tuple:
+    """A loss (number or rank vector) rounded to ``TIE_DIGITS`` significant digits."""
+    if isinstance(loss, tuple):
+        return tuple(float(f"{x:.{TIE_DIGITS}g}") for x in loss)
+    return float(f"{loss:.{TIE_DIGITS}g}")
 
 
 class BestFirstSearch:
@@ -74,7 +91,8 @@ class BestFirstSearch:
         if node_id in self.expanded or node_id in self.queued:
             return
         self.queued.add(node_id)
-        heapq.heappush(self.queue, (ev.loss, next(self._tie), node_id, levels))
+        # newest first among equal losses (the counter's negation)
+        heapq.heappush(self.queue, (order_key(ev.loss), -next(self._tie), node_id, levels))
 
     def expand(self, levels: tuple[int, ...]) -> list[tuple[Evaluation, int, tuple[int, ...]]]:
         """Mark ``levels`` expanded; check its unexpanded neighbours, best first."""
@@ -83,7 +101,7 @@ class BestFirstSearch:
         rows = [r for r, out in zip(rows, self._bounded_out(rows)) if not out]
         evs = self.search.check_many(rows)
         found = [(ev, i, r) for i, (ev, r) in enumerate(zip(evs, rows))]
-        found.sort(key=lambda t: (t[0].loss, t[1]))
+        found.sort(key=lambda t: (order_key(t[0].loss), t[1]))
         return found
 
     def greedy(self, levels: tuple[int, ...]) -> None:

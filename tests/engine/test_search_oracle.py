@@ -84,3 +84,31 @@ def test_heuristic_reaches_arx(case, name):
     assert out.optimum.loss <= expected * (1 + 1e-9), (out.optimum.levels, out.checked)
     again = problem.evaluate(out.optimum.levels)
     assert again.anonymous and again.loss == out.optimum.loss
+
+
+#: ARX's heuristic case where a 1,000-check limit used to leave Lightning at 0.2117 (issue 19)
+CUP_BOTTOM_UP = "TestAnonymizationHeuristic#6"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("suppression_limit", [None, 1.0])
+def test_lightning_reaches_arx_within_arx_step_limit(suppression_limit):
+    """cup, 5-anonymity, Loss (geometric mean), bottom-up, ARX's own step limit of
+    1,000 checks: Lightning reaches ARX's loss (0.2078). With the case's 4 %
+    suppression limit that is the oracle's loss; issue 19 measured ARX at the same
+    loss with a 100 % limit. Equal losses computed along different summation orders
+    used to steer the search (0.2117 with either limit)."""
+    case = next(c for c in oracle.cases() if c["id"] == CUP_BOTTOM_UP)
+    if suppression_limit is not None:
+        case = dict(case, suppression_limit=suppression_limit)
+    steps = case["algorithm_params"]["heuristicSearchStepLimit"]
+    assert steps == 1000 and case["arx_here"]["transformations_checked"] == steps
+    problem = Problem(oracle.table(case["dataset"]), oracle.job_for(case))
+    set_transformation(problem, step_limit=steps, time_limit_s=None, seed=0)
+    out = HEURISTICS["lightning"](problem)
+    expected = oracle.expected_loss(case)
+    assert out.checked <= steps
+    assert out.optimum is not None and out.optimum.anonymous
+    assert out.optimum.loss <= expected * (1 + 1e-9), (out.optimum.levels, out.checked)
+    again = problem.evaluate(out.optimum.levels)
+    assert again.anonymous and again.loss == out.optimum.loss
