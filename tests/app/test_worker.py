@@ -16,7 +16,20 @@ def set_algorithm(window, name):
     assert window.document.settings.transformation.algorithm == name
 
 
-def test_cancel_long_run_keeps_gui_responsive(qtbot, window, adult_dir, messages):
+def test_cancel_long_run_keeps_gui_responsive(qtbot, window, adult_dir, messages,
+                                             monkeypatch):
+    # each check takes at least 2 ms, so the exhaustive search (12,960 checks) lasts long
+    # enough to be cancelled however fast the machine is
+    import time
+
+    from engine.problem import Problem
+    evaluate = Problem.evaluate
+
+    def slow_evaluate(self, *args, **kwargs):
+        time.sleep(0.002)
+        return evaluate(self, *args, **kwargs)
+
+    monkeypatch.setattr(Problem, "evaluate", slow_evaluate)
     open_sample(qtbot, window)
     set_algorithm(window, "exhaustive")  # 12,960 transformations: tens of seconds
     ticks = []  # for each tick of a GUI-thread timer: whether the search was running
