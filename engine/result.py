@@ -129,15 +129,16 @@ class AnonymizationResult:
                 f"holds the records: the released table is written with write_output")
         local = levels is None and self.local_recoding is not None
         key = self.levels_of(levels)
+        # built under the lock: two views asking at once (after a cancel, both Analyze
+        # perspectives in their workers) share one table instead of building it twice
         with self._released_lock:
             kept = self._released
-        if kept is not None and kept.levels == key and kept.local_recoding == local:
-            return kept
-        released = (transform_recoded(self.problem, self.local_recoding, key) if local
-                    else transform(self.problem, key))
-        with self._released_lock:
+            if kept is not None and kept.levels == key and kept.local_recoding == local:
+                return kept
+            released = (transform_recoded(self.problem, self.local_recoding, key) if local
+                        else transform(self.problem, key))
             self._released = released
-        return released
+            return released
 
     @property
     def output(self) -> pd.DataFrame | None:

@@ -113,3 +113,30 @@ def test_levels_are_checked(adult):
         transform(result.problem, [0, 0])
     with pytest.raises(ValueError, match="no level for"):
         transform(result.problem, {"age": 0})
+
+
+def test_threads_asking_at_once_share_one_released_table(adult, monkeypatch):
+    """Threads asking for the same transformation at once get one table, built once."""
+    import engine.result
+    _frame, result = adult
+    built = []
+    original = engine.result.transform
+
+    def counting(problem, key):
+        built.append(key)
+        return original(problem, key)
+
+    monkeypatch.setattr(engine.result, "transform", counting)
+    levels = tuple(int(x) for x in result.problem.lattice.max_levels)  # not the kept one
+    seen, start = [], threading.Barrier(4)
+
+    def ask():
+        start.wait()
+        seen.append(result.transformed(levels))
+
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert built == [levels] and all(t is seen[0] for t in seen)
