@@ -40,6 +40,7 @@ class ReleasePage(GuidedPage):
         lay.addWidget(self.release_button)
         self.files = table(["File", "Check"])
         lay.addWidget(self.files, 1)
+        lay.addStretch()
         self.status = muted()
         lay.addWidget(self.status)
         self.artefacts: list = []
@@ -83,6 +84,7 @@ class ReleasePage(GuidedPage):
         self.status.setText(f"The release failed: {message}")
 
     def _show(self) -> None:
+        self.files.setVisible(bool(self.artefacts))  # no empty table before Release
         self.files.setRowCount(len(self.artefacts))
         for i, a in enumerate(self.artefacts):
             mark = "✔ " if a.verified else "✘ "
