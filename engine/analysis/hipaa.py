@@ -241,8 +241,9 @@ def _age_match(name: str, values: np.ndarray) -> IdentifierMatch | None:
     above = int((ages > 89).sum())
     if above == 0:
         return None
-    return IdentifierMatch(name, DATES, "values", f"ages over 89 occur ({above} distinct "
-                           f"values in the sample, up to {ages.max():g})")
+    values_text = "1 distinct value" if above == 1 else f"{above} distinct values"
+    return IdentifierMatch(name, DATES, "values", f"ages over 89 occur ({values_text} "
+                           f"in the sample, up to {ages.max():g})")
 
 
 def detect_identifiers(data: Data, attributes: Sequence[str] | None = None,
