@@ -23,7 +23,9 @@ def _document_folder(doc) -> str:
         return str(Path(doc.path).parent)
     source = getattr(doc, "source", None)
     location = getattr(source, "location", "") if source is not None else ""
-    if location and "://" not in location:
+    # a relative location (a project's data beside it, the project not saved) says
+    # nothing about where the data is: not the working directory
+    if location and "://" not in location and Path(location).is_absolute():
         folder = Path(location).parent
         if folder.is_dir():
             return str(folder)

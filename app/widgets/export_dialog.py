@@ -53,7 +53,8 @@ class ExportDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Export anonymized data")
         self.setMinimumWidth(560)
-        self.folder = Path(folder)
+        # absolute, so the File field shows the folder the export writes to
+        self.folder = Path(folder or Path.home()).expanduser().absolute()
         lay = QVBoxLayout(self)
         form = QFormLayout()
         #: which transformation is written (Document.current_transformation().describe())

@@ -93,14 +93,16 @@ class PrivacyModelDialog(QDialog):
         QTimer.singleShot(0, self._fit_height)
 
     def _fit_height(self) -> None:
-        """Grow to the form's height: the window keeps its size when the model changes and
-        the minimum Qt derives ignores wrapped help lines, which were squashed."""
+        """Fit the form's height, growing or shrinking: the window keeps its size when the
+        model changes (leaving empty space after a taller form) and the minimum Qt derives
+        ignores wrapped help lines, which were squashed."""
         lay = self.layout()
         lay.activate()
         width = self.width()
         needed = (lay.totalHeightForWidth(width) if lay.hasHeightForWidth()
                   else lay.totalSizeHint().height())
-        if needed > self.height():
+        needed = max(needed, self.minimumSizeHint().height())
+        if needed != self.height():
             self.resize(width, needed)
 
     def value(self) -> dict:

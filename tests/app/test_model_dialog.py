@@ -97,3 +97,18 @@ def test_a_refused_value_is_shown_and_the_dialog_stays_open(qtbot):
     dialog.accept()
     assert dialog.result() != dialog.DialogCode.Accepted
     assert "delta_min = 0.9 must not exceed delta_max" in dialog.error.text()
+
+
+def test_dialog_shrinks_back_after_a_taller_form(qtbot):
+    """Switching from a tall form to a short one leaves no empty space below it."""
+    dialog = PrivacyModelDialog(None, SENSITIVE)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.set_model("k-anonymity")
+    qtbot.waitUntil(lambda: dialog.form.isVisible())
+    qtbot.wait(20)
+    short = dialog.height()
+    dialog.set_model("differential-privacy")
+    qtbot.waitUntil(lambda: dialog.height() > short + 50)
+    dialog.set_model("k-anonymity")
+    qtbot.waitUntil(lambda: dialog.height() <= short + 5)
