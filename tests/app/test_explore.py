@@ -279,3 +279,16 @@ def test_a_result_without_optimum_is_shown_without_one(qtbot):
         view.select_row(0)
     assert "not fulfilled" in view.properties.fields["models"].text()
     view.shutdown()
+
+
+def test_levels_table_shows_every_attribute_once_with_its_level(explore, adult):
+    """Two attribute/level pairs a row: each attribute once, beside its own level."""
+    result, _ = adult
+    table = explore.properties.level_table
+    shown = {}
+    for r in range(table.rowCount()):
+        for c in range(0, table.columnCount(), 2):
+            if table.item(r, c) is not None:
+                shown[table.item(r, c).text()] = table.item(r, c + 1).text().split(" of ")[0]
+    assert shown == {a: str(v) for a, v in result.optimum.levels.items()}
+    assert table.rowCount() < len(shown)

@@ -89,7 +89,12 @@ class ExplorePerspective(QWidget):
         self.quality = QualityPlot()
         for w in (self.properties, self.clipboard, self.quality):
             right.addWidget(w)
-        right.setSizes([450, 200, 170])
+        # the properties (levels table, neighbours) take what the window gives; the
+        # clipboard and the progress plot keep a compact start size (at 1280x800 too)
+        right.setStretchFactor(0, 1)
+        right.setStretchFactor(1, 0)
+        right.setStretchFactor(2, 0)
+        right.setSizes([560, 130, 130])
         split.addWidget(right)
         split.setStretchFactor(0, 0)
         split.setStretchFactor(1, 1)

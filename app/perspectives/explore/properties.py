@@ -16,6 +16,7 @@ from app.theme import dot_icon
 from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN
 
 LEVELS_ROLE = Qt.ItemDataRole.UserRole + 1
+LEVEL_PAIRS = 2  # attribute/level column pairs of the levels table
 
 
 class PropertiesPanel(QWidget):
@@ -62,15 +63,18 @@ class PropertiesPanel(QWidget):
             self.fields[key] = value
             form.addRow(text, value)
         lay.addLayout(form)
-        self.level_table = QTableWidget(0, 2)
-        self.level_table.setHorizontalHeaderLabels(["Attribute", "Level"])
+        # two attribute/level pairs a row (the first half down the left, the rest down the
+        # right): half the height, so the neighbours below fit at 1280x800
+        self.level_table = QTableWidget(0, 2 * LEVEL_PAIRS)
+        self.level_table.setHorizontalHeaderLabels(["Attribute", "Level"] * LEVEL_PAIRS)
         self.level_table.verticalHeader().hide()
         self.level_table.verticalHeader().setDefaultSectionSize(20)
         self.level_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.level_table.horizontalHeader().setSectionResizeMode(
-            0, QHeaderView.ResizeMode.Stretch)
-        self.level_table.horizontalHeader().setSectionResizeMode(
-            1, QHeaderView.ResizeMode.ResizeToContents)
+        for c in range(LEVEL_PAIRS):
+            self.level_table.horizontalHeader().setSectionResizeMode(
+                2 * c, QHeaderView.ResizeMode.Stretch)
+            self.level_table.horizontalHeader().setSectionResizeMode(
+                2 * c + 1, QHeaderView.ResizeMode.ResizeToContents)
         self.level_table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.level_table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         lay.addWidget(self.level_table)
@@ -147,15 +151,18 @@ class PropertiesPanel(QWidget):
         self.fields["classes"].setText("…")
         self.fields["models"].setText("…")
         lat = nodes.lattice
-        self.level_table.setRowCount(len(levels))
+        rows = -(-len(levels) // LEVEL_PAIRS)
+        self.level_table.clearContents()
+        self.level_table.setRowCount(rows)
         for i, (name, v, hi) in enumerate(zip(nodes.attributes, levels, lat.max_levels)):
-            self.level_table.setItem(i, 0, QTableWidgetItem(name))
+            row, col = i % rows, 2 * (i // rows)
+            self.level_table.setItem(row, col, QTableWidgetItem(name))
             item = QTableWidgetItem(f"{v} of {hi}  ")
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self.level_table.setItem(i, 1, item)
+            self.level_table.setItem(row, col + 1, item)
         self.level_table.setFixedHeight(self.level_table.horizontalHeader().height()
                                         + sum(self.level_table.rowHeight(i)
-                                              for i in range(len(levels))) + 4)
+                                              for i in range(rows)) + 4)
         self._fill(self.predecessors[1], nodes, lat.predecessors(levels))
         self._fill(self.successors[1], nodes, lat.successors(levels))
         self.apply.setEnabled(True)
