@@ -57,9 +57,7 @@ class SearchPanel(SettingsForm):
         form.addRow("Algorithm", self.algorithm)
         self.practical = QCheckBox("Assume practical monotonicity")
         form.addRow(self.practical)
-        self.limits = ParamForm([DECLARED[name] for name in LIMIT_KEYS])
-        self.limits.setObjectName("searchLimits")
-        self.narrow(self.limits)
+        self.limits = self.param_form([DECLARED[name] for name in LIMIT_KEYS], "searchLimits")
         self.time_limit, self.step_limit, self.seed, self.threshold = (
             self.limits.editors[name] for name in LIMIT_KEYS)
         form.addRow(self.limits)
@@ -69,7 +67,7 @@ class SearchPanel(SettingsForm):
         form.addRow(self.note)
         self._genetic_rows()
         self._recoding_rows()
-        self.follow(self.algorithm.activated, self.practical.toggled, self.limits.changed,
+        self.follow(self.algorithm.activated, self.practical.toggled,
                     *(w.valueChanged for w in (self.iterations, self.recoding_gs)),
                     self.local.toggled, self.remove_values.toggled,
                     self.marker.editingFinished)
@@ -83,10 +81,7 @@ class SearchPanel(SettingsForm):
         self.genetic_box.setObjectName("geneticSettings")
         box = QVBoxLayout(self.genetic_box)
         for algorithm, settings in GENETIC_SETTINGS.items():
-            form = ParamForm(dataclass_params(settings))
-            form.setObjectName(f"settings_{algorithm}")
-            self.narrow(form)
-            form.changed.connect(self._edited)
+            form = self.param_form(dataclass_params(settings), f"settings_{algorithm}")
             box.addWidget(form)
             self.genetic_forms[algorithm] = form
         self.form.addRow(self.genetic_box)

@@ -37,10 +37,15 @@ class SettingsForm(QWidget):
         lay.addLayout(self.form)
         lay.addStretch()
 
-    @staticmethod
-    def narrow(form) -> None:
-        """Labels above their fields: a declared form's rows fit the narrow side panel."""
+    def param_form(self, params, name: str):
+        """A form of declared parameters (`ParamForm`) whose edits are applied, labels
+        above their fields so its rows fit the narrow side panel."""
+        from app.widgets.param_form import ParamForm
+        form = ParamForm(params)
+        form.setObjectName(name)
         form.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapAllRows)
+        form.changed.connect(self._edited)
+        return form
 
     def follow(self, *edits) -> None:
         """Apply every emission of ``edits``; show the settings now and on every change."""

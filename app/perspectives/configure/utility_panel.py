@@ -72,10 +72,7 @@ class UtilityPanel(SettingsForm):
         for name, cls in METRICS.items():
             params = [p for p in getattr(cls, "extra_params", ()) if p.name not in OWN_ROWS]
             if params:
-                form = ParamForm(params)
-                form.setObjectName(f"metric_{name}")
-                self.narrow(form)
-                form.changed.connect(self._edited)
+                form = self.param_form(params, f"metric_{name}")
                 box.addWidget(form)
                 self.metric_forms[name] = form
         self.form.addRow(self.metric_box)
