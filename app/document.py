@@ -14,8 +14,8 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from app.data_sources import without_password
-from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig, Job,
-                           TransformationConfig)
+from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig,
+                           EngineConfig, Job, TransformationConfig)
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, HierarchyError
 from engine.hierarchy.model import Hierarchy
@@ -30,7 +30,7 @@ DEFAULT_METRIC = {"name": "loss", "monotonic": False, "gs_factor": 0.5,
 class DataSource:
     """Where the data came from (shown to the user and stored in the project)."""
 
-    kind: str = "csv"  # csv | excel | sql | project
+    kind: str = "csv"  # csv | excel | sql | parquet | project
     location: str = ""  # file path or database URL (never with its password)
     table: str = ""  # sheet or database table
     delimiter: str = ";"
@@ -134,6 +134,12 @@ class Document(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.table: EncodedTable | None = None
+        #: data too big for memory (``app.out_of_core.OutOfCoreData``): served by DuckDB
+        #: queries (pages, distinct values, the frequency table); ``table`` is then None
+        self.backend_source = None
+        #: the job's ``[engine]`` (backend, memory_share, memory_limit); out of core the
+        #: job runs on DuckDB whatever it says
+        self.engine = EngineConfig()
         self.source = DataSource()
         self.attributes: dict[str, AttributeConfig] = {}
         self.hierarchy_rows: dict[str, list[list[str]]] = {}
@@ -157,7 +163,58 @@ class Document(QObject):
     # --- state -----------------------------------------------------------------------
     @property
     def has_data(self) -> bool:
-        return self.table is not None
+        return self.table is not None or self.backend_source is not None
+
+    @property
+    def out_of_core(self) -> bool:
+        """The data is served by DuckDB queries (``backend_source``), not held here."""
+        return self.backend_source is not None
+
+    @property
+    def column_names(self) -> list[str]:
+        if self.table is not None:
+            return list(self.table.names)
+        if self.backend_source is not None:
+            return self.backend_source.names
+        return []
+
+    @property
+    def row_count(self) -> int | None:
+        """Records of the data (None: no data, or out of core and not counted yet)."""
+        if self.table is not None:
+            return self.table.n_rows
+        if self.backend_source is not None:
+            return self.backend_source.n_rows
+        return None
+
+    def distinct_values(self, name: str) -> np.ndarray:
+        """The sorted distinct values of column ``name`` (text). Out of core this is a
+        query on the whole file (cached): call it from a worker."""
+        if self.table is not None:
+            return np.asarray([str(v) for v in self.table.column(name).dictionary],
+                              dtype=object)
+        if self.backend_source is not None:
+            return self.backend_source.distinct_values(name)
+        raise ValueError("no data")
+
+    def known_distinct_values(self, name: str) -> np.ndarray | None:
+        """``distinct_values`` when it needs no query (in memory, or already counted)."""
+        if self.table is not None:
+            return self.distinct_values(name)
+        if self.backend_source is not None:
+            known = self.backend_source.known_distinct(name)
+            return None if known is None else known["value"].to_numpy(dtype=object)
+        return None
+
+    def _drop_backend_source(self) -> None:
+        if self.backend_source is not None:
+            self.backend_source.close()
+            self.backend_source = None
+
+    def clear_data(self) -> None:
+        """No data (a new project); the caller emits ``data_changed``."""
+        self._drop_backend_source()
+        self.table = None
 
     @property
     def modified(self) -> bool:
@@ -175,15 +232,30 @@ class Document(QObject):
     def set_table(self, table: EncodedTable, source: DataSource,
                   data_types: dict[str, tuple[str | None, str | None]] | None = None) -> None:
         """Replace the data; attribute settings of columns that remain are kept."""
+        self._drop_backend_source()
         self.table = table
+        self._replace_data(source, table.names, data_types)
+
+    def set_backend_source(self, data, source: DataSource,
+                           data_types: dict[str, tuple[str | None, str | None]] | None = None
+                           ) -> None:
+        """Replace the data by ``data`` (``app.out_of_core.OutOfCoreData``), served out of
+        core; attribute settings of columns that remain are kept."""
+        if data is not self.backend_source:
+            self._drop_backend_source()
+        self.table = None
+        self.backend_source = data
+        self._replace_data(source, data.names, data_types)
+
+    def _replace_data(self, source: DataSource, names, data_types) -> None:
         self.source = source
         old = self.attributes
-        self.attributes = {n: old.get(n, AttributeConfig(INSENSITIVE)) for n in table.names}
+        self.attributes = {n: old.get(n, AttributeConfig(INSENSITIVE)) for n in names}
         for name, (dtype, fmt) in (data_types or {}).items():
             if name in self.attributes:
                 self.attributes[name] = replace(self.attributes[name], data_type=dtype,
                                                 format=fmt)
-        self.hierarchy_rows = {n: r for n, r in self.hierarchy_rows.items() if n in table}
+        self.hierarchy_rows = {n: r for n, r in self.hierarchy_rows.items() if n in names}
         self.subset = None
         self.subset_spec = None
         self.set_result(None)
@@ -245,8 +317,9 @@ class Document(QObject):
         except HierarchyError as e:
             return HierarchyStatus(False, max(len(r) for r in rows) - 1, error=str(e))
         missing: list[str] = []
-        if self.table is not None and name in self.table:
-            missing = h.uncovered(str(v) for v in self.table.column(name).dictionary)
+        values = self.known_distinct_values(name) if name in self.column_names else None
+        if values is not None:
+            missing = h.uncovered(str(v) for v in values)
         return HierarchyStatus(not missing, h.height, tuple(missing))
 
     def lacks_hierarchy(self, name: str) -> bool:
@@ -316,6 +389,16 @@ class Document(QObject):
         """Select the subset by query, row file or random sample (None: every row)."""
         if not spec:
             self.set_subset(None)
+            return
+        if self.out_of_core:
+            if "query" not in spec:
+                raise AnonymistError("out of core, the research subset is selected by a "
+                                     "query (rows ticked, row files and samples need the "
+                                     "records in memory)")
+            self.subset = None  # the backend selects the rows when it counts them
+            self.subset_spec = dict(spec)
+            self.subset_changed.emit()
+            self.set_modified(True)
             return
         mask = self.subset_mask(spec)
         self.subset = mask
@@ -393,6 +476,22 @@ class Document(QObject):
             raise ValueError("nothing has been anonymized yet")
         return self.result.transformed(self.applied_levels)
 
+    def released_page(self, start: int, count: int):
+        """Rows ``start ..`` of the current release as text (a DataFrame): out of core
+        from a query applying ``engine.output.release_plan`` to the file (what export
+        writes), else a slice of `released`. Out of core it scans: call from a worker."""
+        if self.result is None:
+            raise ValueError("nothing has been anonymized yet")
+        if self.backend_source is None:
+            frame = self.released().frame
+            return frame.iloc[int(start):int(start) + int(count)].reset_index(drop=True)
+        from engine.output import release_plan
+        levels = self.result.levels_of(self.applied_levels)
+        key = (id(self.result), levels)
+        if getattr(self, "_plan_key", None) != key:
+            self._plan, self._plan_key = release_plan(self.result.problem, levels), key
+        return self.backend_source.released_page(self._plan, start, count)
+
     # --- engine job -------------------------------------------------------------------
     def build_job(self) -> Job:
         """A fresh engine ``Job`` from the current settings (validated by the engine).
@@ -421,12 +520,14 @@ class Document(QObject):
                   subset=self.subset_table(),
                   population=(dict(self.settings.population) if self.settings.population
                               else None),
+                  engine=(replace(self.engine, backend="duckdb") if self.out_of_core
+                          else self.engine),
                   base_dir=self.base_dir or Path.cwd())
         return job
 
     def check_job(self) -> str | None:
         """A readable reason why the job cannot run, or None."""
-        if self.table is None:
+        if not self.has_data:
             return "Import data first (File > Import data)."
         if not any(a.type == "quasi-identifying" for a in self.attributes.values()):
             return ("Mark at least one attribute as quasi-identifying (Configure > "

@@ -163,7 +163,7 @@ class MainWindow(QMainWindow):
         if not self.files.confirm_discard():
             return
         self.search.cancel_and_forget()
-        self.document.table = None
+        self.document.clear_data()
         self.document.attributes = {}
         self.document.hierarchy_rows = {}
         self.document.subset, self.document.subset_spec = None, None

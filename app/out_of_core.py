@@ -1,0 +1,245 @@
+"""Data too big for memory, served by DuckDB queries (no Qt: called from workers).
+
+When a CSV file, a Parquet file or a glob of Parquet files is larger than the
+engine's ``auto`` rule allows in memory (``engine.backends.choose_backend``:
+``[engine] memory_share`` of the machine's memory), the document holds an
+``OutOfCoreData`` instead of an ``EncodedTable`` (``Document.backend_source``).
+Everything the GUI needs of the records is a query on the file:
+
+- ``names`` (the columns), ``n_rows`` (known at once for Parquet, counted by a
+  scan for CSV: ``count_rows()``, in a worker);
+- ``page(start, count)``: rows ``start ..`` in file order, every value as text
+  (missing as ``""``, as the in-memory reader and the backend see them);
+- ``distinct(column)``: its distinct values with their record counts, sorted by
+  value (the dictionary the in-memory reader would build); ``distinct_values``;
+- ``sample(n)``: the first ``n`` rows, for type detection;
+- ``frequency_table(columns)``: the engine's weighted table of the columns;
+- ``query(sql)``: any aggregate, ``{data}`` standing for the rows as text;
+- ``released_page(plan, start, count)``: rows of the release of a
+  ``engine.output.release_plan`` as the backend writes them.
+
+Each query runs on its own DuckDB cursor (thread-safe, several may run at once);
+``cancel()`` interrupts the running ones. Results are cached where they are small
+(counts, distinct values).
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from engine.backends import DataSource, choose_backend, data_source, estimated_memory
+from engine.backends.base import PhaseProgress, ReleasePlan
+from engine.config import DataConfig, EngineConfig, Job
+from engine.data.table import EncodedTable
+from engine.errors import DataError
+
+#: file suffixes the out-of-core path reads
+SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
+
+
+def is_glob(path: str) -> bool:
+    return any(ch in str(path) for ch in "*?[")
+
+
+def out_of_core_backend(path: str | Path, engine: EngineConfig, delimiter: str = ";",
+                        encoding: str = "utf-8") -> bool:
+    """Whether the engine's rule sends ``path`` to DuckDB: ``backend = "duckdb"``, or
+    ``"auto"`` and the in-memory path would need more than ``memory_share`` of the
+    memory (a glob of Parquet files always goes out of core: the app reads one table)."""
+    text = str(path)
+    if Path(text).suffix.lower() not in SUFFIXES and not is_glob(text):
+        return False
+    if engine.backend == "duckdb" or is_glob(text):
+        return True
+    if engine.backend != "auto":
+        return False
+    job = Job(data=DataConfig(text, delimiter, encoding), engine=engine)
+    try:
+        return choose_backend(job, data_source(job, text)) == "duckdb"
+    except Exception:  # noqa: BLE001 - unreadable: the in-memory reader says why
+        return False
+
+
+class OutOfCoreData:
+    """A data source read by DuckDB on demand (see the module's text)."""
+
+    def __init__(self, path: str | Path, delimiter: str = ";", encoding: str = "utf-8",
+                 memory_limit: str | None = None):
+        from engine.backends.duckdb_backend import DuckDBBackend
+        job = Job(data=DataConfig(str(path), delimiter, encoding))
+        self.source: DataSource = data_source(job, str(path))
+        for f in self.source.files:
+            if not f.is_file():
+                raise DataError(f"data file not found: {f}")
+        self.path = str(path)
+        self.memory_limit = memory_limit
+        self.backend = DuckDBBackend(self.source, memory_limit)
+        self._lock = threading.RLock()      # the backend's own connection
+        self._cursors: set = set()
+        self._names = self.backend.columns()
+        if not self._names:
+            raise DataError(f"{self.source.label} has no columns")
+        self._n_rows: int | None = self._parquet_rows()
+        self._distinct: dict[str, pd.DataFrame] = {}
+        self._release = None               # a second backend for released pages
+        self._release_plan_id = None
+
+    # --- what it is -------------------------------------------------------------------
+    @property
+    def kind(self) -> str:
+        return self.source.kind
+
+    @property
+    def label(self) -> str:
+        return self.source.label
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._names)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._names
+
+    @property
+    def n_rows(self) -> int | None:
+        """The number of records, None until counted (``count_rows``)."""
+        return self._n_rows
+
+    @property
+    def size_bytes(self) -> int:
+        return self.source.size_bytes
+
+    def estimated_memory(self) -> float:
+        """Bytes the in-memory path would need for this data."""
+        return estimated_memory(self.source)
+
+    def _parquet_rows(self) -> int | None:
+        if self.source.kind != "parquet":
+            return None
+        import pyarrow.parquet as pq
+        try:
+            return sum(pq.ParquetFile(f).metadata.num_rows for f in self.source.files)
+        except Exception:  # noqa: BLE001 - counted by a scan instead
+            return None
+
+    # --- queries ------------------------------------------------------------------------
+    def _cursor(self):
+        with self._lock:
+            cur = self.backend.con.cursor()
+            self._cursors.add(cur)
+        return cur
+
+    def _done(self, cur) -> None:
+        with self._lock:
+            self._cursors.discard(cur)
+        try:
+            cur.close()
+        except Exception:  # noqa: BLE001 - interrupted or already closed
+            pass
+
+    def _text_scan(self) -> str:
+        """A subquery of every column as text (missing as '')."""
+        from engine.backends.duckdb_backend import _as_text
+        return (f"(SELECT {', '.join(_as_text(c) for c in self._names)} "
+                f"FROM {self.backend.scan()})")
+
+    def query(self, sql: str) -> pd.DataFrame:
+        """Run ``sql`` where ``{data}`` stands for the records (every column as text, in
+        file order) and return the result, e.g.
+        ``query("SELECT sex, count(*) AS n FROM {data} GROUP BY sex")``."""
+        cur = self._cursor()
+        try:
+            return cur.execute(sql.replace("{data}", self._text_scan())).df()
+        except Exception as e:  # noqa: BLE001 - duckdb.Error and interrupts
+            raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
+        finally:
+            self._done(cur)
+
+    def count_rows(self) -> int:
+        """The number of records (a scan for CSV; cached)."""
+        if self._n_rows is None:
+            cur = self._cursor()
+            try:
+                n = cur.execute(f"SELECT count(*) FROM {self.backend.scan()}").fetchone()[0]
+            except Exception as e:  # noqa: BLE001
+                raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
+            finally:
+                self._done(cur)
+            self._n_rows = int(n)
+        return self._n_rows
+
+    def page(self, start: int, count: int) -> pd.DataFrame:
+        """Rows ``start .. start + count - 1`` in file order, every value as text."""
+        start, count = max(0, int(start)), max(0, int(count))
+        return self.query(f"SELECT * FROM {{data}} LIMIT {count} OFFSET {start}")
+
+    def sample(self, n: int = 1000) -> pd.DataFrame:
+        """The first ``n`` rows (for type detection and previews)."""
+        return self.page(0, n)
+
+    def distinct(self, column: str) -> pd.DataFrame:
+        """``column``'s distinct values (``value``, text) with their records (``count``),
+        sorted by value as the in-memory reader sorts its dictionary (cached)."""
+        if column not in self._names:
+            raise DataError(f"{self.label} has no column '{column}'")
+        if column not in self._distinct:
+            from engine.backends.duckdb_backend import ident
+            c = ident(column)
+            frame = self.query(f"SELECT {c} AS value, count(*) AS count FROM {{data}} "
+                               f"GROUP BY {c}")
+            values = frame["value"].astype(str).to_numpy(dtype=object)
+            order = np.argsort(values, kind="stable")  # Python's string order
+            self._distinct[column] = pd.DataFrame(
+                {"value": values[order],
+                 "count": frame["count"].to_numpy(dtype=np.int64)[order]})
+        return self._distinct[column]
+
+    def distinct_values(self, column: str) -> np.ndarray:
+        """The sorted distinct values of ``column`` (object array of text)."""
+        return self.distinct(column)["value"].to_numpy(dtype=object)
+
+    def known_distinct(self, column: str) -> pd.DataFrame | None:
+        """``distinct(column)`` if it was computed already, else None (no query)."""
+        return self._distinct.get(column)
+
+    def frequency_table(self, columns: list[str],
+                        progress: PhaseProgress | None = None) -> EncodedTable:
+        """The engine's weighted frequency table of ``columns`` (the backend's)."""
+        with self._lock:
+            return self.backend.frequency_table(list(columns), progress)
+
+    def released_page(self, plan: ReleasePlan, start: int, count: int) -> pd.DataFrame:
+        """Rows ``start ..`` of the release ``plan`` describes (as the backend writes it:
+        ``engine.output.release_plan(problem, levels)``), every value as text."""
+        from engine.backends.duckdb_backend import DuckDBBackend
+        with self._lock:
+            if self._release is None:
+                self._release = DuckDBBackend(self.source, self.memory_limit)
+            sql = self._release.release_query(plan, empty_as_null=False)
+            try:
+                return self._release.con.execute(
+                    f"SELECT * FROM ({sql}) LIMIT {int(count)} OFFSET {int(start)}").df()
+            except Exception as e:  # noqa: BLE001
+                raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
+
+    # --- lifetime -----------------------------------------------------------------------
+    def cancel(self) -> None:
+        """Interrupt the queries running on cursors (they raise DataError)."""
+        with self._lock:
+            cursors = list(self._cursors)
+        for cur in cursors:
+            try:
+                cur.interrupt()
+            except Exception:  # noqa: BLE001 - ended meanwhile
+                pass
+
+    def close(self) -> None:
+        self.cancel()
+        with self._lock:
+            if self._release is not None:
+                self._release.close()
+                self._release = None
+            self.backend.close()

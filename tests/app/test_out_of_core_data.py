@@ -1,0 +1,108 @@
+"""The out-of-core data source: pages, distinct values and counts from DuckDB queries
+agree with the in-memory reading of the same file."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from app.document import DataSource, Document
+from app.out_of_core import OutOfCoreData, out_of_core_backend
+from engine.config import EngineConfig
+from engine.data.csv_import import read_csv
+from engine.data.table import EncodedTable
+
+from tests.shared_data import SHARED
+
+ADULT = SHARED / "data" / "adult" / "adult.csv"
+
+
+@pytest.fixture
+def adult_part(tmp_path) -> Path:
+    if not ADULT.exists():
+        pytest.skip("shared Adult data not available")
+    path = tmp_path / "adult.csv"
+    lines = ADULT.read_text().splitlines()[:2001]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_pages_and_distinct_equal_the_in_memory_reading(adult_part):
+    frame = read_csv(adult_part, delimiter=";", categorical=False)
+    data = OutOfCoreData(adult_part)
+    try:
+        assert data.names == list(frame.columns)
+        assert data.n_rows is None and data.count_rows() == len(frame) == 2000
+        page = data.page(1234, 50)
+        expected = frame.iloc[1234:1284].reset_index(drop=True).astype(str)
+        pd.testing.assert_frame_equal(page.astype(str), expected, check_dtype=False)
+        table = EncodedTable.from_dataframe(read_csv(adult_part, delimiter=";",
+                                                     categorical=True))
+        for name in ("age", "education", "sex"):
+            d = data.distinct(name)
+            col = table.column(name)
+            assert list(d["value"]) == [str(v) for v in col.dictionary]
+            assert list(d["count"]) == np.bincount(col.codes,
+                                                   minlength=len(col.dictionary)).tolist()
+        assert data.known_distinct("race") is None
+        freq = data.frequency_table(["sex", "race"])
+        assert int(freq.weights.sum()) == 2000
+    finally:
+        data.close()
+
+
+def test_threshold_comes_from_memory_share(adult_part):
+    assert not out_of_core_backend(adult_part, EngineConfig())
+    assert out_of_core_backend(adult_part, EngineConfig(memory_share=1e-9))
+    assert out_of_core_backend(adult_part, EngineConfig(backend="duckdb"))
+    assert not out_of_core_backend(adult_part, EngineConfig(backend="memory",
+                                                            memory_share=1e-9))
+
+
+def test_document_out_of_core(qapp, adult_part):
+    doc = Document()
+    data = OutOfCoreData(adult_part)
+    doc.set_backend_source(data, DataSource("csv", str(adult_part)))
+    assert doc.has_data and doc.out_of_core and doc.table is None
+    assert doc.column_names == data.names and set(doc.attributes) == set(data.names)
+    assert doc.known_distinct_values("sex") is None
+    assert list(doc.distinct_values("sex")) == ["Female", "Male"]
+    assert list(doc.known_distinct_values("sex")) == ["Female", "Male"]
+    assert doc.build_job().engine.backend == "duckdb"
+    doc.clear_data()
+    assert not doc.has_data
+
+
+def test_released_page_is_the_backend_release(qapp, adult_part, tmp_path):
+    """The released rows the document serves out of core equal the file the DuckDB
+    backend writes, and the in-memory release of the same job."""
+    import engine
+    from engine.hierarchy.csv_io import read_hierarchy
+
+    doc = Document()
+    doc.set_backend_source(OutOfCoreData(adult_part), DataSource("csv", str(adult_part)))
+    for name in ("age", "sex", "race"):
+        h = read_hierarchy(ADULT.parent / f"adult_hierarchy_{name}.csv", name)
+        doc.set_hierarchy_rows(name, h.rows)
+    doc.update_attributes(["age", "sex", "race"], type="quasi-identifying")
+    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 5}])
+    job = doc.build_job()
+    result = engine.anonymize(None, job)
+    assert result.problem.backend is not None and result.optimum is not None
+    doc.set_result(result)
+    out = tmp_path / "released.csv"
+    result.write_output(out)
+    written = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    page = doc.released_page(700, 40)
+    pd.testing.assert_frame_equal(page.astype(str),
+                                  written.iloc[700:740].reset_index(drop=True))
+    memory = engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    assert memory.optimum.levels == result.optimum.levels
+    assert memory.transformed().frame.astype(str).iloc[700:740].reset_index(
+        drop=True).equals(page.astype(str))
+    result.problem.backend.close()
+    doc.clear_data()
