@@ -27,15 +27,11 @@ from engine.problem import Problem
 from engine.search.outcome import SearchOutcome, better
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.kernel.tagging import flood, strides_of
+from engine.kernel.visiting import ACT, END, climb_path, next_to_visit
 from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN, SolutionSpace
 
 #: the largest lattice the optimal search will enumerate
 MAX_DENSE_LATTICE = 5_000_000
-
-
-def _bound_value(bounds: np.ndarray, i: int):
-    b = bounds[i]
-    return tuple(float(x) for x in b) if np.ndim(b) else float(b)
 
 
 def optimal_search(problem: Problem, progress: ProgressCallback | None = None,
@@ -68,6 +64,11 @@ class _OptimalSearch:
         # the monotonic models' verdict (UNKNOWN / ANONYMOUS: they pass / NOT_ANONYMOUS)
         self.prune = not self.tag and (bool(problem.pruning_models) or problem.pruning_k > 1)
         self.part = np.zeros(lattice.size, dtype=np.int8) if self.prune else None
+        self.is_checked = np.zeros(lattice.size, dtype=np.bool_)
+        # the bounds in visiting order, one row each (no rows: no bounds)
+        self.sorted_bounds = (np.zeros((0, 1)) if self.bounds is None else
+                              np.ascontiguousarray(self.bounds[self.order], dtype=np.float64)
+                              .reshape(lattice.size, -1))
         self.reporter = Reporter(progress, lattice.size, cancel)
         self.best = None
         self.best_id = None
@@ -77,6 +78,7 @@ class _OptimalSearch:
     def check(self, idx: int) -> bool:
         ev = self.problem.evaluate(self.levels[idx])
         self.checked += 1
+        self.is_checked[idx] = True
         self.space.record(idx, ev.anonymous, ev.loss, ev.suppressed_records)
         if ev.anonymous:
             if better(ev.loss, self.best):
@@ -115,26 +117,14 @@ class _OptimalSearch:
         monotonic, else the monotonic models' verdict), so O(log height) checks
         find the boundary; the highest failing node checked tags everything below it.
         """
-        path = [start]
-        node = start
-        while True:
-            best_next = -1
-            for j in range(len(self.radix)):
-                if (node // self.strides[j]) % self.radix[j] + 1 < self.radix[j]:
-                    nxt = node + int(self.strides[j])
-                    if states[nxt] == UNKNOWN and (best_next < 0 or
-                                                   self.rank[nxt] < self.rank[best_next]):
-                        best_next = nxt
-            if best_next < 0:
-                break
-            path.append(best_next)
-            node = best_next
+        path = climb_path(start, states, self.radix, self.strides, self.rank)
         lo, hi = 0, len(path)
         while lo < hi:
             mid = (lo + hi) // 2
-            if states[path[mid]] == UNKNOWN:
-                self.check(path[mid])
-            if states[path[mid]] == ANONYMOUS:
+            node = int(path[mid])
+            if states[node] == UNKNOWN:
+                self.check(node)
+            if states[node] == ANONYMOUS:
                 hi = mid
             else:
                 lo = mid + 1
@@ -142,15 +132,25 @@ class _OptimalSearch:
     def run(self) -> SearchOutcome:
         states = self.space.states
         cancelled = False
-        for position, idx in enumerate(self.order):
-            idx = int(idx)
+        part = self.part if self.prune else np.zeros(1, dtype=np.int8)
+        position = 0
+        while True:
+            # pass over the settled transformations to the next one to act on
+            best = (np.zeros(1) if self.best is None
+                    else np.atleast_1d(np.asarray(self.best, dtype=np.float64)))
+            position, found = next_to_visit(self.order, states, part, self.is_checked,
+                                            self.sorted_bounds, best, self.best is not None,
+                                            position, self.tag, self.prune, self.skip_tagged)
             self.position = position - 1  # the ones before are settled
+            if found == END:
+                break
             if self.reporter.cancelled():
                 cancelled = True
                 break
-            if (self.bounds is not None and self.best is not None
-                    and not better(_bound_value(self.bounds, idx), self.best)):
+            if found != ACT:  # no transformation left can beat the best loss found
                 break
+            idx = int(self.order[position])
+            position += 1
             if states[idx] == UNKNOWN and self.tag:
                 self.climb(idx, states)
             if self.prune:
@@ -159,7 +159,7 @@ class _OptimalSearch:
                 if self.part[idx] == NOT_ANONYMOUS:
                     continue
             state = states[idx]
-            if state == NOT_ANONYMOUS or idx in self.space.losses:
+            if state == NOT_ANONYMOUS or self.is_checked[idx]:
                 continue
             if state == ANONYMOUS and self.skip_tagged:
                 continue
