@@ -122,6 +122,8 @@ class Document(QObject):
     """The project being edited."""
 
     data_changed = Signal()
+    #: out of core: the records were counted (``row_count`` is known)
+    rows_counted = Signal()
     attributes_changed = Signal(list)  # names whose configuration changed
     settings_changed = Signal()  # privacy models, metric, transformation
     subset_changed = Signal()

@@ -19,7 +19,7 @@ from app.project_result import ResultMismatch
 from app.settings import AppSettings
 from app.widgets.dialogs import ask, show_error
 from app.wizards.import_wizard import ImportWizard
-from app.workers import TaskController, TaskOutcome
+from app.workers import SerialWorker, TaskController, TaskOutcome
 from engine.data.table import EncodedTable
 
 PROJECT_FILTER = f"Anonymist projects (*{EXTENSION});;Job files (*.toml);;" \
@@ -46,6 +46,11 @@ class FileOperations(QObject):
         self.tasks.failed.connect(self._failed)
         self.wizard: ImportWizard | None = None
         self._export_task_cleanup: Callable | None = None
+        #: queries on data out of core that may scan it (counting its rows)
+        self.background = SerialWorker(self)
+        self.background.done.connect(self._background_done)
+        self.background.failed.connect(lambda _tag, message: self.window.statusBar(
+            ).showMessage(f"Out of core: {message}", 15000))
 
     # --- worker plumbing ---------------------------------------------------------------
     def run(self, label: str, fn: Callable[[], object], done: Callable[[object], None]) -> int:
@@ -94,13 +99,19 @@ class FileOperations(QObject):
 
     def open_path(self, path: str | Path, then: Callable[[], None] | None = None) -> None:
         """Open a project, a job file, or (through the import wizard) a data file."""
+        from app.out_of_core import is_glob
+        if is_glob(str(path)):  # a glob of Parquet files: one table, out of core
+            self.import_spec(ImportSpec("parquet", str(path)), then)
+            return
         path = Path(path)
         if not path.exists():
             self.settings.remove_recent_file(str(path))
             show_error(self.window, "Cannot open", f"File not found: {path}")
             return
         suffix = path.suffix.lower()
-        if suffix == EXTENSION:
+        if suffix in (".parquet", ".pq"):  # nothing to choose: columns and types are known
+            self.import_spec(ImportSpec("parquet", str(path)), then)
+        elif suffix == EXTENSION:
             self.open_project(path, then)
         elif suffix == ".toml":
             self.run("Opening job file", lambda: snapshot_from_job_file(path),
@@ -191,18 +202,32 @@ class FileOperations(QObject):
             self.import_spec(wizard.spec(), then)
 
     def import_spec(self, spec: ImportSpec, then=None) -> None:
-        """Read the whole table in the worker, then show it."""
-        def read() -> EncodedTable:
+        """Read the whole table in the worker, then show it; a CSV or Parquet file the
+        engine's ``auto`` rule sends to DuckDB (more than the settings' memory share) is
+        opened out of core instead (``app.out_of_core``): nothing is read but its columns."""
+        from app.out_of_core import open_out_of_core, out_of_core_backend
+        engine = self.settings.engine_config()
+        fmt = spec.csv_format
+
+        def read():
+            if spec.kind in ("csv", "parquet") and out_of_core_backend(
+                    spec.location, engine, fmt.delimiter if fmt else ";",
+                    fmt.encoding if fmt else "utf-8"):
+                return open_out_of_core(spec, engine.memory_limit)
             return EncodedTable.from_dataframe(load(spec))
 
-        def done(table: EncodedTable) -> None:
-            fmt = spec.csv_format
+        def done(table) -> None:
             source = DataSource(spec.kind, spec.location, spec.table,
                                 fmt.delimiter if fmt else ";", fmt.quotechar if fmt else '"',
                                 fmt.encoding if fmt else "utf-8", spec.has_header,
                                 tuple(spec.columns), tuple(spec.renames))
             types = {name: (t, f) for name, t, f in spec.data_types}
-            self.doc.set_table(table, source, types)
+            self.doc.engine = engine
+            if isinstance(table, EncodedTable):
+                self.doc.set_table(table, source, types)
+            else:
+                self.doc.set_backend_source(table, source, types)
+                self.count_rows()
             self.doc.set_path(None)
             if spec.kind != "sql":
                 self.settings.add_recent_file(spec.location)
@@ -211,6 +236,26 @@ class FileOperations(QObject):
                 then()
 
         self.run("Importing data", read, done)
+
+    def count_rows(self) -> None:
+        """Out of core: count the records in the background (a scan of a CSV file)."""
+        data = self.doc.backend_source
+        if data is None:
+            return
+        if data.n_rows is not None:
+            self.doc.rows_counted.emit()
+            return
+        self.background.submit(data.count_rows, ("count", data))
+
+    def stop_background(self) -> None:
+        """Interrupt the queries on data out of core and wait for them (closing)."""
+        if self.doc.backend_source is not None:
+            self.doc.backend_source.cancel()
+        self.background.wait(5000)
+
+    def _background_done(self, tag, _value) -> None:
+        if tag[0] == "count" and tag[1] is self.doc.backend_source:
+            self.doc.rows_counted.emit()
 
     # --- save ------------------------------------------------------------------------------
     def save(self) -> bool:

@@ -37,6 +37,7 @@ class MainWindow(QMainWindow):
         self.shutdowns = Shutdowns()
         self.shutdowns.register("search", lambda: self.search.wait_all(5000))
         self.shutdowns.register("file operations", lambda: self.files.tasks.wait_all(5000))
+        self.shutdowns.register("out-of-core queries", self.files.stop_background)
         self._build_status_bar()
         self._build_perspectives()
         self._connect()
@@ -130,6 +131,7 @@ class MainWindow(QMainWindow):
         self.document.modified_changed.connect(lambda _m: self._update_title())
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.document.data_changed.connect(self._update_data_label)
+        self.document.rows_counted.connect(self._update_data_label)
         self.menus["recent"].aboutToShow.connect(self._update_recent_menu)
 
     # --- perspectives ----------------------------------------------------------------------
@@ -194,7 +196,16 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name}{' *' if self.document.modified else ''} — {APP_NAME}")
 
     def _update_data_label(self) -> None:
-        t = self.document.table
+        doc = self.document
+        t = doc.table
+        if doc.out_of_core:
+            from app.out_of_core import describe
+            self.data_label.setText(describe(doc.backend_source))
+            self.data_label.setToolTip(
+                "The data is too big for memory: it stays in its file and DuckDB reads the "
+                "rows shown, the distinct values and the counts the search needs")
+            return
+        self.data_label.setToolTip("")
         self.data_label.setText("" if t is None else
                                 f"{t.n_rows:,} rows × {len(t.names):,} columns")
 

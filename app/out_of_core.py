@@ -243,3 +243,31 @@ class OutOfCoreData:
                 self._release.close()
                 self._release = None
             self.backend.close()
+
+
+def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
+    """``OutOfCoreData`` for an import wizard's ``app.data_sources.ImportSpec`` (CSV or
+    Parquet). Out of core every column is read as the file has it: what the records
+    would need rewriting for (columns left out or renamed, no header row, a quote
+    character other than '"') is refused with the reason."""
+    fmt = spec.csv_format
+    why = ("is too big for memory and is read out of core, where every column is kept "
+           "as the file has it")
+    label = Path(str(spec.location)).name
+    if spec.columns or spec.renames:
+        raise DataError(f"{label} {why}: include every column under its own name in the "
+                        f"import wizard (or raise the memory share in the settings)")
+    if fmt is not None and (not fmt.has_header or not spec.has_header):
+        raise DataError(f"{label} {why}: its first row must name the columns")
+    if fmt is not None and fmt.quotechar not in ('"', ""):
+        raise DataError(f"{label} {why}: values must be quoted with '\"', not "
+                        f"{fmt.quotechar!r}")
+    return OutOfCoreData(spec.location, fmt.delimiter if fmt else ";",
+                         fmt.encoding if fmt else "utf-8", memory_limit)
+
+
+def describe(data: OutOfCoreData) -> str:
+    """``Out of core (DuckDB) · 10,000,000 rows × 15 columns`` (rows: "counting rows…"
+    until counted)."""
+    rows = "counting rows…" if data.n_rows is None else f"{data.n_rows:,} rows"
+    return f"Out of core (DuckDB) · {rows} × {len(data.names):,} columns"

@@ -60,6 +60,35 @@ class AppSettings:
     def include_data_in_project(self, value: bool) -> None:
         self.q.setValue("project/include_data", "true" if value else "false")
 
+    # --- data beyond memory -------------------------------------------------------------
+    @property
+    def memory_share(self) -> float:
+        """Files the in-memory path would need more than this share of the memory for
+        open out of core (the engine's ``[engine] memory_share``)."""
+        try:
+            value = float(self.q.value("engine/memory_share", 0.25))
+        except (TypeError, ValueError):
+            return 0.25
+        return value if 0 < value <= 1 else 0.25
+
+    @memory_share.setter
+    def memory_share(self, value: float) -> None:
+        self.q.setValue("engine/memory_share", float(value))
+
+    @property
+    def memory_limit(self) -> str | None:
+        """DuckDB's memory limit for data out of core (e.g. "4GB"; None: DuckDB's)."""
+        return str(self.q.value("engine/memory_limit", "") or "") or None
+
+    @memory_limit.setter
+    def memory_limit(self, value: str | None) -> None:
+        self.q.setValue("engine/memory_limit", value or "")
+
+    def engine_config(self):
+        """The ``[engine]`` table a new project starts with."""
+        from engine.config import EngineConfig
+        return EngineConfig(memory_share=self.memory_share, memory_limit=self.memory_limit)
+
     # --- folders of the file dialogs ---------------------------------------------------
     def last_folder(self, kind: str) -> str:
         """The folder the last ``kind`` dialog (open, save, import, export, hierarchy)

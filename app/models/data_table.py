@@ -3,7 +3,10 @@
 Column 0 holds the research-subset checkbox of each row; the other columns are
 one page of the table's columns (``page_size`` per page, as ARX paginates wide
 data). Nothing of the table is copied: ``data()`` looks the code up in the
-column's dictionary.
+column's dictionary. Out of core (``Document.backend_source``) rows come in
+blocks from DuckDB queries (``app.models.row_blocks``), fetched in a worker
+when the view first shows them ("…" until they arrive); the subset column is
+then read-only (the research subset is selected by a query).
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from app.document import Document
 from app.models.paged_model import PagedModel
+from app.models.row_blocks import RowBlocks
 from app.theme import TYPE_LABELS, type_icon
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -19,6 +23,7 @@ SUBSET_COLUMN = 0
 # flags() runs for every visible cell: build the values once, not per call
 _CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _CHECK_FLAGS = _CELL_FLAGS | Qt.ItemFlag.ItemIsUserCheckable
+PENDING = "…"
 
 
 class DataTableModel(PagedModel):
@@ -28,6 +33,9 @@ class DataTableModel(PagedModel):
         super().__init__(page_size, parent)
         self.doc = document
         self._columns: list = []
+        self._names: list[str] = []
+        self.rows = RowBlocks(self._fetch_rows, self)
+        self.rows.arrived.connect(self._rows_arrived)
         self._load_page()
         document.data_changed.connect(self._reset)
         document.attributes_changed.connect(self._attributes_changed)
@@ -35,37 +43,55 @@ class DataTableModel(PagedModel):
 
     # --- paging -----------------------------------------------------------------------
     def paged_count(self) -> int:
-        return len(self.doc.table.names) if self.doc.table is not None else 0
+        return len(self.doc.column_names)
 
     def page_of(self, name: str) -> int:
-        return self.page_at(self.doc.table.names.index(name))
+        return self.page_at(self.doc.column_names.index(name))
 
     def column_of(self, name: str) -> int | None:
         """The model column showing attribute ``name`` on the current page, if any."""
-        for j, c in enumerate(self._columns):
-            if c.name == name:
+        for j, n in enumerate(self._names):
+            if n == name:
                 return j + 1
         return None
 
     def attribute_at(self, column: int) -> str | None:
-        if 1 <= column <= len(self._columns):
-            return self._columns[column - 1].name
+        if 1 <= column <= len(self._names):
+            return self._names[column - 1]
         return None
 
     def _load_page(self) -> None:
+        names = self.doc.column_names
+        self._names = names[self._page * self._page_size:(self._page + 1) * self._page_size]
         t = self.doc.table
-        if t is None:
-            self._columns = []
-            return
-        names = t.names[self._page * self._page_size:(self._page + 1) * self._page_size]
-        self._columns = [t.column(n) for n in names]
+        self._columns = [t.column(n) for n in self._names] if t is not None else []
 
     def _reset(self) -> None:
         self.beginResetModel()
         self._page = 0
+        self.rows.clear()
         self._load_page()
         self.endResetModel()
         self.page_changed.emit(self._page, self.page_count)
+
+    def rows_counted(self) -> None:
+        """The out-of-core row count became known: show every row."""
+        self.beginResetModel()
+        self.endResetModel()
+
+    def _fetch_rows(self, start: int, count: int):
+        """In the worker: rows of the out-of-core data (all columns, as text)."""
+        data = self.doc.backend_source
+        if data is None:
+            return None
+        return data.page(start, count)
+
+    def _rows_arrived(self, first: int, last: int) -> None:
+        n = self.rowCount()
+        if n and first < n and self._names:
+            self.dataChanged.emit(self.index(first, 1),
+                                  self.index(min(last, n - 1), len(self._names)),
+                                  [Qt.ItemDataRole.DisplayRole])
 
     def _attributes_changed(self, names: list) -> None:
         cols = [self.column_of(n) for n in names]
@@ -80,14 +106,20 @@ class DataTableModel(PagedModel):
 
     # --- Qt model interface -------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
-        if parent.isValid() or self.doc.table is None:
+        if parent.isValid():
             return 0
-        return self.doc.table.n_rows
+        if self.doc.table is not None:
+            return self.doc.table.n_rows
+        if self.doc.backend_source is not None:
+            # until the rows are counted (a scan of a CSV file), the first block
+            n = self.doc.backend_source.n_rows
+            return n if n is not None else self.rows.block_rows
+        return 0
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:
-        if parent.isValid() or self.doc.table is None:
+        if parent.isValid() or not self.doc.has_data:
             return 0
-        return len(self._columns) + 1
+        return len(self._names) + 1
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -102,13 +134,16 @@ class DataTableModel(PagedModel):
                 return "Row in the research subset"
             return None
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
-            c = self._columns[col - 1]
-            return str(c.dictionary[c.codes[row]])
+            if self._columns:
+                c = self._columns[col - 1]
+                return str(c.dictionary[c.codes[row]])
+            value = self.rows.value(row, self._names[col - 1])
+            return PENDING if value is None else value
         return None
 
     def setData(self, index: _Index, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or index.column() != SUBSET_COLUMN \
-                or role != Qt.ItemDataRole.CheckStateRole:
+                or role != Qt.ItemDataRole.CheckStateRole or self.doc.table is None:
             return False
         checked = Qt.CheckState(value) == Qt.CheckState.Checked if not isinstance(value, bool) \
             else value
@@ -121,7 +156,9 @@ class DataTableModel(PagedModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return _CHECK_FLAGS if index.column() == SUBSET_COLUMN else _CELL_FLAGS
+        if index.column() == SUBSET_COLUMN and self.doc.table is not None:
+            return _CHECK_FLAGS
+        return _CELL_FLAGS
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole):
@@ -129,11 +166,13 @@ class DataTableModel(PagedModel):
             if role == Qt.ItemDataRole.DisplayRole:
                 return str(section + 1)
             return None
-        if section == SUBSET_COLUMN or section > len(self._columns):
+        if section == SUBSET_COLUMN or section > len(self._names):
             if role == Qt.ItemDataRole.ToolTipRole and section == SUBSET_COLUMN:
-                return "Research subset: tick the rows it contains"
+                return ("Research subset: tick the rows it contains" if self.doc.table
+                        is not None else "Research subset (out of core: select it by a "
+                        "query, Select by…)")
             return None
-        name = self._columns[section - 1].name
+        name = self._names[section - 1]
         kind = self.doc.attributes[name].type if name in self.doc.attributes else None
         if role == Qt.ItemDataRole.DisplayRole:
             return name

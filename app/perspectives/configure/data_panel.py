@@ -69,6 +69,8 @@ class DataPanel(QWidget):
         self.model.page_changed.connect(self._update_info)
         self.model.modelReset.connect(self._after_reset)
         document.subset_changed.connect(self._update_info)
+        document.rows_counted.connect(self.model.rows_counted)
+        self.model.rows.failed.connect(self._update_info)
         self._after_reset()
 
     def _after_reset(self) -> None:
@@ -91,6 +93,24 @@ class DataPanel(QWidget):
 
     def _update_info(self, *_) -> None:
         t = self.doc.table
+        out = self.doc.out_of_core
+        for button in (self.subset_all, self.subset_none):
+            button.setEnabled(not out)
+        if out:
+            from app.out_of_core import describe
+            data = self.doc.backend_source
+            how = describe_subset(self.doc.subset_spec)
+            error = self.model.rows.error
+            self.info.setText(describe(data) + " · rows read from the file as shown"
+                              + (f" · research subset: {how}" if how else "")
+                              + (f" · {error}" if error else ""))
+            self.info.setToolTip(f"{data.path}: too big for memory (more than the memory "
+                                 f"share in the settings), so DuckDB serves the rows shown "
+                                 f"and the counts the search needs; the research subset is "
+                                 f"selected by a query (Select by…)")
+            self.pager.update_state(self.model.page, self.model.page_count,
+                                    len(data.names), self.model.page_size)
+            return
         if t is None:
             self.info.setText("")
             self.pager.update_state(0, 1, 0, 1)
@@ -109,7 +129,7 @@ class DataPanel(QWidget):
         return SubsetDialog(self.doc, self)
 
     def subset_dialog(self) -> None:
-        if self.doc.table is not None:
+        if self.doc.has_data:
             self.make_subset_dialog().exec()
 
     def _column_clicked(self, column: int) -> None:
@@ -119,7 +139,7 @@ class DataPanel(QWidget):
 
     def show_attribute(self, name: str) -> None:
         """Bring the column of ``name`` into view (switching page if needed)."""
-        if self.doc.table is None or name not in self.doc.table:
+        if name not in self.doc.column_names:
             return
         self.model.set_page(self.model.page_of(name))
         col = self.model.column_of(name)
