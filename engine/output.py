@@ -34,7 +34,6 @@ import pandas as pd
 from engine.classes import Classes
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
-from engine.io_utils import atomic_writer
 from engine.markers import SUPPRESSED, suppression_marker
 from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
@@ -362,6 +361,18 @@ class ReleasedTable:
             self._columns.setdefault(name, built)
             return self._columns[name]
 
+    def csv_column(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """Column ``name`` as every row's code and each code's text as the CSV writers
+        write it (``engine.export.csv_encoded``): the encoded column's own labels, or
+        for a column built whole (pseudonyms, aggregates, rules, local recoding) its
+        cells' text, encoded."""
+        from engine.export.csv_encoded import as_text
+        if name in self._finished_names or (name in self._maps and self.base_levels is not None):
+            codes, uniques = pd.factorize(as_text(self.values(name)), sort=False)
+            return codes.astype(np.int32), np.asarray(uniques, dtype=object)
+        col = self.column(name)
+        return col.codes, as_text(col.dictionary)
+
     def encoded(self) -> "ReleasedColumns":
         """The released table as an `EncodedTable` (for the analysis functions)."""
         return ReleasedColumns(self)
@@ -392,10 +403,10 @@ class ReleasedTable:
         return buf.getvalue()
 
     def write_csv(self, path: str | Path, delimiter: str = ";") -> None:
-        """Write the released table to ``path`` (CSV, atomically, chunk by chunk)."""
-        with atomic_writer(Path(path), "w", encoding="utf-8", newline="") as f:
-            for i, chunk in enumerate(self.chunks()):
-                chunk.to_csv(f, sep=delimiter, index=False, header=i == 0)
+        """Write the released table to ``path`` (CSV: utf-8, minimal quoting, lf;
+        atomically, chunk by chunk, through ``engine.export.targets.write_released``)."""
+        from engine.export.targets import CsvOptions, FileTarget, write_released
+        write_released(self, FileTarget(Path(path), "csv", CsvOptions(delimiter=delimiter)))
 
 
 class ReleasedColumns(EncodedTable):

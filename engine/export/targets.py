@@ -112,6 +112,47 @@ def write_table(frame: pd.DataFrame, target: FileTarget | DatabaseTarget,
     _atomic(target.path, lambda tmp: writer(frame, tmp, target, report, stop))
 
 
+def write_released(released, target: FileTarget | DatabaseTarget,
+                   progress: ExportProgress | None = None,
+                   cancel: CancelCheck | None = None) -> None:
+    """Write a released table (``engine.output.ReleasedTable``) to ``target``, as
+    `write_table` writes its DataFrame. CSV in a stateless encoding (utf-8, cp1252,
+    latin-1, ascii) is written from the encoded columns, vectorized and chunk by chunk
+    (``engine.export.csv_encoded``: the same bytes, no DataFrame of the whole table)."""
+    from engine.export import csv_encoded
+    if not (isinstance(target, FileTarget) and target.format == "csv"
+            and csv_encoded.supports(target.csv.encoding, len(released.names))):
+        return write_table(released.frame, target, progress, cancel)
+    report = progress or (lambda done, total: None)
+    stop = cancel or (lambda: False)
+    _atomic(target.path, lambda tmp: _write_encoded_csv(released, tmp, target, report, stop))
+
+
+def _write_encoded_csv(released, tmp: Path, target: FileTarget, report, stop) -> None:
+    from engine.export.csv_encoded import CHUNK_ROWS, write_encoded_csv
+    o = target.csv
+    # the default batch is pandas' (small, for its per-row cost); Arrow joins larger chunks
+    rows = CHUNK_ROWS if target.batch_rows == BATCH_ROWS else target.batch_rows
+    try:
+        with open(tmp, "wb") as f:
+            done = write_encoded_csv(
+                f, released.names, released.n_rows, released.csv_column,
+                delimiter=o.delimiter, quoting=QUOTING[o.quoting], quotechar=o.quotechar,
+                encoding=o.encoding, lineterminator=LINE_ENDINGS[o.line_ending],
+                chunk_rows=rows, report=report, stop=stop)
+            if not done:
+                raise Cancelled("export cancelled")
+            f.flush()
+            os.fsync(f.fileno())
+    except UnicodeEncodeError as e:
+        value = e.object[e.start:e.end]
+        raise DataError(f"{target.path}: {value!r} cannot be written in {o.encoding} "
+                        f"(choose utf-8)") from None
+    except csv.Error as e:
+        raise DataError(f"{target.path}: {e} (a value holds the delimiter, quote or a line "
+                        f"break: choose a quoting other than 'none')") from None
+
+
 def _batches(n: int, size: int = BATCH_ROWS):
     for start in range(0, n, size):
         yield start, min(n, start + size)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.errors import AnonymistError, Cancelled
-from engine.export.targets import DatabaseTarget, FileTarget, read_table, write_table
+from engine.export.targets import DatabaseTarget, FileTarget, read_table, write_released
 
 #: ``progress(fraction, what)`` with fraction in [0, 1]
 BundleProgress = Callable[[float, str], None]
@@ -54,7 +54,7 @@ def write_release(result, request: ReleaseRequest, levels=None,
     targets = [request.target] if request.target is not None else []
     for target in targets:
         what = target.describe()
-        write_table(released.frame, target,
+        write_released(released, target,
                     lambda done, total, what=what: report(share * done / max(total, 1),
                                                           f"writing {what}"),
                     stop)

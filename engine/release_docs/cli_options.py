@@ -104,17 +104,17 @@ def _with_password(url: str) -> str:
 
 def write_release(args, result, job, quiet: bool = False) -> None:
     """Write the released table of the optimum to every target the options name."""
-    from engine.export.targets import write_table
+    from engine.export.targets import write_released
     if result.problem.backend is not None:
         return write_backend_release(result, targets(args, job), quiet)
-    frame = result.output
+    released = result.transformed()
     for target in targets(args, job):
         progress = None
-        if not quiet and len(frame) > 50_000:
+        if not quiet and released.n_rows > 50_000:
             def progress(done, total, where=target.describe()):
                 sys.stderr.write(f"\rwriting {where}: {done:,} of {total:,} rows")
                 sys.stderr.flush()
-        write_table(frame, target, progress)
+        write_released(released, target, progress)
         if progress:
             sys.stderr.write("\n")
 

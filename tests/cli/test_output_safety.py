@@ -90,19 +90,19 @@ def test_cli_output_mode_and_symlink(tiny, run, umask_022):
 
 SIGTERM_SCRIPT = textwrap.dedent("""
     import os, signal, sys
-    import pandas as pd
     from engine.cli import main
+    from engine.export import csv_encoded
 
-    original = pd.DataFrame.to_csv
+    original = csv_encoded.write_encoded_csv
 
-    def to_csv(self, f, *args, **kwargs):
-        f.write("age;sex;zip;disease\\n" + "partial;row;;\\n" * 1000)
+    def write_encoded_csv(f, *args, **kwargs):  # the released table's CSV writer
+        f.write(b"age;sex;zip;disease\\n" + b"partial;row;;\\n" * 1000)
         f.flush()
         print("writing", flush=True)
         os.kill(os.getpid(), signal.SIGTERM)
-        return original(self, f, *args, **kwargs)
+        return original(f, *args, **kwargs)
 
-    pd.DataFrame.to_csv = to_csv
+    csv_encoded.write_encoded_csv = write_encoded_csv
     sys.exit(main(sys.argv[1:]))
 """)
 
