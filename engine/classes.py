@@ -7,7 +7,7 @@ import numpy as np
 from engine.kernel.jit import njit
 
 from engine.hierarchy.encoded import EncodedHierarchy
-from engine.kernel.grouping import generalize, group_rows, rollup_groups, sum_by_group
+from engine.kernel.grouping import group_rows, rollup_classes, sum_by_group
 
 
 @dataclass
@@ -113,13 +113,12 @@ class Classifier:
 
     def rollup(self, source: Classes, levels: np.ndarray) -> tuple[Classes, np.ndarray]:
         """Classes at ``levels`` from a specialization's classes, and the item->class map."""
-        group_of, first, counts = rollup_groups(source.rep, source.counts, self.maps_flat,
-                                                self.offsets, levels, self.sizes)
+        group_of, first, counts, gen = rollup_classes(source.rep, source.counts,
+                                                      self.maps_flat, self.offsets, levels,
+                                                      self.sizes)
         n = len(first)
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in source.aggregates.items()}
-        rep = source.rep[first]
-        classes = Classes(levels.copy(), rep,
-                          generalize(rep, self.maps_flat, self.offsets, levels), counts, aggs)
+        classes = Classes(levels.copy(), source.rep[first], gen, counts, aggs)
         return classes, group_of
 
     def classify(self, levels, cache: bool = True) -> Classes:

@@ -144,6 +144,12 @@ def sum_by_group(values: np.ndarray, group_of: np.ndarray, n: int) -> np.ndarray
     return _sum_rows_by_group(values, group_of, n)
 
 
+#: a roll-up indexes classes directly by key (no hashing) when the key space has at
+#: most this many keys per item rolled up (or at most ``DIRECT_MIN`` keys)
+DIRECT_PER_ITEM = 4
+DIRECT_MIN = 1 << 12
+
+
 @njit(cache=True, nogil=True)
 def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
     """Roll items (representative original codes ``rep`` with ``counts``) up to the
@@ -151,9 +157,11 @@ def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
     mixed-radix key (``sizes[j, l]``: codes of attribute ``j`` at level ``l``).
 
     Each item's key is computed from its codes through the level maps (no
-    generalized copy of ``rep``) and grouped by open addressing on the key.
-    Returns ``(fits, group_of, first, class_counts)``, classes in order of first
-    appearance; when the keys do not fit, ``fits`` is False and nothing else is set.
+    generalized copy of ``rep``). Keys index a table of classes directly when the
+    key space is small (``DIRECT_PER_ITEM``), else they are grouped by open
+    addressing. Returns ``(fits, group_of, first, class_counts, gen)``, classes in
+    order of first appearance, ``gen`` their generalized codes; when the keys do not
+    fit, ``fits`` is False and nothing else is set.
     """
     m, q = rep.shape
     base = np.empty(q, dtype=np.int64)
@@ -170,48 +178,70 @@ def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
         total *= r
     group_of = np.empty(m if fits else 0, dtype=np.int64)
     if not fits:
-        return False, group_of, group_of, group_of
-    table = _empty_slots(m)
-    mask = len(table) - 1
-    class_key = np.empty(m, dtype=np.int64)
+        return False, group_of, group_of, group_of, np.empty((0, q), dtype=np.int32)
     first = np.empty(m, dtype=np.int64)
     class_counts = np.zeros(m, dtype=counts.dtype)
     n = 0
-    for i in range(m):
-        key = np.int64(0)
-        for j in range(q):
-            key += np.int64(maps_flat[base[j] + rep[i, j]]) * strides[j]
-        h = (key * np.int64(-7046029254386353131)) ^ (key >> np.int64(29))
-        slot = (h ^ (h >> np.int64(32))) & mask
-        while True:
-            g = table[slot]
+    if total <= max(DIRECT_PER_ITEM * m, DIRECT_MIN):
+        table = np.full(total, -1, dtype=np.int64)
+        for i in range(m):
+            key = np.int64(0)
+            for j in range(q):
+                key += np.int64(maps_flat[base[j] + rep[i, j]]) * strides[j]
+            g = table[key]
             if g == -1:
-                table[slot] = n
-                class_key[n] = key
-                first[n] = i
                 g = n
+                table[key] = g
+                first[n] = i
                 n += 1
-                break
-            if class_key[g] == key:
-                break
-            slot = (slot + 1) & mask
-        group_of[i] = g
-        class_counts[g] += counts[i]
-    return True, group_of, first[:n].copy(), class_counts[:n].copy()
+            group_of[i] = g
+            class_counts[g] += counts[i]
+    else:
+        table = _empty_slots(m)
+        mask = len(table) - 1
+        class_key = np.empty(m, dtype=np.int64)
+        for i in range(m):
+            key = np.int64(0)
+            for j in range(q):
+                key += np.int64(maps_flat[base[j] + rep[i, j]]) * strides[j]
+            h = (key * np.int64(-7046029254386353131)) ^ (key >> np.int64(29))
+            slot = (h ^ (h >> np.int64(32))) & mask
+            while True:
+                g = table[slot]
+                if g == -1:
+                    table[slot] = n
+                    class_key[n] = key
+                    first[n] = i
+                    g = n
+                    n += 1
+                    break
+                if class_key[g] == key:
+                    break
+                slot = (slot + 1) & mask
+            group_of[i] = g
+            class_counts[g] += counts[i]
+    gen = np.empty((n, q), dtype=np.int32)
+    for c in range(n):
+        f = first[c]
+        for j in range(q):
+            gen[c, j] = maps_flat[base[j] + rep[f, j]]
+    return True, group_of, first[:n].copy(), class_counts[:n].copy(), gen
 
 
-def rollup_groups(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
-                  offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray):
+def rollup_classes(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
+                   offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray):
     """Classes of items ``rep`` (original codes) at ``levels``: ``(group_of, first,
-    class_counts)``, as ``group_rows`` on the generalized codes and ``sum_by_group``
-    of ``counts`` would give, without materializing the generalized codes."""
+    class_counts, gen)``, as ``group_rows`` on the generalized codes and
+    ``sum_by_group`` of ``counts`` would give (``gen``: each class's generalized
+    codes), mostly without materializing the items' generalized codes."""
     levels = np.asarray(levels, dtype=np.int64)
     if rep.shape[1] > 0:
-        fits, group_of, first, class_counts = _rollup_keyed(rep, counts, maps_flat, offsets,
-                                                            levels, sizes)
+        fits, group_of, first, class_counts, gen = _rollup_keyed(
+            rep, counts, maps_flat, offsets, levels, sizes)
         if fits:
-            return group_of, first, class_counts
+            return group_of, first, class_counts, gen
     gen = generalize(rep, maps_flat, offsets, levels)
     radix = sizes[np.arange(len(levels)), levels] if len(levels) else None
     group_of, first = group_rows(gen, radix)
-    return group_of, first, sum_by_group(counts, group_of, len(first))
+    return group_of, first, sum_by_group(counts, group_of, len(first)), gen[first]
+
