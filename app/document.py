@@ -64,10 +64,15 @@ class HierarchyStatus:
     height: int
     missing: tuple[str, ...] = ()
     error: str = ""
+    #: out of core: the data's distinct values are still being counted
+    unchecked: bool = False
 
     def text(self) -> str:
         if not self.height and not self.error and not self.missing:
             return "No hierarchy"
+        if self.unchecked and not self.error:
+            return (f"Height {self.height}; counting the data's distinct values to check "
+                    f"that it covers them…")
         if self.error:
             return f"Invalid: {self.error}"
         if self.complete:
@@ -124,6 +129,10 @@ class Document(QObject):
     data_changed = Signal()
     #: out of core: the records were counted (``row_count`` is known)
     rows_counted = Signal()
+    #: out of core: distinct values of these columns were counted (``request_distinct``)
+    distinct_ready = Signal(list)
+    #: out of core: a query in the background failed (its message)
+    query_failed = Signal(str)
     attributes_changed = Signal(list)  # names whose configuration changed
     settings_changed = Signal()  # privacy models, metric, transformation
     subset_changed = Signal()
@@ -139,6 +148,8 @@ class Document(QObject):
         #: data too big for memory (``app.out_of_core.OutOfCoreData``): served by DuckDB
         #: queries (pages, distinct values, the frequency table); ``table`` is then None
         self.backend_source = None
+        self._distinct_worker = None
+        self._distinct_pending: set[str] = set()
         #: the job's ``[engine]`` (backend, memory_share, memory_limit); out of core the
         #: job runs on DuckDB whatever it says
         self.engine = EngineConfig()
@@ -208,7 +219,64 @@ class Document(QObject):
             return None if known is None else known["value"].to_numpy(dtype=object)
         return None
 
+    def request_distinct(self, names: list[str], then=None) -> bool:
+        """Make the distinct values of ``names`` known (``known_distinct_values``): at
+        once in memory (True); out of core by queries in a worker, then
+        ``distinct_ready(names)`` and ``then()`` (False). The hierarchy status of the
+        columns is shown again when they arrive."""
+        names = [n for n in names if n in self.column_names]
+        missing = [n for n in names if self.known_distinct_values(n) is None]
+        if not missing:
+            if then is not None:
+                then()
+            return True
+        data = self.backend_source
+        missing = [n for n in missing if n not in self._distinct_pending]
+        if not missing and then is None:
+            return False
+        self._distinct_pending.update(missing)
+        if self._distinct_worker is None:
+            from app.workers import SerialWorker
+            self._distinct_worker = SerialWorker(self)
+            self._distinct_worker.done.connect(self._distinct_done)
+            self._distinct_worker.failed.connect(self._distinct_failed)
+        self._distinct_worker.submit(lambda: [data.distinct(n) for n in missing
+                                              if data.known_distinct(n) is None],
+                                     (data, tuple(missing), then))
+        return False
+
+    def wait_for_queries(self, msecs: int = 10000) -> bool:
+        """Wait for the distinct values being counted (tests, closing)."""
+        return self._distinct_worker is None or self._distinct_worker.wait(msecs)
+
+    def _distinct_done(self, tag, _value) -> None:
+        data, names, then = tag
+        if data is not self.backend_source:
+            return
+        self._distinct_pending.difference_update(names)
+        if names:
+            self.distinct_ready.emit(list(names))
+            self.attributes_changed.emit(list(names))  # their hierarchy status can be shown
+        if then is not None:
+            then()
+
+    def _distinct_failed(self, tag, message: str) -> None:
+        self._distinct_pending.difference_update(tag[1])
+        self.query_failed.emit(message)
+
+    def hierarchy_columns(self, names: list[str]) -> dict:
+        """``{name: EncodedColumn}`` for the hierarchy wizard: the table's columns, or out
+        of core one row per distinct value with its record count (``request_distinct``
+        first)."""
+        if self.table is not None:
+            return {n: self.table.column(n) for n in names}
+        from app.out_of_core import distinct_column
+        return {n: distinct_column(n, self.backend_source.distinct(n)) for n in names}
+
     def _drop_backend_source(self) -> None:
+        self._distinct_pending.clear()
+        if self._distinct_worker is not None:
+            self._distinct_worker.forget()
         if self.backend_source is not None:
             self.backend_source.close()
             self.backend_source = None
@@ -322,6 +390,8 @@ class Document(QObject):
         values = self.known_distinct_values(name) if name in self.column_names else None
         if values is not None:
             missing = h.uncovered(str(v) for v in values)
+        elif self.out_of_core and name in self.column_names:
+            return HierarchyStatus(False, h.height, unchecked=True)
         return HierarchyStatus(not missing, h.height, tuple(missing))
 
     def lacks_hierarchy(self, name: str) -> bool:

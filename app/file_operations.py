@@ -226,7 +226,7 @@ class FileOperations(QObject):
             if isinstance(table, EncodedTable):
                 self.doc.set_table(table, source, types)
             else:
-                self.doc.set_backend_source(table, source, types)
+                self.doc.set_backend_source(table, source, types or table.detected_types)
                 self.count_rows()
             self.doc.set_path(None)
             if spec.kind != "sql":

@@ -265,8 +265,14 @@ class MainWindow(QMainWindow):
         if names is None:
             names = self.configure.selected_attributes() or (
                 [name] if name else [])
-        if doc.table is None or not names:
+        if not doc.has_data or not names:
             show_message(self, "Create hierarchy", "Select an attribute first.")
+            return
+        if not doc.request_distinct(names):  # out of core: counted in a worker first
+            self.statusBar().showMessage(
+                f"Counting the distinct values of {', '.join(names)} (out of core)…")
+            doc.request_distinct(names, lambda: (self.statusBar().clearMessage(),
+                                                 self.create_hierarchy(name, names)))
             return
         from app.wizards.hierarchy import run_hierarchy_wizard
         a = doc.attributes[names[0]]
@@ -276,7 +282,7 @@ class MainWindow(QMainWindow):
         existing, spec = None, None
         if len(names) == 1:
             existing, spec = self._hierarchy_and_spec(names[0])
-        results = run_hierarchy_wizard(self, {n: doc.table.column(n) for n in names},
+        results = run_hierarchy_wizard(self, doc.hierarchy_columns(names),
                                        (a.data_type, a.format) if a.data_type else None,
                                        existing, spec)
         for attr, (hierarchy, built_spec) in (results or {}).items():

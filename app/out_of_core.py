@@ -25,6 +25,7 @@ Each query runs on its own DuckDB cursor (thread-safe, several may run at once);
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -33,9 +34,11 @@ import pandas as pd
 from engine.backends import DataSource, choose_backend, data_source, estimated_memory
 from engine.backends.base import PhaseProgress, ReleasePlan
 from engine.config import DataConfig, EngineConfig, Job
-from engine.data.table import EncodedTable
+from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
 
+#: rows whose values give the data types of a file opened without the import wizard
+SAMPLE_ROWS = 1000
 #: file suffixes the out-of-core path reads
 SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -85,6 +88,8 @@ class OutOfCoreData:
         self._n_rows: int | None = self._parquet_rows()
         self._distinct: dict[str, pd.DataFrame] = {}
         self._release = None               # a second backend for released pages
+        #: data types detected from the first rows ({column: (type, format)})
+        self.detected_types: dict = {}
         self._release_plan_id = None
 
     # --- what it is -------------------------------------------------------------------
@@ -262,8 +267,14 @@ def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
     if fmt is not None and fmt.quotechar not in ('"', ""):
         raise DataError(f"{label} {why}: values must be quoted with '\"', not "
                         f"{fmt.quotechar!r}")
-    return OutOfCoreData(spec.location, fmt.delimiter if fmt else ";",
+    data = OutOfCoreData(spec.location, fmt.delimiter if fmt else ";",
                          fmt.encoding if fmt else "utf-8", memory_limit)
+    if not spec.data_types:  # opened without the wizard: types from the first rows
+        from app.wizards.columns_page import column_choices
+        data.detected_types = {c.name: (None if c.data_type == "string" else c.data_type,
+                                        c.format)
+                               for c in column_choices(data.sample(SAMPLE_ROWS))}
+    return data
 
 
 def describe(data: OutOfCoreData) -> str:
@@ -271,3 +282,21 @@ def describe(data: OutOfCoreData) -> str:
     until counted)."""
     rows = "counting rows…" if data.n_rows is None else f"{data.n_rows:,} rows"
     return f"Out of core (DuckDB) · {rows} × {len(data.names):,} columns"
+
+
+@dataclass(frozen=True)
+class CountedColumn(EncodedColumn):
+    """A column out of core as the hierarchy builders see it: one row per distinct
+    value (``codes`` 0..n-1) and each value's records (``value_counts``) from DuckDB."""
+
+    counts: np.ndarray = None
+
+    def value_counts(self) -> np.ndarray:
+        return np.asarray(self.counts, dtype=np.int64)
+
+
+def distinct_column(name: str, distinct: pd.DataFrame) -> CountedColumn:
+    """``OutOfCoreData.distinct(name)`` as a ``CountedColumn``."""
+    values = distinct["value"].to_numpy(dtype=object)
+    return CountedColumn(name, np.arange(len(values), dtype=np.int32), values,
+                         distinct["count"].to_numpy(dtype=np.int64))

@@ -258,9 +258,13 @@ def save_job_file(doc: Document, path: str | Path) -> list[str]:
         attributes[name] = replace(a, hierarchy_path=hpath)
     data_path = None
     data = replace(job.data)
-    if doc.source.kind == "csv" and doc.source.location and Path(doc.source.location).is_file() \
+    from app.out_of_core import is_glob
+    location = doc.source.location
+    if doc.source.kind in ("csv", "parquet") and location and (
+            Path(location).is_file() or is_glob(location)) \
             and not doc.source.columns and not doc.source.renames:
-        data_path = _relative(Path(doc.source.location), folder)
+        data_path = (location if is_glob(location) else
+                     _relative(Path(location), folder))
     elif doc.has_data:  # inside a project, a sheet or a database: written beside the job
         target = folder / f"{path.stem}_data.csv"
         atomic_write_text(target, doc.table.to_dataframe().to_csv(sep=";", index=False))

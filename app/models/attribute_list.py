@@ -35,7 +35,7 @@ class AttributeListModel(QAbstractTableModel):
 
     def _reload(self) -> None:
         self.beginResetModel()
-        self._names = list(self.doc.attributes) if self.doc.table is not None else []
+        self._names = list(self.doc.attributes) if self.doc.has_data else []
         self._status.clear()
         self.endResetModel()
 
@@ -50,7 +50,11 @@ class AttributeListModel(QAbstractTableModel):
 
     def _hierarchy_text(self, name: str) -> str:
         if name not in self._status:
-            text = self.doc.hierarchy_status(name).text()
+            status = self.doc.hierarchy_status(name)
+            text = status.text()
+            if status.unchecked:  # out of core: its values are counted in a worker
+                self.doc.request_distinct([name])
+                text = f"Height {status.height}, checking values…"
             if self.doc.lacks_hierarchy(name) and text == "No hierarchy":
                 text = "Needs a hierarchy"
             self._status[name] = text

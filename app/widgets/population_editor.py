@@ -20,8 +20,10 @@ def records_of(doc) -> int:
     """The number of records a population's sampling fraction refers to: the data's."""
     if doc.table is not None:
         return doc.table.n_rows
+    if doc.row_count is not None:  # out of core, once counted
+        return doc.row_count
     problem = getattr(doc.result, "problem", None)
-    return problem.table.n_rows if problem is not None else 1
+    return problem.table.n_records if problem is not None else 1
 
 
 class PopulationEditor(QWidget):

@@ -46,6 +46,8 @@ def write_release(result, request: ReleaseRequest, levels=None,
     stop = cancel or (lambda: False)
     if result.optimum is None:
         raise AnonymistError("no transformation meets the privacy models: nothing to release")
+    if getattr(result.problem, "backend", None) is not None:
+        return _write_through_backend(result, request, levels, report, stop)
     released = result.transformed(levels)
     out = ReleaseWritten()
     has_docs = any(x is not None for x in (request.mapping, request.report,
@@ -64,6 +66,82 @@ def write_release(result, request: ReleaseRequest, levels=None,
     docs = write_documents(result, request, levels, targets, report)
     out.written += docs.written
     out.verified, out.violations = docs.verified, docs.violations
+    report(1.0, "done")
+    return out
+
+
+def check_backend_targets(result, targets) -> None:
+    """Refuse targets a DuckDB or Spark backend does not write (it writes CSV with minimal
+    quoting, utf-8 and lf line endings, or Parquet files)."""
+    backend = result.problem.backend
+    for target in targets:
+        o = getattr(target, "csv", None)
+        if not isinstance(target, FileTarget) or target.format not in ("csv", "parquet") or (
+                target.format == "csv" and (o.quoting, o.encoding.lower().replace("_", "-"),
+                                            o.line_ending) != ("minimal", "utf-8", "lf")):
+            raise AnonymistError(
+                f"{target.describe()}: the {backend.name} backend writes CSV (minimal "
+                f"quoting, utf-8, lf line endings) or Parquet files; for other targets run "
+                f"the job with [engine] backend = \"memory\"")
+
+
+def write_backend_table(result, target: FileTarget, levels=None,
+                        progress: Callable[[float], None] | None = None,
+                        cancel: Callable[[], bool] | None = None) -> None:
+    """Write the release of ``levels`` (None: the optimum) of a job whose records a
+    DuckDB or Spark backend holds to ``target``: the backend applies
+    ``engine.output.release_plan`` where the records are (no rows in Python).
+    ``cancel`` is polled every 0.1 s and interrupts the backend's query."""
+    import threading
+
+    from engine.output import release_plan
+    backend = result.problem.backend
+    check_backend_targets(result, [target])
+    plan = release_plan(result.problem, result.levels_of(levels))
+    o = getattr(target, "csv", None)
+    done, stopped = threading.Event(), threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.1):
+            if cancel():
+                stopped.set()
+                interrupt = getattr(getattr(backend, "con", None), "interrupt", None)
+                if interrupt is not None:
+                    interrupt()
+                return
+
+    if cancel is not None:
+        threading.Thread(target=watch, name="anonymist-release-cancel", daemon=True).start()
+    try:
+        backend.write_release(plan, target.path, target.format,
+                              o.delimiter if o is not None else ";",
+                              None if progress is None else
+                              (lambda _phase, fraction: progress(fraction or 0.0)))
+    except AnonymistError:
+        if stopped.is_set():
+            raise Cancelled("export cancelled") from None
+        raise
+    finally:
+        done.set()
+    if stopped.is_set():
+        raise Cancelled("export cancelled")
+
+
+def _write_through_backend(result, request: ReleaseRequest, levels, report, stop
+                           ) -> ReleaseWritten:
+    """`write_release` for a job counted by a DuckDB or Spark backend: the table only."""
+    name = result.problem.backend.name
+    if any(x is not None for x in (request.mapping, request.report, request.pseudonym_table)):
+        raise AnonymistError(
+            f"the records are held by the {name} backend (data beyond memory): it writes "
+            f"the released table only; the value mapping, pseudonym table and release "
+            f"report are written for data anonymized in memory")
+    out = ReleaseWritten()
+    if request.target is not None:
+        what = request.target.describe()
+        write_backend_table(result, request.target, levels,
+                            lambda f: report(f, f"writing {what}"), stop)
+        out.written.append(what)
     report(1.0, "done")
     return out
 

@@ -121,28 +121,16 @@ def write_release(args, result, job, quiet: bool = False) -> None:
 
 def write_backend_release(result, targets: list, quiet: bool = False) -> None:
     """The release of a job whose records a DuckDB or Spark backend holds: the backend
-    writes each file target (CSV: minimal quoting, utf-8, lf; or Parquet) itself."""
-    from engine.export.targets import FileTarget
-    from engine.output import release_plan
-    backend = result.problem.backend
-    levels = [result.optimum.levels[q] for q in result.problem.qis]
-    plan = release_plan(result.problem, levels)
+    writes each file target (CSV: minimal quoting, utf-8, lf; or Parquet) itself
+    (``engine.release_docs.bundle.write_backend_table``)."""
+    from engine.release_docs.bundle import check_backend_targets, write_backend_table
+    check_backend_targets(result, targets)
     for target in targets:
-        o = getattr(target, "csv", None)
-        if not isinstance(target, FileTarget) or target.format not in ("csv", "parquet") or (
-                target.format == "csv" and (o.quoting, o.encoding.lower().replace("_", "-"),
-                                            o.line_ending) != ("minimal", "utf-8", "lf")):
-            raise AnonymistError(
-                f"{target.describe()}: the {backend.name} backend writes CSV (minimal "
-                f"quoting, utf-8, lf line endings) or Parquet files; for other targets run "
-                f"the job with [engine] backend = \"memory\"")
-
-        def progress(phase, fraction, where=target.describe()):
+        def progress(fraction, where=target.describe()):
             if not quiet:
-                sys.stderr.write(f"\rwriting {where}: {0 if fraction is None else fraction:4.0%}")
+                sys.stderr.write(f"\rwriting {where}: {fraction:4.0%}")
                 sys.stderr.flush()
-        backend.write_release(plan, target.path, target.format,
-                              o.delimiter if o is not None else ";", progress)
+        write_backend_table(result, target, None, progress)
         if not quiet:
             sys.stderr.write("\n")
 

@@ -68,3 +68,53 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
              for c in range(1, model.columnCount())]
     names = [model.attribute_at(c) for c in range(1, model.columnCount())]
     assert shown == [expected.at[r, n] for r in range(row, row + 30) for n in names]
+
+
+def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_like, tmp_path,
+                                                        capsys):
+    import dataclasses
+
+    import engine
+    from app.project_io import save_job_file
+    from engine.cli import main as cli_main
+    from engine.config import QUASI_IDENTIFYING, SENSITIVE
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    qis = ("age", "sex", "race", "marital-status", "education")
+    set_type(window, qis, QUASI_IDENTIFYING)
+    set_type(window, ("salary-class",), SENSITIVE)
+    conf = window.configure
+    hierarchies = SHARED / "data" / "adult"
+    for name in qis:
+        conf.attributes.select([name])
+        assert conf.hierarchy.load_file(hierarchies / f"adult_hierarchy_{name}.csv")
+    # the hierarchy's coverage is checked against DuckDB's distinct values, in a worker
+    assert doc.hierarchy_status("education").unchecked
+    doc.request_distinct(list(qis))
+    assert doc.wait_for_queries()
+    qtbot.waitUntil(lambda: not doc.hierarchy_status("education").unchecked, timeout=10_000)
+    assert doc.hierarchy_status("education").complete
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    conf.privacy.suppression.setValue(4.0)
+    assert doc.check_job() is None
+    result = anonymize(qtbot, window)
+    assert result.problem.backend is not None and result.problem.backend.name == "duckdb"
+    # the frequency table, not the records: fewer rows than records, weights sum to them
+    assert result.problem.table.n_rows < ROWS == result.problem.table.n_records
+    out = export(qtbot, window, tmp_path / "released.csv")
+    job_path = tmp_path / "job.toml"
+    save_job_file(doc, job_path)
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    # byte for byte the in-memory release of the same job
+    job = doc.build_job()
+    memory = engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    assert memory.problem.backend is None
+    assert memory.optimum.levels == result.optimum.levels
+    memory.write_output(tmp_path / "memory.csv")
+    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    # what the document serves as the release (a query on the file) is the export's rows
+    exported = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    page = doc.released_page(1500, 60)
+    assert page.astype(str).equals(exported.iloc[1500:1560].reset_index(drop=True))

@@ -136,7 +136,7 @@ class AttributePanel(QWidget):
     def _update_warnings(self, *_) -> None:
         """Before Anonymize: quasi-identifiers that still need a hierarchy, and the
         columns that will be released exactly as they are."""
-        if self.doc.table is None:
+        if not self.doc.has_data:
             self.warnings.hide()
             return
         lines = []

@@ -82,8 +82,9 @@ class HierarchyEditor(QWidget):
         self._update_status()
 
     def _attributes_changed(self, names: list) -> None:
-        if self.name in names and self.doc.hierarchy_rows.get(self.name) != self.model.rows():
-            self.model.set_rows(self.doc.hierarchy_rows.get(self.name))
+        if self.name in names:
+            if self.doc.hierarchy_rows.get(self.name) != self.model.rows():
+                self.model.set_rows(self.doc.hierarchy_rows.get(self.name))
             self._update_status()
 
     def _update_status(self) -> None:
@@ -92,10 +93,13 @@ class HierarchyEditor(QWidget):
             self.status.setProperty("state", "none")
         else:
             st = self.doc.hierarchy_status(self.name)
+            if st.unchecked:  # out of core: counted in a worker, then shown again
+                self.doc.request_distinct([self.name])
             self.model.set_missing(st.missing)
             self.status.setText(st.text())
             self.status.setProperty("state", "ok" if st.complete else
-                                    "none" if not st.height and not st.error else "bad")
+                                    "none" if st.unchecked or (not st.height and not st.error)
+                                    else "bad")
             self.buttons["add_missing"].setEnabled(bool(st.missing))
             self.buttons["remove_level"].setEnabled(self.model.levels > 1)
         self.status.style().unpolish(self.status)
@@ -148,9 +152,15 @@ class HierarchyEditor(QWidget):
     def add_level(self) -> None:
         if self.name is None:
             return
-        if not self.model.rows() and self.doc.table is not None:
-            values = [str(v) for v in self.doc.table.column(self.name).dictionary]
-            self.model.set_rows([[v] for v in values])
+        if not self.model.rows() and self.doc.has_data:
+            values = self.doc.known_distinct_values(self.name)
+            if values is None:  # out of core: counted in a worker first
+                name = self.name
+                self.status.setText("Counting the data's distinct values…")
+                self.doc.request_distinct([name], lambda: self.name == name and
+                                          not self.model.rows() and self.add_level())
+                return
+            self.model.set_rows([[str(v)] for v in values])
         self.model.add_level()
 
     def add_missing(self) -> None:

@@ -90,7 +90,7 @@ class UtilityPanel(SettingsForm):
         self.monotonic.setChecked(bool(m.get("monotonic", False)))
         self.monotonic.setEnabled(bool(getattr(cls, "has_monotonic_variant", True)))
         self.gs.setValue(round(float(m.get("gs_factor", 0.5)) * 100))
-        columns = list(self.doc.table.names) if self.doc.table is not None else []
+        columns = self.doc.column_names
         if [self.response.itemText(i) for i in range(self.response.count())] != columns:
             self.response.clear()
             self.response.addItems(columns)
@@ -133,9 +133,9 @@ class UtilityPanel(SettingsForm):
     def _default_response(self) -> str | None:
         """A first guess: the last column that is not a quasi-identifier (ARX's data
         sets keep the class label last), else the last column."""
-        if self.doc.table is None:
+        if not self.doc.has_data:
             return None
-        names = list(self.doc.table.names)
+        names = self.doc.column_names
         others = [n for n in names if self.doc.attributes.get(n) is None
                   or self.doc.attributes[n].type not in ("quasi-identifying", "identifying")]
         return (others or names or [None])[-1]
