@@ -41,6 +41,10 @@ class DataSource:
     #: (source name, imported name): a project re-reads its source the same way
     columns: tuple = ()
     renames: tuple = ()
+    #: "duckdb": the data is too big for memory and read out of core (``app.out_of_core``),
+    #: with DuckDB's ``memory_limit`` ("" its default); "": in memory
+    backend: str = ""
+    memory_limit: str = ""
 
     def __post_init__(self):
         object.__setattr__(self, "location", without_password(self.location))
@@ -592,7 +596,9 @@ class Document(QObject):
                   subset=self.subset_table(),
                   population=(dict(self.settings.population) if self.settings.population
                               else None),
-                  engine=(replace(self.engine, backend="duckdb") if self.out_of_core
+                  engine=(replace(self.engine, backend="duckdb",
+                                  memory_limit=self.source.memory_limit or
+                                  self.engine.memory_limit) if self.out_of_core
                           else self.engine),
                   base_dir=self.base_dir or Path.cwd())
         return job

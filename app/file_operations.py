@@ -151,6 +151,7 @@ class FileOperations(QObject):
 
     def _apply(self, snap, project_path: Path | None, recent: Path | None, then) -> None:
         apply_snapshot(self.doc, snap, project_path)
+        self.count_rows()  # out of core: in the background
         if recent is not None:
             self.settings.add_recent_file(recent)
         restore = restore_saved_result(self.doc, snap)
@@ -226,6 +227,9 @@ class FileOperations(QObject):
             if isinstance(table, EncodedTable):
                 self.doc.set_table(table, source, types)
             else:
+                from dataclasses import replace
+                source = replace(source, backend="duckdb",
+                                 memory_limit=engine.memory_limit or "")
                 self.doc.set_backend_source(table, source, types or table.detected_types)
                 self.count_rows()
             self.doc.set_path(None)

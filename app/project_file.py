@@ -93,6 +93,9 @@ class ProjectSnapshot:
     result_state: dict | None = None
     result_arrays: dict[str, bytes] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
+    #: data out of core (``source["backend"] == "duckdb"``): the ``app.out_of_core``
+    #: source opened on reading in place of ``table`` (never written: the file is named)
+    out_of_core: object = None
 
 
 def _safe(name: str) -> str:
@@ -128,6 +131,10 @@ def _job_dict(snap: ProjectSnapshot, members: dict[str, str]) -> dict:
         d["subset"] = {"rows": "subset.txt"}
     if snap.population:
         d["population"] = dict(snap.population)
+    if src.get("backend") == "duckdb":  # data beyond memory: the job runs out of core
+        d["engine"] = {"backend": "duckdb"}
+        if src.get("memory_limit"):
+            d["engine"]["memory_limit"] = src["memory_limit"]
     return d
 
 

@@ -89,7 +89,15 @@ def source_needs_password(snap: ProjectSnapshot) -> bool:
 
 
 def load_snapshot_table(snap: ProjectSnapshot, password: str = "") -> ProjectSnapshot:
-    """In the worker: fill ``snap.table`` from the original source when it is not inside."""
+    """In the worker: fill ``snap.table`` from the original source when it is not inside;
+    data saved out of core is opened out of core again (``snap.out_of_core``), nothing
+    of it read but its columns."""
+    if snap.table is None and snap.source.get("backend") == "duckdb":
+        from app.out_of_core import OutOfCoreData
+        src = DataSource.from_dict(snap.source)
+        snap.out_of_core = OutOfCoreData(src.location, src.delimiter, src.encoding,
+                                         src.memory_limit or None)
+        return snap
     if snap.table is None and snap.source.get("location"):
         snap.table = source_table(DataSource.from_dict(snap.source), password)
     return snap
@@ -99,11 +107,13 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
     """Make the document show a project just read."""
     if snap.table is not None:
         doc.set_table(snap.table, DataSource.from_dict(snap.source))
+    elif snap.out_of_core is not None:
+        doc.set_backend_source(snap.out_of_core, DataSource.from_dict(snap.source))
     else:
-        doc.table = None
+        doc.clear_data()
         doc.source = DataSource.from_dict(snap.source)
         doc.data_changed.emit()
-    names = list(doc.attributes) if doc.table is not None else list(snap.attributes)
+    names = list(doc.attributes) if doc.has_data else list(snap.attributes)
     doc.attributes = {n: _attribute(snap.attributes[n]) if n in snap.attributes
                       else AttributeConfig(INSENSITIVE) for n in names}
     doc.hierarchy_rows = {}
@@ -129,6 +139,8 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
         mask[idx] = True
         doc.subset = None if mask.all() and not snap.subset_spec else mask
         doc.subset_spec = dict(snap.subset_spec) if snap.subset_spec else None
+    elif doc.out_of_core and snap.subset_spec and "query" in snap.subset_spec:
+        doc.subset_spec = dict(snap.subset_spec)  # the backend selects the rows
     doc.extras = dict(snap.extras)
     doc.forget_result(snap.result)  # result_changed is emitted below, once
     doc.attributes_changed.emit(list(doc.attributes))
@@ -144,7 +156,7 @@ def restore_saved_result(doc: Document, snap: ProjectSnapshot):
     reopened document's data and configuration: it returns the result, or the
     `ResultMismatch` saying why it does not belong to them (None: nothing saved)."""
     state = snap.result_state
-    if state is None or doc.table is None:
+    if state is None or not doc.has_data:
         return None
     table = doc.table
     try:
@@ -156,6 +168,8 @@ def restore_saved_result(doc: Document, snap: ProjectSnapshot):
     def restore():
         try:
             arrays = {m: load_array(b) for m, b in snap.result_arrays.items()}
+            if table is None:  # out of core: DuckDB counts the records again
+                return _restore_out_of_core(job, state, arrays)
             return restore_result(table, job, state, arrays)
         except ResultMismatch as e:
             return e
@@ -165,13 +179,42 @@ def restore_saved_result(doc: Document, snap: ProjectSnapshot):
     return restore
 
 
+def _restore_out_of_core(job: Job, state: dict, arrays: dict):
+    """A saved result over data out of core: the backend's frequency table (a scan, no
+    rows in Python) is what the result was computed and digested from."""
+    from engine.api import prepare
+    problem = prepare(None, job)
+    try:
+        result = restore_result(problem.table, job, state, arrays)
+    except BaseException:
+        problem.backend.close()
+        raise
+    result.problem.backend = problem.backend  # writes the release
+    return result
+
+
 def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
     """In the worker: a job TOML with its data and hierarchies, as a project snapshot."""
+    from app.out_of_core import OutOfCoreData, out_of_core_backend
     job = load_job(path)
     table = None
     if job.data.path:
-        table = source_table(DataSource("csv", str(job.resolve(job.data.path)),
-                                        delimiter=job.data.delimiter,
+        location = str(job.resolve(job.data.path))
+        if out_of_core_backend(location, job.engine, job.data.delimiter, job.data.encoding):
+            # too big for memory (the job's [engine]): opened out of core, nothing read
+            data = OutOfCoreData(location, job.data.delimiter, job.data.encoding,
+                                 job.engine.memory_limit)
+            snap = snapshot_from_job(job, None)
+            snap.source = replace(DataSource.from_dict(snap.source), kind=data.kind,
+                                  backend="duckdb",
+                                  memory_limit=job.engine.memory_limit or "").to_dict()
+            snap.out_of_core = data
+            if job.subset and "query" not in job.subset:
+                data.close()
+                raise DataError(f"{data.label} is too big for memory and read out of core, "
+                                f"where the research subset is selected by a query")
+            return snap
+        table = source_table(DataSource("csv", location, delimiter=job.data.delimiter,
                                         encoding=job.data.encoding))
     return snapshot_from_job(job, table)
 

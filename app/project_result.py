@@ -67,9 +67,11 @@ def table_digest(table: EncodedTable) -> str:
 def job_digest(job: Job) -> str:
     """A fingerprint of what a job asks for: attributes (hierarchies by their rows),
     models, metric, transformation settings, subset and population; not where the
-    data or the hierarchies were read from."""
+    data or the hierarchies were read from, nor where the records are counted
+    (``[engine]``: every backend gives the same result)."""
     d = job_to_dict(job)
     d.pop("data", None)
+    d.pop("engine", None)
     rows = {}
     for name, a in job.attributes.items():
         table = d.get("attributes", {}).get(name)

@@ -71,7 +71,7 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
 
 
 def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_like, tmp_path,
-                                                        capsys):
+                                                        capsys, messages):
     import dataclasses
 
     import engine
@@ -118,3 +118,27 @@ def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_lik
     exported = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
     page = doc.released_page(1500, 60)
     assert page.astype(str).equals(exported.iloc[1500:1560].reset_index(drop=True))
+    # the project keeps the data's path and backend, not its rows, and reopens out of core
+    with qtbot.waitSignal(window.files.saved, timeout=30_000):
+        window.files.save_to(tmp_path / "big.anonymist")
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "big.anonymist") as z:
+        assert "data.csv" not in z.namelist()
+    from app.main_window import MainWindow
+    again = MainWindow(AppSettings())
+    qtbot.addWidget(again)
+    try:
+        with qtbot.waitSignal(again.files.loaded, timeout=60_000):
+            again.files.open_path(tmp_path / "big.anonymist")
+        d2 = again.document
+        assert d2.out_of_core and d2.table is None
+        assert d2.source.location == str(adult_like / "adult.csv")
+        assert d2.result is not None, f"the result was not restored: {messages}"
+        assert d2.result.optimum.levels == result.optimum.levels
+        out2 = export(qtbot, again, tmp_path / "released-again.csv")
+        assert out2.read_bytes() == out.read_bytes()
+    finally:
+        again.search.wait_all(10_000)
+        again.files.tasks.wait_all(10_000)
+        again.files.stop_background()
+        again.document.clear_data()
