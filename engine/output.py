@@ -377,11 +377,38 @@ class ReleasedTable:
         """The released table as an `EncodedTable` (for the analysis functions)."""
         return ReleasedColumns(self)
 
+    def plan(self):
+        """This release as a per-record mapping (``engine.backends.ReleasePlan``) for a
+        DuckDB or Spark backend to apply where the records are: the labels, suppressed
+        classes, marker and columns of this table. Transformation methods that need
+        more than the record's own values (pseudonyms, coding rules, microaggregation,
+        removed values, a DP sample) are released in memory only."""
+        from engine.backends.base import ReleasePlan
+        special = sorted(self._finished_names)
+        if special or self.withheld is not None or self.base_levels is not None:
+            what = ", ".join(special) or ("a local recoding" if self.base_levels is not None
+                                          else "a differential-privacy sample")
+            raise DataError(f"the release of {what} is built in memory only: run the job "
+                            f"with [engine] backend = \"memory\"")
+        problem, qis = self.problem, self.qis
+        return ReleasePlan(
+            tuple(n for n in problem.table.source_names if n not in self.removed),
+            tuple(qis),
+            tuple(problem.table.column(q).dictionary for q in qis),
+            tuple(self._labels[q][self._maps[q]] for q in qis),
+            tuple(np.asarray(self._maps[q], dtype=np.int64) for q in qis),
+            tuple(int(problem.hierarchies[j].level_size(self.levels[j]))
+                  for j in range(len(qis))),
+            np.asarray(self.classes.gen[self.violating], dtype=np.int64).reshape(
+                -1, len(qis)),
+            self.marker)
+
     # --- whole table --------------------------------------------------------------------
     @property
     def frame(self) -> pd.DataFrame:
         """The released table as a DataFrame of strings (built once: a copy of every
         cell; prefer ``values``/``column`` for large data)."""
+        self._rows_held()
         if self._frame is None:
             frame = pd.DataFrame({n: self.values(n) for n in self.names})
             with self._lock:
@@ -389,8 +416,22 @@ class ReleasedTable:
                     self._frame = frame
         return self._frame
 
+    @property
+    def weights(self) -> np.ndarray | None:
+        """Records per row when the table released is a backend's frequency table."""
+        return self._table.weights
+
+    def _rows_held(self) -> None:
+        """Refuse to list rows of a frequency table's release: its rows are distinct
+        records with counts; the backend holding the records writes them."""
+        if self._table.weights is not None:
+            backend = getattr(self.problem.backend, "name", "a")
+            raise DataError(f"the records are held by the {backend} backend: the released "
+                            f"rows are written by it (AnonymizationResult.write_output)")
+
     def chunks(self, rows: int = 100_000):
         """The released table as DataFrames of at most ``rows`` rows, in order."""
+        self._rows_held()
         n = self.n_rows
         for start in range(0, max(n, 1), rows):
             part = slice(start, min(n, start + rows))
@@ -411,11 +452,13 @@ class ReleasedTable:
 
 class ReleasedColumns(EncodedTable):
     """A `ReleasedTable` as an `EncodedTable`: the analyses read the output as they
-    read the input. Columns are built when first asked for."""
+    read the input. Columns are built when first asked for. A release of a frequency
+    table (a backend's) is weighted as that table is: its rows stand for their records."""
 
     def __init__(self, released: ReleasedTable):  # noqa: D107 - lazy, no EncodedTable init
         self.released = released
         self.n_rows = released.n_rows
+        self.weights = released.weights
 
     @property
     def names(self) -> list[str]:
@@ -436,26 +479,5 @@ class ReleasedColumns(EncodedTable):
 
 def release_plan(problem: Problem, levels):
     """The release of ``levels`` as a per-record mapping (``engine.backends.ReleasePlan``)
-    for a DuckDB or Spark backend to apply where the records are: the labels,
-    suppressed classes, marker and columns of `transform`'s table. Transformation
-    methods that need more than the record's own values (pseudonyms, coding rules,
-    microaggregation, removed values, a DP sample) are released in memory only."""
-    from engine.backends.base import ReleasePlan
-    released = transform(problem, levels)
-    special = sorted(released._finished_names)
-    if special or released.withheld is not None:
-        what = ", ".join(special) or "a differential-privacy sample"
-        raise DataError(f"the release of {what} is built in memory only: run the job "
-                        f"with [engine] backend = \"memory\"")
-    qis = released.qis
-    return ReleasePlan(
-        tuple(n for n in problem.table.source_names if n not in released.removed),
-        tuple(qis),
-        tuple(problem.table.column(q).dictionary for q in qis),
-        tuple(released._labels[q][released._maps[q]] for q in qis),
-        tuple(np.asarray(released._maps[q], dtype=np.int64) for q in qis),
-        tuple(int(problem.hierarchies[j].level_size(released.levels[j]))
-              for j in range(len(qis))),
-        np.asarray(released.classes.gen[released.violating], dtype=np.int64).reshape(
-            -1, len(qis)),
-        released.marker)
+    for a DuckDB or Spark backend to apply where the records are (`ReleasedTable.plan`)."""
+    return transform(problem, levels).plan()

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.errors import AnonymistError
 from engine.io_utils import atomic_write_text
 from engine.metrics import Loss
 from engine.output import ReleasedTable, transform, transform_recoded
@@ -122,11 +121,10 @@ class AnonymizationResult:
     def transformed(self, levels=None) -> ReleasedTable:
         """The released table of ``levels``; None: the result's own output (the optimum,
         or its local recoding when the job asked for one). From `engine.output`'s
-        `transform` / `transform_recoded`; the last one asked for is kept."""
-        if self.problem.backend is not None:
-            raise AnonymistError(
-                f"the data was counted by the {self.problem.backend.name} backend, which "
-                f"holds the records: the released table is written with write_output")
+        `transform` / `transform_recoded`; the last one asked for is kept. For data
+        counted by a DuckDB or Spark backend it is the release of the frequency table
+        (one row per distinct combination, weighted): its classes, columns and
+        analyses are the records', its rows are not (``write_output`` writes them)."""
         local = levels is None and self.local_recoding is not None
         key = self.levels_of(levels)
         # built under the lock: two views asking at once (after a cancel, both Analyze

@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from engine.analysis.statistics import (Data, _numbers, _resolve_type, column_of, group_codes,
-                                        interval_bounds, n_rows)
+from engine.analysis.statistics import (Data, _numbers, _resolve_type, column_of, count_groups,
+                                        group_codes, interval_bounds, n_records, n_rows,
+                                        row_weights)
 from engine.data.datatypes import DataType, Kind
 from engine.errors import DataError
 from engine.hierarchy.model import Hierarchy
@@ -77,10 +78,13 @@ def _pairs(input: Data, output: Data, name: str, suppressed: np.ndarray | None,
         lost = lost | suppressed
     out_codes = np.where(lost, len(b.dictionary), out_codes)
     key = a.codes.astype(np.int64) * (len(b.dictionary) + 1) + out_codes
-    uniq, counts = np.unique(key, return_counts=True)
+    uniq, inverse = np.unique(key, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), weights=row_weights(input),
+                         minlength=len(uniq)).astype(np.int64)
     ins, outs = np.divmod(uniq, len(b.dictionary) + 1)
     outs = np.where(outs == len(b.dictionary), -1, outs)
-    return _Pairs(ins, outs, counts, a.dictionary.astype(str), b.dictionary.astype(str), len(a))
+    return _Pairs(ins, outs, counts, a.dictionary.astype(str), b.dictionary.astype(str),
+                  int(counts.sum()))
 
 
 def _weighted_mean(per_pair: np.ndarray, p: _Pairs) -> float:
@@ -196,7 +200,8 @@ def quality(input: Data, output: Data, attributes: Sequence[str],
     Parameters
     ----------
     input, output
-        The original and the released table (`EncodedTable` or DataFrame).
+        The original and the released table (`EncodedTable` or DataFrame); weighted
+        tables (a frequency table and its release) count each row's records.
     attributes
         Attributes to assess; the class-based measures group the output by all of them
         (pass the quasi-identifiers).
@@ -223,11 +228,11 @@ def quality(input: Data, output: Data, attributes: Sequence[str],
     overall = {m: float(np.nanmean([getattr(a, m) for a in per]))
                if any(not np.isnan(getattr(a, m)) for a in per) else float("nan")
                for m in MEASURES}
-    n = n_rows(output)
-    kept = np.ones(n, bool) if sup is None else ~sup
+    n = n_records(output)
+    kept = np.ones(n_rows(output), bool) if sup is None else ~sup
     group_of, n_classes = group_codes(output, list(attributes), kept)
-    sizes = np.bincount(group_of, minlength=n_classes).astype(float)
-    n_sup = int(n - kept.sum())
+    sizes = count_groups(group_of, n_classes, output, kept).astype(float)
+    n_sup = int(n - sizes.sum())
     dm = float((sizes ** 2).sum() + n_sup * n)
     dm_norm = (dm - n) / (n * n - n) if n > 1 else 0.0
     aecs = float(sizes.sum() / n_classes) if n_classes else float("nan")

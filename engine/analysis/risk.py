@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from engine.analysis.statistics import Data, group_codes, n_rows
+from engine.analysis.statistics import Data, count_groups, group_codes, n_rows, row_weights
 
 #: right-closed bins of the risk profile, ``]lower, upper]`` (as ARX's, in fractions)
 RISK_EDGES = np.array([0.0, 1e-6, 1e-5, 1e-4, 1e-3, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06,
@@ -54,15 +54,18 @@ def class_sizes(data: Data, qis: Sequence[str], suppressed: np.ndarray | None = 
     """Class sizes of ``data`` grouped by ``qis``, leaving out ``suppressed`` rows.
 
     ``subset`` (bool mask) marks the sample; the population is every unsuppressed row.
+    A weighted table (a frequency table) counts each row's records.
     """
     n = n_rows(data)
     kept = np.ones(n, bool) if suppressed is None else ~np.asarray(suppressed, dtype=bool)
     group_of, n_groups = group_codes(data, qis, kept)
-    population = np.bincount(group_of, minlength=n_groups)
+    population = count_groups(group_of, n_groups, data, kept)
     if subset is None:
         return ClassSizes(population, population)
     in_sample = np.asarray(subset, dtype=bool)[kept]
-    sample = np.bincount(group_of[in_sample], minlength=n_groups)
+    w = row_weights(data)
+    sample = np.bincount(group_of[in_sample], weights=None if w is None else w[kept][in_sample],
+                         minlength=n_groups).astype(np.int64)
     present = sample > 0
     return ClassSizes(sample[present], population[present])
 

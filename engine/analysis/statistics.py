@@ -1,7 +1,10 @@
 """Frequency distributions, contingency tables and summary statistics of one attribute.
 
 Every function takes an `EncodedTable` or a DataFrame and column names, so the
-input and the output of a transformation are analysed alike.
+input and the output of a transformation are analysed alike. A weighted table
+(a backend's frequency table: one row per distinct combination, ``weights`` its
+records; ``engine.analysis.sources``) is counted by records, so it gives the same
+figures as the records themselves.
 
 Rule for generalized values (summary statistics)
 -------------------------------------------------
@@ -60,6 +63,33 @@ def column_of(data: Data, name: str) -> EncodedColumn:
 
 def n_rows(data: Data) -> int:
     return data.n_rows if isinstance(data, EncodedTable) else len(data)
+
+
+def row_weights(data: Data) -> np.ndarray | None:
+    """Records each row stands for (a frequency table's ``weights``); None: one each."""
+    return getattr(data, "weights", None) if isinstance(data, EncodedTable) else None
+
+
+def n_records(data: Data) -> int:
+    """Records the table stands for (its rows unless weighted)."""
+    w = row_weights(data)
+    return n_rows(data) if w is None else int(w.sum())
+
+
+def record_counts(data: Data, name: str, col: EncodedColumn | None = None) -> np.ndarray:
+    """Records per dictionary code of column ``name``."""
+    col = column_of(data, name) if col is None else col
+    return np.bincount(col.codes, weights=row_weights(data),
+                       minlength=len(col.dictionary)).astype(np.int64)
+
+
+def count_groups(group_of: np.ndarray, n_groups: int, data: Data,
+                 rows: np.ndarray | None = None) -> np.ndarray:
+    """Records per group of `group_codes` (``rows`` as given to it)."""
+    w = row_weights(data)
+    if w is not None and rows is not None:
+        w = w[np.asarray(rows, dtype=bool)]
+    return np.bincount(group_of, weights=w, minlength=n_groups).astype(np.int64)
 
 
 def group_codes(data: Data, names: Sequence[str],
@@ -163,7 +193,7 @@ def frequencies(data: Data, attribute: str, data_type: DataType | None = None) -
     """Frequency distribution: one row per value present (``value``, ``count``, ``share``),
     in `value_order`; ``*`` and missing values are listed too."""
     col = column_of(data, attribute)
-    counts = col.value_counts()
+    counts = record_counts(data, attribute, col)
     present = np.flatnonzero(counts)
     values = col.dictionary[present].astype(str)
     order = value_order(values, _resolve_type(col, data_type))
@@ -172,11 +202,10 @@ def frequencies(data: Data, attribute: str, data_type: DataType | None = None) -
     return pd.DataFrame({"value": values[order], "count": c, "share": c / total})
 
 
-def _top_values(col: EncodedColumn, limit: int | None,
+def _top_values(col: EncodedColumn, counts: np.ndarray, limit: int | None,
                 data_type: DataType | None) -> tuple[np.ndarray, np.ndarray]:
     """Labels in display order and a code -> label position map; rare values beyond
-    ``limit`` share the position of ``(other)`` (last)."""
-    counts = col.value_counts()
+    ``limit`` share the position of ``(other)`` (last). ``counts``: records per code."""
     present = np.flatnonzero(counts)
     if limit is not None and len(present) > limit:
         keep = present[np.argsort(-counts[present], kind="stable")[:limit]]
@@ -203,10 +232,11 @@ def contingency(data: Data, rows: str, columns: str,
     """
     types = data_types or {}
     a, b = column_of(data, rows), column_of(data, columns)
-    la, pa = _top_values(a, max_values, types.get(rows))
-    lb, pb = _top_values(b, max_values, types.get(columns))
+    la, pa = _top_values(a, record_counts(data, rows, a), max_values, types.get(rows))
+    lb, pb = _top_values(b, record_counts(data, columns, b), max_values, types.get(columns))
     key = pa[a.codes] * len(lb) + pb[b.codes]
-    table = np.bincount(key, minlength=len(la) * len(lb)).reshape(len(la), len(lb))
+    table = np.bincount(key, weights=row_weights(data),
+                        minlength=len(la) * len(lb)).astype(np.int64).reshape(len(la), len(lb))
     values = table / max(table.sum(), 1) if normalize else table
     return pd.DataFrame(values, index=pd.Index(la, name=rows), columns=pd.Index(lb, name=columns))
 
@@ -244,13 +274,13 @@ def summary_statistics(data: Data, attribute: str, data_type: DataType | None = 
     """Summary statistics of ``attribute`` at the scale its values allow (module docstring)."""
     col = column_of(data, attribute)
     dtype = _resolve_type(col, data_type)
-    counts = col.value_counts()
+    counts = record_counts(data, attribute, col)
     keep = (counts > 0) & np.isin(col.dictionary.astype(str), list(ignore), invert=True)
     values, counts = col.dictionary[keep].astype(str), counts[keep]
     order = value_order(values, dtype)
     values, counts = values[order], counts[order]
     n = int(counts.sum())
-    base = dict(attribute=attribute, count=n, missing=len(col) - n, distinct=len(values),
+    base = dict(attribute=attribute, count=n, missing=n_records(data) - n, distinct=len(values),
                 mode=str(values[np.argmax(counts)]) if n else None)
     wanted = _scale_of(dtype)
     if n == 0:
@@ -284,15 +314,35 @@ def _ordered(values: np.ndarray, dtype: DataType) -> bool:
     return bool(np.all(b[1:, 0] >= b[:-1, 1]) and np.all(b[1:, 0] > b[:-1, 0]))
 
 
+def weighted_quantile(x: np.ndarray, counts: np.ndarray, q: float) -> float:
+    """Quantile ``q`` of the values ``x`` repeated ``counts`` times (ascending ``x``), as
+    pandas computes it on the repeated values (linear interpolation between the
+    values at positions ``floor`` and ``ceil`` of ``(n - 1) q``) without repeating."""
+    n = int(counts.sum())
+    pos = (n - 1) * q
+    lo = int(np.floor(pos))
+    cum = np.cumsum(counts)
+    a, b = x[np.searchsorted(cum, lo, side="right")], x[np.searchsorted(
+        cum, min(lo + 1, n - 1), side="right")]
+    t = pos - lo
+    return float(a + (b - a) * t) if t < 0.5 else float(b - (b - a) * (1 - t))  # numpy's lerp
+
+
 def _interval(base: dict, x: np.ndarray, counts: np.ndarray,
               dtype: DataType) -> SummaryStatistics:
-    series = pd.Series(np.repeat(x, counts))
+    """Interval statistics of the values ``x`` with their record counts (a value each,
+    never one per record: a frequency table may stand for billions of records)."""
+    order = np.argsort(x, kind="stable")
+    x, counts = x[order], counts[order].astype(np.int64)
+    n = int(counts.sum())
+    mean = float((x * counts).sum() / n)
+    std = float(np.sqrt((counts * (x - mean) ** 2).sum() / (n - 1))) if n > 1 else None
     dates = isinstance(dtype, DateType)  # computed in days, reported as dates and durations
     as_value = (lambda d: pd.Timestamp(0) + pd.Timedelta(days=float(d))) if dates else float
     spread = (lambda d: pd.Timedelta(days=float(d))) if dates else float
     return SummaryStatistics(
-        scale="interval", **base, median=as_value(series.median()), minimum=as_value(x.min()),
-        maximum=as_value(x.max()), mean=as_value(series.mean()),
-        std=spread(series.std()) if len(series) > 1 else None,
-        q1=as_value(series.quantile(0.25)), q3=as_value(series.quantile(0.75)),
-        range=spread(x.max() - x.min()))
+        scale="interval", **base, median=as_value(weighted_quantile(x, counts, 0.5)),
+        minimum=as_value(x.min()), maximum=as_value(x.max()), mean=as_value(mean),
+        std=spread(std) if std is not None else None,
+        q1=as_value(weighted_quantile(x, counts, 0.25)),
+        q3=as_value(weighted_quantile(x, counts, 0.75)), range=spread(x.max() - x.min()))

@@ -107,6 +107,13 @@ class Backend:
         distinct values sorted (as the in-memory reader encodes them)."""
         raise NotImplementedError
 
+    def release_counts(self, plan: ReleasePlan, columns: list[str],
+                       progress: PhaseProgress | None = None) -> EncodedTable:
+        """Distinct combinations of the released ``columns`` (the release `write_release`
+        writes for ``plan``) with their record counts (``weights``), dictionaries sorted."""
+        raise NotImplementedError(f"the {self.name} backend does not count released "
+                                  f"records; use [engine] backend = \"duckdb\"")
+
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:
         """Write the released table in input order, atomically: ``fmt`` "csv" (header,

@@ -101,6 +101,7 @@ class DuckDBBackend(Backend):
         if threads:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
         self._columns = None
+        self._release_lock = threading.RLock()
 
     # --- reading ------------------------------------------------------------------
     def scan(self) -> str:
@@ -153,18 +154,33 @@ class DuckDBBackend(Backend):
                       progress: PhaseProgress | None = None) -> None:
         path = Path(path)
         parquet = fmt == "parquet"
-        sql = self.release_query(plan, empty_as_null=not parquet)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         options = ("FORMAT parquet" if parquet else
                    f"FORMAT csv, HEADER true, DELIMITER {literal(delimiter)}, QUOTE '\"', "
                    f"ESCAPE '\"'")
         try:
-            self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
-                      progress).fetchall()
+            with self._release_lock:  # the query's types and variables are the connection's
+                sql = self.release_query(plan, empty_as_null=not parquet)
+                self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
+                          progress).fetchall()
             os.replace(tmp, path)
         finally:
             if tmp.exists():
                 tmp.unlink()
+
+    def release_counts(self, plan: ReleasePlan, columns: list[str],
+                       progress: PhaseProgress | None = None) -> EncodedTable:
+        missing = [c for c in columns if c not in plan.columns]
+        if missing:
+            raise DataError(f"'{missing[0]}' is not a released column (released: "
+                            f"{', '.join(plan.columns)})")
+        cols = ", ".join(ident(c) for c in columns)
+        with self._release_lock:
+            sql = self.release_query(plan, empty_as_null=False)
+            result = self._run(f"SELECT {cols}, count(*) AS __w FROM ({sql}) GROUP BY {cols}",
+                               "aggregate", progress).fetchnumpy()
+        return frequency_columns({c: result[c] for c in columns},
+                                 np.asarray(result["__w"], dtype=np.int64), list(plan.columns))
 
     def release_query(self, plan: ReleasePlan, empty_as_null: bool) -> str:
         """SELECT writing the released table in input order (single-table query)."""
