@@ -14,7 +14,8 @@ from engine.kernel.grouping import group_rows, rollup_classes, sum_by_group
 class Classes:
     """The equivalence classes of one transformation.
 
-    ``rep[c]`` holds original (level-0) codes of one record of class ``c``,
+    ``rep[c]`` holds original (level-0) codes of one record of class ``c`` (stored
+    attribute by attribute, ``by_column``, which roll-ups read fastest),
     ``gen[c]`` its generalized codes at ``levels``, ``counts[c]`` its size.
     ``aggregates`` holds per-class sums of per-record vectors or matrices
     (research-subset membership, sensitive-value distributions...).
@@ -33,6 +34,13 @@ class Classes:
     def nbytes(self) -> int:
         return (self.rep.nbytes + self.gen.nbytes + self.counts.nbytes
                 + sum(a.nbytes for a in self.aggregates.values()))
+
+
+def by_column(rep: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``rep`` (or its ``rows``) stored attribute by attribute: the transpose of a
+    C-contiguous (attributes x items) array, indexed like ``rep``."""
+    t = np.ascontiguousarray(rep.T)
+    return (t if rows is None else np.ascontiguousarray(t[:, rows])).T
 
 
 def weigh_aggregate(values, weights: np.ndarray):
@@ -100,8 +108,9 @@ class Classifier:
                               for k, v in row_aggregates.items()}
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in row_aggregates.items()}
         records = np.ones(self.n_rows, np.int64) if row_weights is None else row_weights
-        self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64), qi_codes[first],
-                            qi_codes[first], sum_by_group(records, group_of, n), aggs)
+        self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64),
+                            by_column(qi_codes[first]), qi_codes[first],
+                            sum_by_group(records, group_of, n), aggs)
         self._cache = _SnapshotCache(len(hierarchies), cache_budget_bytes)
 
     def radix(self, levels) -> np.ndarray:
@@ -118,7 +127,7 @@ class Classifier:
                                                       self.sizes)
         n = len(first)
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in source.aggregates.items()}
-        classes = Classes(levels.copy(), source.rep[first], gen, counts, aggs)
+        classes = Classes(levels.copy(), by_column(source.rep, first), gen, counts, aggs)
         return classes, group_of
 
     def classify(self, levels, cache: bool = True) -> Classes:

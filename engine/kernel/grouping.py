@@ -151,19 +151,20 @@ DIRECT_MIN = 1 << 12
 
 
 @njit(cache=True, nogil=True)
-def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
-    """Roll items (representative original codes ``rep`` with ``counts``) up to the
-    classes of ``levels`` in one pass, when the generalized codes fit a 62-bit
-    mixed-radix key (``sizes[j, l]``: codes of attribute ``j`` at level ``l``).
+def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
+    """Roll items up to the classes of ``levels`` in one call, when the generalized
+    codes fit a 62-bit mixed-radix key (``sizes[j, l]``: codes of attribute ``j`` at
+    level ``l``). ``rep_t[j, i]`` is item ``i``'s original code of attribute ``j``
+    (one contiguous row per attribute), ``counts[i]`` its records.
 
-    Each item's key is computed from its codes through the level maps (no
-    generalized copy of ``rep``). Keys index a table of classes directly when the
-    key space is small (``DIRECT_PER_ITEM``), else they are grouped by open
-    addressing. Returns ``(fits, group_of, first, class_counts, gen)``, classes in
-    order of first appearance, ``gen`` their generalized codes; when the keys do not
-    fit, ``fits`` is False and nothing else is set.
+    The keys are computed attribute by attribute through the level maps (a loop the
+    compiler vectorizes; no generalized copy of the items). Keys index a table of
+    classes directly when the key space is small (``DIRECT_PER_ITEM``), else they
+    are grouped by open addressing. Returns ``(fits, group_of, first, class_counts,
+    gen)``, classes in order of first appearance, ``gen`` their generalized codes;
+    when the keys do not fit, ``fits`` is False and nothing else is set.
     """
-    m, q = rep.shape
+    q, m = rep_t.shape
     base = np.empty(q, dtype=np.int64)
     strides = np.empty(q, dtype=np.int64)
     total = np.int64(1)
@@ -179,19 +180,23 @@ def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
     group_of = np.empty(m if fits else 0, dtype=np.int64)
     if not fits:
         return False, group_of, group_of, group_of, np.empty((0, q), dtype=np.int32)
+    keys = np.zeros(m, dtype=np.int64)
+    for j in range(q):
+        o = base[j]
+        stride = strides[j]
+        codes = rep_t[j]
+        for i in range(m):
+            keys[i] += np.int64(maps_flat[o + codes[i]]) * stride
     first = np.empty(m, dtype=np.int64)
     class_counts = np.zeros(m, dtype=counts.dtype)
     n = 0
     if total <= max(DIRECT_PER_ITEM * m, DIRECT_MIN):
         table = np.full(total, -1, dtype=np.int64)
         for i in range(m):
-            key = np.int64(0)
-            for j in range(q):
-                key += np.int64(maps_flat[base[j] + rep[i, j]]) * strides[j]
-            g = table[key]
+            g = table[keys[i]]
             if g == -1:
                 g = n
-                table[key] = g
+                table[keys[i]] = g
                 first[n] = i
                 n += 1
             group_of[i] = g
@@ -201,9 +206,7 @@ def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
         mask = len(table) - 1
         class_key = np.empty(m, dtype=np.int64)
         for i in range(m):
-            key = np.int64(0)
-            for j in range(q):
-                key += np.int64(maps_flat[base[j] + rep[i, j]]) * strides[j]
+            key = keys[i]
             h = (key * np.int64(-7046029254386353131)) ^ (key >> np.int64(29))
             slot = (h ^ (h >> np.int64(32))) & mask
             while True:
@@ -224,24 +227,24 @@ def _rollup_keyed(rep, counts, maps_flat, offsets, levels, sizes):
     for c in range(n):
         f = first[c]
         for j in range(q):
-            gen[c, j] = maps_flat[base[j] + rep[f, j]]
+            gen[c, j] = maps_flat[base[j] + rep_t[j, f]]
     return True, group_of, first[:n].copy(), class_counts[:n].copy(), gen
 
 
 def rollup_classes(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
                    offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray):
-    """Classes of items ``rep`` (original codes) at ``levels``: ``(group_of, first,
+    """Classes of items ``rep`` (original codes, items x attributes; fastest when
+    stored column by column, ``Classes.rep``) at ``levels``: ``(group_of, first,
     class_counts, gen)``, as ``group_rows`` on the generalized codes and
     ``sum_by_group`` of ``counts`` would give (``gen``: each class's generalized
     codes), mostly without materializing the items' generalized codes."""
     levels = np.asarray(levels, dtype=np.int64)
     if rep.shape[1] > 0:
         fits, group_of, first, class_counts, gen = _rollup_keyed(
-            rep, counts, maps_flat, offsets, levels, sizes)
+            np.ascontiguousarray(rep.T), counts, maps_flat, offsets, levels, sizes)
         if fits:
             return group_of, first, class_counts, gen
-    gen = generalize(rep, maps_flat, offsets, levels)
+    gen = generalize(np.ascontiguousarray(rep), maps_flat, offsets, levels)
     radix = sizes[np.arange(len(levels)), levels] if len(levels) else None
     group_of, first = group_rows(gen, radix)
     return group_of, first, sum_by_group(counts, group_of, len(first)), gen[first]
-
