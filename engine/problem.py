@@ -40,6 +40,11 @@ class Evaluation:
     #: and classes smaller than ``Problem.pruning_k``) keep their violating records
     #: within the suppression limit; None without such models
     monotonic_part_ok: bool | None = None
+    #: whether the records the models make every specialization suppress (classes
+    #: smaller than ``Problem.pruning_k``, ``PrivacyModel.violating_and_floor``) exceed
+    #: the limit: then this transformation and all its specializations are not
+    #: anonymous; None without floors (``Problem.floors``)
+    specializations_fail: bool | None = None
 
 
 def missing_columns_message(missing: list[str], names: list[str], delimiter: str | None) -> str:
@@ -156,6 +161,11 @@ class Problem:
         self.pruning_k = 1 if self.models_monotonic else max(
             (m.implied_class_size() for m in self.models
              if type(m).violating is not PrivacyModel.violating), default=1)
+        # ... and records every specialization suppresses may be bounded per class
+        # (``Evaluation.specializations_fail``)
+        self.floors = not self.models_monotonic and (self.pruning_k > 1 or any(
+            type(m).violating_and_floor is not PrivacyModel.violating_and_floor
+            for m in self.models))
 
     # --- set-up helpers ---------------------------------------------------------
     def _encode_hierarchy(self, name: str) -> EncodedHierarchy:
@@ -199,31 +209,41 @@ class Problem:
     def violating(self, classes: Classes) -> np.ndarray:
         return self._violating(classes)[0]
 
-    def _violating(self, classes: Classes) -> tuple[np.ndarray, np.ndarray | None]:
-        """Classes to suppress, and those the pruning models alone flag (or None)."""
+    def _violating(self, classes: Classes) -> tuple[np.ndarray, np.ndarray | None,
+                                                    np.ndarray | None]:
+        """Classes to suppress, those the pruning models alone flag (or None), and per
+        class the records every specialization suppresses (None if the job is
+        monotonic)."""
         mask = np.zeros(classes.n_classes, dtype=bool)
-        part = None
+        counts = self.record_counts(classes)
+        part = floor = None
         if self.pruning_k > 1:
-            part = self.record_counts(classes) < self.pruning_k
+            part = counts < self.pruning_k
         elif self.pruning_models:
             part = np.zeros(classes.n_classes, dtype=bool)
+        if self.floors:
+            floor = np.where(counts < self.pruning_k, counts, 0).astype(np.float64)
         for m in self.models:
-            v = m.violating(classes)
+            if floor is None:
+                v = m.violating(classes)
+            else:
+                v, f = m.violating_and_floor(classes)
+                if f is not None:
+                    np.maximum(floor, f, out=floor)
             if v is not None:
                 mask |= v
                 if part is not None and any(m is p for p in self.pruning_models):
                     part |= v
-        counts = self.record_counts(classes)
         for m in self.models:  # table-level (risk-based) models may suppress more classes
             mask = m.enforce(classes, counts, mask, self.metric)
-        return mask, part
+        return mask, part, floor
 
     def evaluate(self, levels, cache: bool = True) -> Evaluation:
         classes = self.classifier.classify(levels, cache=cache)
         return self.evaluate_classes(classes)
 
     def evaluate_classes(self, classes: Classes) -> Evaluation:
-        violating, part = self._violating(classes)
+        violating, part, floor = self._violating(classes)
         counts = self.record_counts(classes)
         suppressed = int(counts[violating].sum())
         anonymous = suppressed <= self.max_suppressed and all(
@@ -232,9 +252,14 @@ class Problem:
         if part is not None:
             # ``part`` is a subset of ``violating``: an anonymous transformation passes
             part_ok = anonymous or int(counts[part].sum()) <= self.max_suppressed
+        below = None
+        if floor is not None:
+            # the floors sum records (integers) with margins: a relative 1e-9 more
+            total = float(floor.sum())
+            below = not anonymous and total > self.max_suppressed + 1e-9 * (1.0 + total)
         loss = self.metric.evaluate(classes, violating, counts)
         return Evaluation(tuple(int(x) for x in classes.levels), anonymous, loss, suppressed,
-                          int((counts[~violating] > 0).sum()), part_ok)
+                          int((counts[~violating] > 0).sum()), part_ok, below)
 
 
 def _prunes_alone(model: PrivacyModel, limit: float) -> bool:

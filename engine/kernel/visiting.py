@@ -26,7 +26,7 @@ def _lower(a, b):
 
 @njit(cache=True, nogil=True)
 def next_to_visit(order, states, part, checked, sorted_bounds, best, has_best, pos,
-                  tag, prune, skip_tagged):
+                  tag, prune, skip_tagged, doomed, floors):
     """The first position at or after ``pos`` in ``order`` where the search acts, and
     what it found there: ``(position, END | STOP | ACT)``.
 
@@ -34,8 +34,9 @@ def next_to_visit(order, states, part, checked, sorted_bounds, best, has_best, p
     the search has no bounds) is not below the best loss ``best`` (when ``has_best``).
     ACT: the transformation must be climbed from (unknown state while ``tag``, unknown
     monotonic part while ``prune``) or checked. Positions passed over are exactly those
-    the search would leave alone: not anonymous (by state, or by the monotonic part),
-    already checked, or tagged anonymous while ``skip_tagged``.
+    the search would leave alone: not anonymous (by state, by the monotonic part, or
+    ``doomed`` by the models' floors while ``floors``), already checked, or tagged
+    anonymous while ``skip_tagged``.
     States are 0 unknown, 1 anonymous, 2 not anonymous.
     """
     n = order.shape[0]
@@ -45,6 +46,9 @@ def next_to_visit(order, states, part, checked, sorted_bounds, best, has_best, p
             return pos, STOP
         idx = order[pos]
         s = states[idx]
+        if floors and doomed[idx]:
+            pos += 1
+            continue
         if s == 0 and tag:
             return pos, ACT
         if prune:
@@ -79,6 +83,39 @@ def climb_path(start, states, radix, strides, rank):
             if (node // strides[j]) % radix[j] + 1 < radix[j]:
                 nxt = node + strides[j]
                 if states[nxt] == 0 and (best_next < 0 or rank[nxt] < rank[best_next]):
+                    best_next = nxt
+        if best_next < 0:
+            break
+        path[length] = best_next
+        length += 1
+        node = best_next
+    return path[:length]
+
+
+@njit(cache=True, nogil=True)
+def doom_path(start, states, doomed, part, prune, radix, strides, rank, sorted_bounds,
+              best, has_best):
+    """Like ``climb_path``, through transformations unchecked (state 0), not ``doomed``,
+    not ruled out by the monotonic ``part`` (while ``prune``) and, once there is a best
+    loss, with a lower bound below it (``sorted_bounds`` by ``rank``)."""
+    dims = radix.shape[0]
+    bounded = sorted_bounds.shape[0] > 0 and has_best
+    longest = 1
+    for j in range(dims):
+        longest += radix[j] - 1
+    path = np.empty(longest, dtype=np.int64)
+    path[0] = start
+    length = 1
+    node = start
+    while True:
+        best_next = -1
+        for j in range(dims):
+            if (node // strides[j]) % radix[j] + 1 < radix[j]:
+                nxt = node + strides[j]
+                if (states[nxt] != 0 or doomed[nxt] or (prune and part[nxt] == 2)
+                        or (bounded and not _lower(sorted_bounds[rank[nxt]], best))):
+                    continue
+                if best_next < 0 or rank[nxt] < rank[best_next]:
                     best_next = nxt
         if best_next < 0:
             break

@@ -71,6 +71,15 @@ class PrivacyModel(Declared):
         """Boolean mask of classes that violate the model (None: not class-based)."""
         return None
 
+    def violating_and_floor(self, classes: Classes) -> tuple[np.ndarray | None,
+                                                              np.ndarray | None]:
+        """``violating(classes)`` and, per class, a lower bound of the records of the class
+        that this model makes every specialization of the transformation suppress (the
+        transformation itself included), or None when the model knows none. The optimal
+        search sums the bound over the classes: above the suppression limit, the
+        transformation and all its specializations are not anonymous."""
+        return self.violating(classes), None
+
     def enforce(self, classes: Classes, counts: np.ndarray,
                 suppressed: np.ndarray, metric=None) -> np.ndarray:
         """Classes to suppress so that the rest of the table fulfils a table-level model.

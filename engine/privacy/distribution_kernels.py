@@ -111,6 +111,30 @@ def ordered_emd(indptr, value, count, overall_ranked, rank):
     return out
 
 
+#: what the floor below takes off a distance over t: far above the kernels' rounding
+FLOOR_MARGIN = 1e-9
+
+
+@njit(cache=True, nogil=True)
+def closeness_floor(indptr, value, count, dist, point, t):
+    """Per class with distance ``dist`` over t: its records times (d - t) / (D - t), D
+    the largest ``point`` distance of a value it holds (both with a margin)."""
+    n = len(indptr) - 1
+    out = np.zeros(n)
+    for g in range(n):
+        a, b = indptr[g], indptr[g + 1]
+        excess = dist[g] - t - FLOOR_MARGIN
+        if b == a or not excess > 0.0:
+            continue
+        most = 0.0
+        for p in range(a, b):
+            most = max(most, point[value[p]])
+        span = most - t + FLOOR_MARGIN
+        if span > excess:  # else rounding broke d <= D: no floor
+            out[g] = _segment_total(count, a, b) * (excess / span)
+    return out
+
+
 @njit(cache=True, nogil=True)
 def hierarchical_emd(indptr, value, count, overall, parent_flat, parent_off, n_nodes,
                      mass_flat, node_off):

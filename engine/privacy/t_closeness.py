@@ -19,7 +19,9 @@ import numpy as np
 from engine.errors import JobError
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.privacy.base import ModelContext
-from engine.privacy.distribution_kernels import equal_emd, hierarchical_emd, ordered_emd
+from engine.classes import Classes
+from engine.privacy.distribution_kernels import (closeness_floor, equal_emd, hierarchical_emd,
+                                                 ordered_emd)
 from engine.kernel.sparse_counts import SparseCounts
 from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
 from engine.schema import Param
@@ -48,6 +50,7 @@ class TCloseness(SensitiveAttributeModel):
         self.parent_flat = self.parent_off = self.n_nodes = None
         self.mass_flat = self.node_off = None
         self.hierarchy = None  # the sensitive attribute's Hierarchy (hierarchical distance)
+        self.point_emd: np.ndarray | None = None  # distance of a class holding one value
 
     def bind(self, ctx: ModelContext) -> None:
         super().bind(ctx)
@@ -72,6 +75,11 @@ class TCloseness(SensitiveAttributeModel):
                                                          minlength=int(self.n_nodes[k]))
                                              for k in range(enc.levels)])
 
+        m = len(self.overall)
+        self.point_emd = self.emd(SparseCounts(np.arange(m + 1, dtype=np.int64),
+                                               np.arange(m, dtype=np.int32),
+                                               np.ones(m, dtype=np.int64), m))
+
     def emd(self, dist: SparseCounts) -> np.ndarray:
         """Earth Mover's Distance of each class's distribution from the overall one."""
         if self.distance == "equal":
@@ -86,6 +94,23 @@ class TCloseness(SensitiveAttributeModel):
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
         return (dist.distinct() == 0) | (self.emd(dist) > self.t)
+
+    def violating_and_floor(self, classes: Classes) -> tuple[np.ndarray, np.ndarray]:
+        """Violating classes, and per class the records every specialization suppresses.
+
+        The distance is convex in the class's distribution (each ground distance's EMD
+        is a weighted L1 norm of linear functions of it), so when a class at distance
+        d > t splits into parts, d <= W * D + (1 - W) * t, where W is the share of its
+        records in parts over t and D the largest distance of a part; a part holds
+        only the class's values, so D is at most the largest distance of one of them.
+        Hence at least W >= (d - t) / (D - t) of the class is suppressed in every
+        specialization (counted in ``closeness_floor`` with a margin far above the
+        kernels' rounding)."""
+        dist = self.distributions(classes)
+        d = self.emd(dist)
+        violating = (dist.distinct() == 0) | (d > self.t)
+        return violating, closeness_floor(dist.indptr, dist.value, dist.count, d,
+                                          self.point_emd, self.t)
 
     def distance_floor(self, size: int) -> float:
         """A lower bound of the distance of any class of ``size`` records: it holds at

@@ -17,6 +17,14 @@ search classifies the lattice by those instead: where their violating records
 alone exceed the limit, every specialization fails them too and is not
 anonymous, so it is tagged without a check; transformations they pass are
 still checked in full.
+
+Some models also bound, per class, the records that every specialization must
+suppress (``Problem.floors``: t-closeness's distance is convex, so a class far
+over t keeps a share of its records over t however it splits). Where the bounds
+sum to more than the limit, the transformation and all its specializations are
+not anonymous; before checking a transformation the search binary-searches a
+path of unchecked generalizations that may still beat the best loss for such a
+one, so one check rules out many.
 """
 from __future__ import annotations
 
@@ -27,7 +35,7 @@ from engine.problem import Problem
 from engine.search.outcome import SearchOutcome, better
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.kernel.tagging import flood, strides_of
-from engine.kernel.visiting import ACT, END, climb_path, next_to_visit
+from engine.kernel.visiting import ACT, END, climb_path, doom_path, next_to_visit
 from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN, SolutionSpace
 
 #: the largest lattice the optimal search will enumerate
@@ -65,6 +73,10 @@ class _OptimalSearch:
         self.prune = not self.tag and (bool(problem.pruning_models) or problem.pruning_k > 1)
         self.part = np.zeros(lattice.size, dtype=np.int8) if self.prune else None
         self.is_checked = np.zeros(lattice.size, dtype=np.bool_)
+        # transformations whose models' floors show them and their specializations
+        # not anonymous (``Evaluation.specializations_fail``): 1, else 0
+        self.floors = problem.floors
+        self.doomed = np.zeros(lattice.size if self.floors else 1, dtype=np.int8)
         # the bounds in visiting order, one row each (no rows: no bounds)
         self.sorted_bounds = (np.zeros((0, 1)) if self.bounds is None else
                               np.ascontiguousarray(self.bounds[self.order], dtype=np.float64)
@@ -87,6 +99,9 @@ class _OptimalSearch:
                 self.space.tag_generalizations(idx)
         elif self.tag:
             self.space.tag_specializations(idx)
+        if ev.specializations_fail and not self.doomed[idx]:
+            self.doomed[idx] = 1
+            flood(self.doomed, idx, 1, self.radix, self.strides, False)
         if self.prune:
             part = ANONYMOUS if ev.monotonic_part_ok else NOT_ANONYMOUS
             if self.part[idx] == UNKNOWN:
@@ -104,10 +119,12 @@ class _OptimalSearch:
         (the remaining transformations' bounds cannot beat the optimum)."""
         states = self.space.states
         rest = self.order[self.position + 1:]
-        settled = np.count_nonzero(states[rest] != UNKNOWN)
+        open_ = states[rest] == UNKNOWN
         if self.prune:
-            settled += np.count_nonzero((self.part[rest] == NOT_ANONYMOUS)
-                                        & (states[rest] == UNKNOWN))
+            open_ &= self.part[rest] != NOT_ANONYMOUS
+        if self.floors:
+            open_ &= self.doomed[rest] == 0
+        settled = len(rest) - np.count_nonzero(open_)
         return (self.position + 1 + int(settled)) / max(1, len(self.order))
 
     def climb(self, start: int, states: np.ndarray) -> None:
@@ -129,6 +146,28 @@ class _OptimalSearch:
             else:
                 lo = mid + 1
 
+    def climb_doomed(self, start: int) -> None:
+        """Check up a path of unchecked generalizations of ``start`` for one whose floors
+        doom it and so ``start`` (a binary search: the doomed transformations are closed
+        downwards, and low ones tend to be doomed where high ones are not)."""
+        doomed = self.doomed
+        best = (np.zeros(1) if self.best is None
+                else np.atleast_1d(np.asarray(self.best, dtype=np.float64)))
+        part = self.part if self.prune else doomed
+        path = doom_path(start, self.space.states, doomed, part, self.prune, self.radix,
+                         self.strides, self.rank, self.sorted_bounds, best,
+                         self.best is not None)
+        lo, hi = 1, len(path)
+        while lo < hi and not doomed[start]:
+            mid = (lo + hi) // 2
+            node = int(path[mid])
+            if not self.is_checked[node] and not doomed[node]:
+                self.check(node)
+            if doomed[node]:
+                lo = mid + 1
+            else:
+                hi = mid
+
     def run(self) -> SearchOutcome:
         states = self.space.states
         cancelled = False
@@ -140,7 +179,8 @@ class _OptimalSearch:
                     else np.atleast_1d(np.asarray(self.best, dtype=np.float64)))
             position, found = next_to_visit(self.order, states, part, self.is_checked,
                                             self.sorted_bounds, best, self.best is not None,
-                                            position, self.tag, self.prune, self.skip_tagged)
+                                            position, self.tag, self.prune, self.skip_tagged,
+                                            self.doomed, self.floors)
             self.position = position - 1  # the ones before are settled
             if found == END:
                 break
@@ -153,6 +193,10 @@ class _OptimalSearch:
             position += 1
             if states[idx] == UNKNOWN and self.tag:
                 self.climb(idx, states)
+            if self.floors and not self.doomed[idx] and not self.is_checked[idx]:
+                self.climb_doomed(idx)
+                if self.doomed[idx]:
+                    continue
             if self.prune:
                 if self.part[idx] == UNKNOWN:
                     self.climb(idx, self.part)
@@ -167,6 +211,8 @@ class _OptimalSearch:
         space, levels = self.space, self.levels
         if self.prune:  # what the monotonic models rule out is not anonymous
             states[(self.part == NOT_ANONYMOUS) & (states == UNKNOWN)] = NOT_ANONYMOUS
+        if self.floors:
+            states[(self.doomed == 1) & (states == UNKNOWN)] = NOT_ANONYMOUS
         space.optimum_id = self.best_id
         optimum = (self.problem.evaluate(levels[self.best_id])
                    if self.best_id is not None else None)
