@@ -47,6 +47,10 @@ class SearchStopped(Exception):
     """Raised inside a search when a limit is reached or the user cancelled."""
 
 
+class PhaseOver(Exception):
+    """Raised inside ``AnytimeSearch.for_checks`` when its phase's checks are used up."""
+
+
 def sort_key(ev: Evaluation) -> tuple:
     """Order of preference: anonymous before not anonymous, then lower loss."""
     return (not ev.anonymous, ev.loss)
@@ -106,6 +110,7 @@ class AnytimeSearch:
         if self._deadline is not None and getattr(problem, "deadline", None) is not None:
             self._deadline = min(self._deadline, problem.deadline)
         self._durations: list[float] = []
+        self._phase_end: int | None = None
 
     # --- limits -----------------------------------------------------------------
     @property
@@ -137,6 +142,11 @@ class AnytimeSearch:
             self._stall_checked, self._stall_count = self.checked, 0
         return self._stall_count >= patience
 
+    def _ensure_phase(self) -> None:
+        """Raise ``PhaseOver`` when the current phase (``for_checks``) is used up."""
+        if self._phase_end is not None and self.checked >= self._phase_end:
+            raise PhaseOver
+
     def ensure_budget(self) -> None:
         """Raise ``SearchStopped`` when no further check is allowed."""
         if self.exhausted():
@@ -154,12 +164,17 @@ class AnytimeSearch:
         """The evaluation of an already checked transformation, or None."""
         return self._by_levels.get(self.as_levels(levels))
 
+    def checked_evaluations(self) -> list[Evaluation]:
+        """Every transformation checked so far, in the order they were checked."""
+        return list(self._by_levels.values())
+
     def check(self, levels) -> Evaluation:
         """Evaluate a transformation (once; repeated checks come from the cache)."""
         levels = self.as_levels(levels)
         ev = self._by_levels.get(levels)
         if ev is not None:
             return ev
+        self._ensure_phase()
         self.ensure_budget()
         node_id = self.lattice.id_of(levels)
         began = clock()
@@ -201,9 +216,25 @@ class AnytimeSearch:
         returns its number of classes (None when nothing was done)."""
         levels = self.as_levels(levels)
         if self.lattice.level(levels) > 0 and levels not in self._by_levels:
+            self._ensure_phase()
             self.ensure_budget()
             return self.problem.classifier.classify(levels).n_classes
         return None
+
+    def for_checks(self, checks: int, body: Callable[[], None]) -> bool:
+        """Run ``body`` (a phase of a search) until it returns or has checked ``checks``
+        new transformations; True when it returned by itself. The job's limits and
+        cancel still stop the whole search (``SearchStopped`` passes through). The
+        phase ends by its count of checks, never by the clock: the same seed gives
+        the same search on any machine."""
+        self._phase_end = self.checked + int(checks)
+        try:
+            body()
+            return True
+        except PhaseOver:
+            return False
+        finally:
+            self._phase_end = None
 
     def report(self, force: bool = False) -> None:
         best = self.best

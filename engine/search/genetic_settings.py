@@ -63,6 +63,11 @@ class GeneticParameters(_GeneticTable):
                                       unit="generations")
     subpopulation_size: int = count(50, 2, "Subpopulation size",
                                     "individuals in each of the two subpopulations")
+    #: checks of the top-down search that seed the populations (0: ARX's start)
+    top_down_start: int = count(150, 0, "Top-down start",
+                                "transformations the top-down search checks first to seed "
+                                "the populations (0: ARX's start, triangle pattern and "
+                                "random individuals)", unit="transformations")
     #: None: 50 when the job sets no time or step limit, else the limit decides
     iterations: int | None = count(None, 0, "Iterations",
                                    "generations to breed (absent: 50, or until the "

@@ -146,12 +146,45 @@ def test_baselines_stop_at_the_first_anonymous_transformation(name):
 
 def test_genetic_settings_come_from_the_job():
     problem = synthetic_problem(n_qis=6, rows=300, levels=4, k=3, suppression_limit=0.2,
-                                genetic={"subpopulation_size": 6, "iterations": 2})
+                                genetic={"subpopulation_size": 6, "iterations": 2,
+                                         "top_down_start": 5})
+    out = run("genetic", problem)
+    assert 5 < out.checked <= 5 + 2 * 6 * 3
+    set_transformation(problem, genetic={"subpopulation_size": 6, "iterations": 2,
+                                         "top_down_start": 0})
     out = run("genetic", problem)
     assert 0 < out.checked <= 2 * 6 * 3
     set_transformation(problem, genetic={"population_size": 10, "max_evaluations": 20})
     out = run("kgen", problem)
     assert 0 < out.checked <= 10 + 2 * 20
+
+
+def test_genetic_starts_with_the_top_down_search_and_seeds_from_it(huge):
+    """The first ``top_down_start`` checks are the top-down search's own (same order);
+    the populations then start from its best, so the result is never worse than it."""
+    set_transformation(huge, step_limit=40, time_limit_s=None, seed=0, genetic={})
+    top_down = run("top-down", huge)
+    set_transformation(huge, step_limit=120, time_limit_s=None, seed=0,
+                       genetic={"top_down_start": 40})
+    genetic = run("genetic", huge)
+    assert trajectory(genetic)[:40] == trajectory(top_down)
+    assert genetic.checked == 120
+    assert genetic.optimum.loss <= top_down.optimum.loss
+    assert run("genetic", huge).optimum == genetic.optimum  # deterministic per seed
+    set_transformation(huge, genetic={"top_down_start": 0})  # ARX's start: not top-down's
+    assert trajectory(run("genetic", huge))[:40] != trajectory(top_down)
+
+
+def test_genetic_ends_with_a_top_down_start_that_searched_everything():
+    """A top-down search that ends within its checks has searched the lattice: its
+    best is the optimum and the genetic search stops there."""
+    problem = synthetic_problem(n_qis=3, rows=300, levels=3, k=3, suppression_limit=0.1,
+                                genetic={"top_down_start": 1000})
+    exact = exhaustive_search(problem).optimum
+    out = run("genetic", problem)
+    assert out.checked <= problem.lattice.size
+    assert out.optimum.loss == pytest.approx(exact.loss, rel=1e-12)
+    assert trajectory(out) == trajectory(run("top-down", problem))
 
 
 def test_optimal_hands_over_to_lightning_above_the_threshold():
