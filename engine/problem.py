@@ -16,6 +16,7 @@ from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data.table import EncodedTable
 from engine.errors import DataError, HierarchyError, JobError
 from engine.hierarchy.encoded import EncodedHierarchy
+from engine.kernel.blas import one_blas_thread
 from engine.lattice import Lattice
 from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
@@ -73,6 +74,10 @@ class Problem:
     deadline: float | None = None
 
     def __init__(self, table: EncodedTable, job: Job):
+        with one_blas_thread():  # the metric's preparation: many small dot products
+            self._prepare(table, job)
+
+    def _prepare(self, table: EncodedTable, job: Job) -> None:
         self.table = table
         self.job = job
         #: the backend holding the records when ``table`` is its frequency table
@@ -178,12 +183,14 @@ class Problem:
         if a.hierarchy is None:
             raise HierarchyError(f"quasi-identifier '{name}' has no hierarchy: load one or "
                                  f"build one with a wizard")
-        if a.hierarchy.uncovered(column.dictionary):
+        try:
+            return EncodedHierarchy.build(a.hierarchy, column.dictionary, name)
+        except HierarchyError:  # values not covered: named with their data rows
             try:
                 a.hierarchy.check_covers(column.dictionary, column.first_rows())
             except HierarchyError as e:
                 raise HierarchyError(f"{e} (column '{name}')") from None
-        return EncodedHierarchy.build(a.hierarchy, column.dictionary, name)
+            raise
 
     def _lattice(self) -> Lattice:
         lows, highs = [], []

@@ -43,10 +43,11 @@ class EncodedHierarchy:
         Raises ``HierarchyError`` naming the values the hierarchy does not cover.
         """
         dictionary = [str(v) for v in dictionary]
-        hierarchy.check_covers(dictionary)
         row_of = {r[0]: i for i, r in enumerate(hierarchy.rows)}
-        data_rows = np.fromiter((row_of[v] for v in dictionary), dtype=np.int64,
+        data_rows = np.fromiter((row_of.get(v, -1) for v in dictionary), dtype=np.int64,
                                 count=len(dictionary))
+        if len(data_rows) and data_rows.min() < 0:  # values without a row
+            hierarchy.check_covers(dictionary)  # raises, naming them
         maps, labels, counts = [], [], []
         n_rows = len(hierarchy.rows)
         maps.append(np.arange(len(dictionary), dtype=np.int32))

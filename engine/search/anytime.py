@@ -15,21 +15,16 @@ deciding what to do, so the same seed gives the same result on any machine.
 """
 from __future__ import annotations
 
-import contextlib
 import time
 from typing import Callable
 
 import numpy as np
 
+from engine.kernel.blas import one_blas_thread
 from engine.problem import Evaluation, Problem
 from engine.search.outcome import SearchOutcome
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.solution_space import SolutionSpace
-
-try:  # optional: keeps BLAS single-threaded while a search runs
-    from threadpoolctl import threadpool_limits
-except ImportError:  # pragma: no cover
-    threadpool_limits = None
 
 #: seed used when the job gives none, so results are reproducible by default
 DEFAULT_SEED = 0
@@ -256,14 +251,9 @@ class AnytimeSearch:
     def run(self, body: Callable[[], None]) -> SearchOutcome:
         """Run ``body`` until it returns or a limit stops it; return the outcome.
 
-        BLAS is limited to one thread meanwhile: the metrics' dot products over
-        a few thousand classes gain nothing from threads, and on a busy
-        machine OpenBLAS's spinning threads made single checks up to 50 times
-        slower.
+        BLAS is limited to one thread meanwhile (``engine.kernel.blas``).
         """
-        limits = (threadpool_limits(1, user_api="blas") if threadpool_limits is not None
-                  else contextlib.nullcontext())
-        with limits:
+        with one_blas_thread():
             try:
                 body()
             except SearchStopped:
