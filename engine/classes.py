@@ -36,11 +36,10 @@ class Classes:
                 + sum(a.nbytes for a in self.aggregates.values()))
 
 
-def by_column(rep: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
-    """``rep`` (or its ``rows``) stored attribute by attribute: the transpose of a
-    C-contiguous (attributes x items) array, indexed like ``rep``."""
-    t = np.ascontiguousarray(rep.T)
-    return (t if rows is None else np.ascontiguousarray(t[:, rows])).T
+def by_column(rep: np.ndarray) -> np.ndarray:
+    """``rep`` stored attribute by attribute: the transpose of a C-contiguous
+    (attributes x items) array, indexed like ``rep``."""
+    return np.ascontiguousarray(rep.T).T
 
 
 def weigh_aggregate(values, weights: np.ndarray):
@@ -122,12 +121,11 @@ class Classifier:
 
     def rollup(self, source: Classes, levels: np.ndarray) -> tuple[Classes, np.ndarray]:
         """Classes at ``levels`` from a specialization's classes, and the item->class map."""
-        group_of, first, counts, gen = rollup_classes(source.rep, source.counts,
-                                                      self.maps_flat, self.offsets, levels,
-                                                      self.sizes)
+        group_of, first, counts, gen, rep = rollup_classes(
+            source.rep, source.counts, self.maps_flat, self.offsets, levels, self.sizes)
         n = len(first)
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in source.aggregates.items()}
-        classes = Classes(levels.copy(), by_column(source.rep, first), gen, counts, aggs)
+        classes = Classes(levels.copy(), rep, gen, counts, aggs)
         return classes, group_of
 
     def classify(self, levels, cache: bool = True) -> Classes:

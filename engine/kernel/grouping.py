@@ -161,8 +161,9 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
     compiler vectorizes; no generalized copy of the items). Keys index a table of
     classes directly when the key space is small (``DIRECT_PER_ITEM``), else they
     are grouped by open addressing. Returns ``(fits, group_of, first, class_counts,
-    gen)``, classes in order of first appearance, ``gen`` their generalized codes;
-    when the keys do not fit, ``fits`` is False and nothing else is set.
+    gen, class_rep_t)``, classes in order of first appearance, ``gen`` their
+    generalized codes, ``class_rep_t`` their first items' codes (as ``rep_t``); when
+    the keys do not fit, ``fits`` is False and nothing else is set.
     """
     q, m = rep_t.shape
     base = np.empty(q, dtype=np.int64)
@@ -179,7 +180,8 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
         total *= r
     group_of = np.empty(m if fits else 0, dtype=np.int64)
     if not fits:
-        return False, group_of, group_of, group_of, np.empty((0, q), dtype=np.int32)
+        return (False, group_of, group_of, group_of, np.empty((0, q), dtype=np.int32),
+                np.empty((q, 0), dtype=rep_t.dtype))
     keys = np.zeros(m, dtype=np.int64)
     for j in range(q):
         o = base[j]
@@ -224,27 +226,33 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
             group_of[i] = g
             class_counts[g] += counts[i]
     gen = np.empty((n, q), dtype=np.int32)
+    class_rep_t = np.empty((q, n), dtype=rep_t.dtype)
+    for j in range(q):
+        codes = rep_t[j]
+        for c in range(n):
+            class_rep_t[j, c] = codes[first[c]]
     for c in range(n):
-        f = first[c]
         for j in range(q):
-            gen[c, j] = maps_flat[base[j] + rep_t[j, f]]
-    return True, group_of, first[:n].copy(), class_counts[:n].copy(), gen
+            gen[c, j] = maps_flat[base[j] + class_rep_t[j, c]]
+    return True, group_of, first[:n].copy(), class_counts[:n].copy(), gen, class_rep_t
 
 
 def rollup_classes(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
                    offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray):
     """Classes of items ``rep`` (original codes, items x attributes; fastest when
     stored column by column, ``Classes.rep``) at ``levels``: ``(group_of, first,
-    class_counts, gen)``, as ``group_rows`` on the generalized codes and
+    class_counts, gen, class_rep)``, as ``group_rows`` on the generalized codes and
     ``sum_by_group`` of ``counts`` would give (``gen``: each class's generalized
-    codes), mostly without materializing the items' generalized codes."""
+    codes; ``class_rep``: ``rep[first]`` stored column by column), mostly without
+    materializing the items' generalized codes."""
     levels = np.asarray(levels, dtype=np.int64)
     if rep.shape[1] > 0:
-        fits, group_of, first, class_counts, gen = _rollup_keyed(
+        fits, group_of, first, class_counts, gen, class_rep_t = _rollup_keyed(
             np.ascontiguousarray(rep.T), counts, maps_flat, offsets, levels, sizes)
         if fits:
-            return group_of, first, class_counts, gen
+            return group_of, first, class_counts, gen, class_rep_t.T
     gen = generalize(np.ascontiguousarray(rep), maps_flat, offsets, levels)
     radix = sizes[np.arange(len(levels)), levels] if len(levels) else None
     group_of, first = group_rows(gen, radix)
-    return group_of, first, sum_by_group(counts, group_of, len(first)), gen[first]
+    return (group_of, first, sum_by_group(counts, group_of, len(first)), gen[first],
+            np.ascontiguousarray(rep[first].T).T)

@@ -61,30 +61,32 @@ def segment_sums(values, starts):
 
 
 @njit(cache=True, nogil=True)
-def class_value_counts(gen, selected, weights, offsets):
-    """Per attribute ``j``, the weight of the selected classes per generalized value:
-    ``np.bincount(gen[selected, j], weights=weights[selected])`` placed at
-    ``offsets[j]`` of one float64 vector (``offsets[-1]`` long), summed in the same
-    order as ``bincount`` does."""
-    out = np.zeros(offsets[-1])
+def selected_value_counts(gen, selected, weights, level_sizes, levels):
+    """Per attribute ``j``, the weight of the selected classes per generalized value at
+    ``levels[j]`` (``level_sizes[j, l]`` values), the values without weight left out:
+    ``np.bincount(gen[selected, j], weights=weights[selected])``, then ``[... > 0]``,
+    summed in the order ``bincount`` sums. Returns ``(counts, starts, total)``: all
+    attributes' counts in one vector, attribute ``j``'s at ``starts[j]:starts[j + 1]``,
+    and the selected classes' total weight."""
     q = gen.shape[1]
+    offsets = np.zeros(q + 1, dtype=np.int64)
+    for j in range(q):
+        offsets[j + 1] = offsets[j] + level_sizes[j, levels[j]]
+    per_value = np.zeros(offsets[q])
+    total = 0.0
     for c in range(gen.shape[0]):
         if selected[c]:
             w = np.float64(weights[c])
+            total += w
             for j in range(q):
-                out[offsets[j] + gen[c, j]] += w
-    return out
-
-
-@njit(cache=True, nogil=True)
-def nonzero_starts(values, offsets):
-    """Where each attribute's segment of ``values`` (at ``offsets``) starts once the
-    zero entries are dropped (``values[values > 0]``): ``len(offsets)`` positions."""
-    starts = np.zeros(offsets.shape[0], dtype=np.int64)
-    for j in range(offsets.shape[0] - 1):
-        kept = 0
+                per_value[offsets[j] + gen[c, j]] += w
+    starts = np.zeros(q + 1, dtype=np.int64)
+    kept = np.empty(offsets[q])
+    n = 0
+    for j in range(q):
         for i in range(offsets[j], offsets[j + 1]):
-            if values[i] > 0:
-                kept += 1
-        starts[j + 1] = starts[j] + kept
-    return starts
+            if per_value[i] > 0:
+                kept[n] = per_value[i]
+                n += 1
+        starts[j + 1] = n
+    return kept[:n], starts, total

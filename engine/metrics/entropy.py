@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.classes import Classes
-from engine.kernel.reduce import class_value_counts, nonzero_starts, segment_sums
+from engine.kernel.reduce import segment_sums, selected_value_counts
 from engine.metrics.base import Metric, class_size_sensitivity
 
 
@@ -34,8 +34,10 @@ class NonUniformEntropy(Metric):
                 group_total = np.bincount(h.maps[l], weights=c, minlength=h.level_size(l))
                 per_level.append(self.g * _xlogx_ratio(c, group_total[h.maps[l]]))
             self.generalized.append(np.array(per_level))
-        self.level_sizes = [np.array([h.level_size(l) for l in range(h.levels)], np.int64)
-                            for h in self.ctx.hierarchies]
+        depth = max((h.levels for h in self.ctx.hierarchies), default=1)
+        self.level_sizes = np.ones((self.ctx.dims, depth), dtype=np.int64)
+        for j, h in enumerate(self.ctx.hierarchies):
+            self.level_sizes[j, :h.levels] = [h.level_size(l) for l in range(h.levels)]
         # the code of the single root value at each level, if the hierarchy has one
         # (a value generalized to the root counts as suppressed in SafePub's score)
         self.root_code = []
@@ -61,15 +63,11 @@ class NonUniformEntropy(Metric):
                            counts: np.ndarray) -> np.ndarray:
         """Per attribute, ``-sum_v c(v) log2(c(v) / S)`` over the generalized values
         ``v`` of the suppressed records (``c(v)`` of them, ``S`` in all)."""
-        if not suppressed.any():
-            return np.zeros(self.ctx.dims)
-        total = counts[suppressed].astype(float).sum()
-        offsets = np.zeros(self.ctx.dims + 1, dtype=np.int64)
-        offsets[1:] = np.cumsum([s[l] for s, l in zip(self.level_sizes, classes.levels)])
         # all attributes' value counts in one vector, the sums as numpy's (same floats)
-        per_value = class_value_counts(classes.gen, suppressed, counts, offsets)
-        starts = nonzero_starts(per_value, offsets)
-        per_value = per_value[per_value > 0]
+        per_value, starts, total = selected_value_counts(classes.gen, suppressed, counts,
+                                                         self.level_sizes, classes.levels)
+        if total == 0:
+            return np.zeros(self.ctx.dims)
         return -segment_sums(per_value * np.log2(per_value / total), starts)
 
     def per_attribute(self, classes: Classes, suppressed: np.ndarray,
