@@ -42,6 +42,11 @@ from engine.solution_space import ANONYMOUS, NOT_ANONYMOUS, UNKNOWN, SolutionSpa
 MAX_DENSE_LATTICE = 5_000_000
 
 
+def _bound_value(bounds: np.ndarray, i: int):
+    b = bounds[i]
+    return tuple(float(x) for x in b) if np.ndim(b) else float(b)
+
+
 def optimal_search(problem: Problem, progress: ProgressCallback | None = None,
                    cancel: CancelCheck | None = None) -> SearchOutcome:
     lattice = problem.lattice
@@ -167,6 +172,31 @@ class _OptimalSearch:
                 lo = mid + 1
             else:
                 hi = mid
+        if lo >= 2:
+            self.ascend_doomed(int(path[lo - 1]))
+
+    def ascend_doomed(self, node: int) -> None:
+        """From a doomed transformation up to a maximal one: check its unchecked direct
+        generalizations that may beat the best loss and move to one that is doomed,
+        until none is (the others must be checked anyway: nothing rules them out)."""
+        doomed = self.doomed
+        while True:
+            moved = False
+            for j in range(len(self.radix)):
+                if (node // self.strides[j]) % self.radix[j] + 1 >= self.radix[j]:
+                    continue
+                nxt = node + int(self.strides[j])
+                if (doomed[nxt] or self.is_checked[nxt]
+                        or (self.prune and self.part[nxt] == NOT_ANONYMOUS)
+                        or (self.best is not None and self.bounds is not None
+                            and not better(_bound_value(self.bounds, nxt), self.best))):
+                    continue
+                self.check(nxt)
+                if doomed[nxt]:
+                    node, moved = nxt, True
+                    break
+            if not moved:
+                return
 
     def run(self) -> SearchOutcome:
         states = self.space.states
