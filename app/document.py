@@ -154,6 +154,7 @@ class Document(QObject):
         self.backend_source = None
         self._distinct_worker = None
         self._distinct_pending: set[str] = set()
+        self._distinct_batch: list = []
         #: the job's ``[engine]`` (backend, memory_share, memory_limit); out of core the
         #: job runs on DuckDB whatever it says
         self.engine = EngineConfig()
@@ -244,13 +245,27 @@ class Document(QObject):
             self._distinct_worker = SerialWorker(self)
             self._distinct_worker.done.connect(self._distinct_done)
             self._distinct_worker.failed.connect(self._distinct_failed)
-        self._distinct_worker.submit(lambda: [data.distinct(n) for n in missing
-                                              if data.known_distinct(n) is None],
-                                     (data, tuple(missing), then))
+        # requests made in one turn of the event loop (the attribute list asks row by
+        # row) are counted together, in one scan of the file
+        self._distinct_batch.append((tuple(missing), then))
+        if len(self._distinct_batch) == 1:
+            from PySide6.QtCore import QTimer
+            QTimer.singleShot(0, self._submit_distinct)
         return False
+
+    def _submit_distinct(self) -> None:
+        batch, self._distinct_batch = self._distinct_batch, []
+        data = self.backend_source
+        if not batch or data is None:
+            return
+        names = tuple(dict.fromkeys(n for names, _ in batch for n in names))
+        thens = [then for _, then in batch if then is not None]
+        self._distinct_worker.submit(lambda: data.distinct_many(list(names)),
+                                     (data, names, lambda: [t() for t in thens]))
 
     def wait_for_queries(self, msecs: int = 10000) -> bool:
         """Wait for the distinct values being counted (tests, closing)."""
+        self._submit_distinct()
         return self._distinct_worker is None or self._distinct_worker.wait(msecs)
 
     def _distinct_done(self, tag, _value) -> None:
@@ -279,6 +294,7 @@ class Document(QObject):
 
     def _drop_backend_source(self) -> None:
         self._distinct_pending.clear()
+        self._distinct_batch = []
         if self._distinct_worker is not None:
             self._distinct_worker.forget()
         if self.backend_source is not None:

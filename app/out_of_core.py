@@ -202,6 +202,31 @@ class OutOfCoreData:
                  "count": frame["count"].to_numpy(dtype=np.int64)[order]})
         return self._distinct[column]
 
+    def distinct_many(self, columns: list[str]) -> None:
+        """Count the distinct values of several columns in one scan (``GROUPING SETS``);
+        ``distinct``/``known_distinct`` then answer them without a query."""
+        from engine.backends.duckdb_backend import ident
+        todo = [c for c in dict.fromkeys(columns) if c not in self._distinct]
+        for c in todo:
+            if c not in self._names:
+                raise DataError(f"{self.label} has no column '{c}'")
+        if len(todo) < 2:
+            for c in todo:
+                self.distinct(c)
+            return
+        cols = ", ".join(ident(c) for c in todo)
+        sets = ", ".join(f"({ident(c)})" for c in todo)
+        flags = ", ".join(f"GROUPING({ident(c)}) AS __g{j}" for j, c in enumerate(todo))
+        frame = self.query(f"SELECT {cols}, {flags}, count(*) AS count FROM {{data}} "
+                           f"GROUP BY GROUPING SETS ({sets})")
+        for j, c in enumerate(todo):
+            part = frame[frame[f"__g{j}"] == 0]  # GROUPING() is 0 where c is grouped
+            values = part[c].astype(str).to_numpy(dtype=object)
+            order = np.argsort(values, kind="stable")
+            self._distinct[c] = pd.DataFrame(
+                {"value": values[order],
+                 "count": part["count"].to_numpy(dtype=np.int64)[order]})
+
     def distinct_values(self, column: str) -> np.ndarray:
         """The sorted distinct values of ``column`` (object array of text)."""
         return self.distinct(column)["value"].to_numpy(dtype=object)
@@ -277,11 +302,12 @@ def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
     return data
 
 
-def describe(data: OutOfCoreData) -> str:
+def describe(data: OutOfCoreData, short: bool = False) -> str:
     """``Out of core (DuckDB) · 10,000,000 rows × 15 columns`` (rows: "counting rows…"
-    until counted)."""
+    until counted); ``short``: without the columns."""
     rows = "counting rows…" if data.n_rows is None else f"{data.n_rows:,} rows"
-    return f"Out of core (DuckDB) · {rows} × {len(data.names):,} columns"
+    return f"Out of core (DuckDB) · {rows}" + ("" if short else
+                                                f" × {len(data.names):,} columns")
 
 
 @dataclass(frozen=True)

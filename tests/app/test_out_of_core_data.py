@@ -48,6 +48,12 @@ def test_pages_and_distinct_equal_the_in_memory_reading(adult_part):
             assert list(d["count"]) == np.bincount(col.codes,
                                                    minlength=len(col.dictionary)).tolist()
         assert data.known_distinct("race") is None
+        data.distinct_many(["race", "workclass", "sex", "native-country"])  # one scan
+        for name in ("race", "workclass", "native-country"):
+            col = table.column(name)
+            d = data.known_distinct(name)
+            assert list(d["value"]) == [str(v) for v in col.dictionary]
+            assert list(d["count"]) == col.value_counts().tolist()
         freq = data.frequency_table(["sex", "race"])
         assert int(freq.weights.sum()) == 2000
     finally:

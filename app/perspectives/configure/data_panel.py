@@ -101,8 +101,8 @@ class DataPanel(QWidget):
             data = self.doc.backend_source
             how = describe_subset(self.doc.subset_spec)
             error = self.model.rows.error
-            self.info.setText(describe(data) + " · rows read from the file as shown"
-                              + (f" · research subset: {how}" if how else "")
+            self.info.setText(describe(data, short=True)
+                              + (f" · subset: {how}" if how else "")
                               + (f" · {error}" if error else ""))
             self.info.setToolTip(f"{data.path}: too big for memory (more than the memory "
                                  f"share in the settings), so DuckDB serves the rows shown "
