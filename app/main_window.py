@@ -255,6 +255,9 @@ class MainWindow(QMainWindow):
 
     def _run_failed(self, label: str, message: str) -> None:
         self._run_ended()
+        if message.startswith("anonymization cancelled"):  # while DuckDB counted
+            self.statusBar().showMessage(message[:1].upper() + message[1:], 10000)
+            return
         show_error(self, "Anonymization failed", message)
 
     # --- other dialogs ---------------------------------------------------------------------------

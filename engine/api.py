@@ -10,7 +10,7 @@ import pandas as pd
 from engine.config import Job
 from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable
-from engine.errors import DataError, JobError
+from engine.errors import AnonymistError, Cancelled, DataError, JobError
 from engine.problem import Problem
 from engine.pseudonyms import check_keys
 from engine.project.job_file import job_from_dict, load_data, load_job
@@ -59,11 +59,12 @@ def backend_progress(progress: ProgressCallback | None, cancel: CancelCheck | No
                                               phase=phase, done=share)
 
 
-def prepare(data, config, phase_progress=None) -> Problem:
+def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None) -> Problem:
     """The job bound to its data. Data in a file (the job's, or ``data`` as a path) is
     counted by the backend ``[engine] backend`` chooses: in memory, or by DuckDB or
     Spark into a frequency table (``problem.backend`` then writes the release).
-    ``phase_progress(phase, fraction)`` hears of the backend's counting."""
+    ``phase_progress(phase, fraction)`` hears of the backend's counting; ``cancel``,
+    polled every 0.1 s while DuckDB counts, interrupts it (``Cancelled``)."""
     job = as_job(config)
     if data is None or isinstance(data, (str, Path)):
         from engine.backends import choose_backend, data_source, needed_columns, open_backend
@@ -72,18 +73,52 @@ def prepare(data, config, phase_progress=None) -> Problem:
         if name != "memory":
             columns = needed_columns(job)
             backend = open_backend(name, job, source)
+            stop = _interrupt_on_cancel(backend, cancel)
             try:
                 table = backend.frequency_table(columns, phase_progress)
+                if stop.stopped.is_set():
+                    raise Cancelled("anonymization cancelled while the records were counted")
                 problem = Problem(table, job)
-            except BaseException:
+            except BaseException as e:
                 backend.close()
+                if stop.stopped.is_set() and isinstance(e, AnonymistError):
+                    raise Cancelled("anonymization cancelled while the records were "
+                                    "counted") from None
                 raise
+            finally:
+                stop.done.set()
             problem.backend = backend
             return problem
         if source.kind == "parquet":
             from engine.backends.memory import read_parquet
             return Problem(EncodedTable.from_dataframe(read_parquet(source)), job)
     return Problem(as_table(data, job), job)
+
+
+def _interrupt_on_cancel(backend, cancel: CancelCheck | None):
+    """A watcher that interrupts the backend's query (DuckDB) once ``cancel()`` is true:
+    ``.stopped`` says whether it did; set ``.done`` when the query is over."""
+    watcher = _Watcher()
+    interrupt = getattr(getattr(backend, "con", None), "interrupt", None)
+    if cancel is None or interrupt is None:
+        return watcher
+
+    def watch() -> None:
+        while True:
+            if cancel():
+                watcher.stopped.set()
+                interrupt()
+                return
+            if watcher.done.wait(0.1):
+                return
+
+    threading.Thread(target=watch, name="anonymist-count-cancel", daemon=True).start()
+    return watcher
+
+
+class _Watcher:
+    def __init__(self):
+        self.stopped, self.done = threading.Event(), threading.Event()
 
 
 def anonymize(data, config, progress: ProgressCallback | None = None,
@@ -113,7 +148,7 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     start = time.perf_counter()
     phases = Reporter(progress, 0, cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=0.0)
-    problem = prepare(data, config, backend_progress(progress, cancel))
+    problem = prepare(data, config, backend_progress(progress, cancel), cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=1.0)
     return anonymize_prepared(problem, progress, cancel, build_output, start)
 

@@ -112,3 +112,22 @@ def test_released_page_is_the_backend_release(qapp, adult_part, tmp_path):
         drop=True).equals(page.astype(str))
     result.problem.backend.close()
     doc.clear_data()
+
+
+def test_cancel_interrupts_the_count(adult_part):
+    """Cancelling while DuckDB counts the records stops the query (Cancelled), and the
+    same job runs to the end without cancel."""
+    import engine
+    from engine.config import AttributeConfig, DataConfig, Job
+    from engine.errors import Cancelled
+    from engine.privacy import KAnonymity
+    from engine.hierarchy.model import Hierarchy
+    sex = Hierarchy.from_rows([["Male", "*"], ["Female", "*"]], attribute="sex")
+    job = Job(data=DataConfig(str(adult_part), ";"),
+              attributes={"sex": AttributeConfig("quasi-identifying", hierarchy=sex)},
+              privacy=[KAnonymity(2)], engine=EngineConfig(backend="duckdb"))
+    with pytest.raises(Cancelled):
+        engine.api.prepare(None, job, cancel=lambda: True)
+    problem = engine.api.prepare(None, job, cancel=lambda: False)
+    assert problem.table.n_records == 2000
+    problem.backend.close()
