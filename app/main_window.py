@@ -28,6 +28,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or AppSettings()
         self.document = Document(self)
         self.search = TaskController(self)  # the one owner of anonymization runs
+        self._run_phase: str | None = None  # the running anonymization's latest phase
         self.files = FileOperations(self, self.document, self.settings)
         self.actions = create_actions(self)
         self.menus = build_menus(self, self.actions)
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.configure.anonymize_requested.connect(self.anonymize)
         self.search.started.connect(self._run_started)
         self.search.progressed.connect(self.progress.report)
+        self.search.progressed.connect(self._run_progressed)
         self.search.finished.connect(self._run_finished)
         self.search.failed.connect(self._run_failed)
         self.files.tasks.started.connect(lambda label: self._io_busy(True))
@@ -225,11 +227,25 @@ class MainWindow(QMainWindow):
             table, job, progress=report, cancel=cancelled, build_output=True))
 
     def cancel(self) -> None:
-        if self.search.running:
-            self.progress.cancelling()
-            self.search.cancel()
+        """Stop the run: a search returns its best so far; a run still preparing (the
+        first run of a session loads the numba kernels from their disk cache, seconds
+        that cannot be interrupted) has nothing to return and is abandoned at once, its
+        late result dropped."""
+        if not self.search.running:
+            return
+        if self._run_phase == "preparing":
+            self.search.cancel_and_forget()
+            self._run_ended()
+            self.statusBar().showMessage("Anonymization cancelled while preparing", 20000)
+            return
+        self.progress.cancelling()
+        self.search.cancel()
+
+    def _run_progressed(self, payload) -> None:
+        self._run_phase = getattr(payload, "phase", None)
 
     def _run_started(self, label: str) -> None:
+        self._run_phase = "preparing"  # until the engine reports another phase
         self.progress.begin(f"{label}…")
         self.actions["cancel"].setEnabled(True)
         self.configure.set_running(True)

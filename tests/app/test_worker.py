@@ -94,3 +94,48 @@ def test_task_error_becomes_readable_message(qtbot):
     label, message = blocker.args
     assert label == "Broken" and "boom" in message and "Traceback" not in message
     assert tasks.wait_all(5000)
+
+
+def test_cancel_while_preparing_abandons_the_run_at_once(qtbot, window, monkeypatch):
+    """The first run of a session spends seconds loading the numba kernels while it
+    prepares, which nothing can interrupt: Cancel then ends the run in the window at
+    once (it has no best so far to wait for); the worker finishes later and its
+    result is dropped."""
+    import engine.api
+
+    entered, release = threading.Event(), threading.Event()
+    prepare = engine.api.prepare
+
+    def uninterruptible_prepare(*args, **kwargs):  # stands for the kernels' cache load
+        entered.set()
+        release.wait(60)
+        return prepare(*args, **kwargs)
+
+    monkeypatch.setattr(engine.api, "prepare", uninterruptible_prepare)
+    open_sample(qtbot, window)
+    before = window.document.result
+    finished = []
+    window.search.finished.connect(finished.append)
+    with qtbot.waitSignal(window.search.started, timeout=10_000):
+        window.actions["anonymize"].trigger()
+    try:
+        assert entered.wait(60)
+        (thread, task), = window.search._threads.values()
+        with qtbot.waitSignal(window.search.idle, timeout=10_000):
+            window.progress.cancel.click()
+        # the run has ended in the window while the worker is still inside the load
+        assert not release.is_set() and thread.isRunning()
+        assert not window.search.running and not window.actions["cancel"].isEnabled()
+        assert window.progress.bar.isHidden()
+        assert "cancelled while preparing" in window.statusBar().currentMessage()
+        with qtbot.waitSignal(task.succeeded, timeout=60_000):  # the late result...
+            release.set()
+        assert window.search.wait_all(10_000)
+        assert finished == [] and window.document.result is before  # ...is dropped
+    finally:
+        release.set()  # never leave the worker waiting (a failed assertion above)
+    # and the next run works as usual
+    monkeypatch.setattr(engine.api, "prepare", prepare)
+    with qtbot.waitSignal(window.search.finished, timeout=60_000):
+        window.actions["anonymize"].trigger()
+    assert window.document.result is not None and window.document.result.optimum is not None
