@@ -16,6 +16,7 @@ from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data.table import EncodedTable
 from engine.errors import DataError, HierarchyError, JobError
 from engine.hierarchy.encoded import EncodedHierarchy
+from engine.kernel.reduce import suppressed_and_released
 from engine.kernel.blas import one_blas_thread
 from engine.lattice import Lattice
 from engine.metrics import Loss, MetricContext
@@ -252,7 +253,8 @@ class Problem:
     def evaluate_classes(self, classes: Classes) -> Evaluation:
         violating, part, floor = self._violating(classes)
         counts = self.record_counts(classes)
-        suppressed = int(counts[violating].sum())
+        suppressed, released = suppressed_and_released(counts, violating)
+        suppressed = int(suppressed)
         anonymous = suppressed <= self.max_suppressed and all(
             m.table_ok(classes, violating) for m in self.models)
         part_ok = None
@@ -265,8 +267,8 @@ class Problem:
             total = float(floor.sum())
             below = not anonymous and total > self.max_suppressed + 1e-9 * (1.0 + total)
         loss = self.metric.evaluate(classes, violating, counts)
-        return Evaluation(tuple(int(x) for x in classes.levels), anonymous, loss, suppressed,
-                          int((counts[~violating] > 0).sum()), part_ok, below)
+        return Evaluation(tuple(classes.levels.tolist()), anonymous, loss, suppressed,
+                          int(released), part_ok, below)
 
 
 def _prunes_alone(model: PrivacyModel, limit: float) -> bool:

@@ -61,7 +61,8 @@ class LazyKernel:
             return self._dispatcher
 
     def __call__(self, *args, **kwargs):
-        return self.materialize()(*args, **kwargs)
+        d = self._dispatcher  # compiled: straight to it (kernels are called per check)
+        return (d if d is not None else self.materialize())(*args, **kwargs)
 
     def __getattr__(self, name):
         if name.startswith("__") or name in ("_dispatcher", "_busy", "py_func", "options"):

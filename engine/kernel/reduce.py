@@ -90,3 +90,16 @@ def selected_value_counts(gen, selected, weights, level_sizes, levels):
                 n += 1
         starts[j + 1] = n
     return kept[:n], starts, total
+
+
+@njit(cache=True, nogil=True)
+def suppressed_and_released(counts, suppressed):
+    """The records of the flagged classes, and how many unflagged classes have records."""
+    total = counts.dtype.type(0)
+    released = 0
+    for c in range(counts.shape[0]):
+        if suppressed[c]:
+            total += counts[c]
+        elif counts[c] > 0:
+            released += 1
+    return total, released
