@@ -142,3 +142,15 @@ def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_lik
         again.files.tasks.wait_all(10_000)
         again.files.stop_background()
         again.document.clear_data()
+
+
+def test_guided_release_says_it_needs_the_records_in_memory(qtbot, window, adult_like):
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    wizard = window.guided_release()
+    qtbot.addWidget(wizard)
+    page = wizard.pages[min(wizard.pages)]
+    page.initializePage()
+    assert "too big for memory" in page.summary.text()
+    assert not page.isComplete()
+    assert doc.out_of_core
+    wizard.close()

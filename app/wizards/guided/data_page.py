@@ -91,6 +91,17 @@ class DataPage(GuidedPage):
         if not doc.has_data:
             self.completeChanged.emit()
             return
+        if doc.out_of_core:
+            self.preview.clear()
+            self.preview.setRowCount(0)
+            self.preview.setColumnCount(0)
+            self.summary.setText(
+                f"{doc.backend_source.label} is too big for memory and was opened out of "
+                f"core (DuckDB). The guided release reads the records in memory to propose "
+                f"attributes and hierarchies: close this wizard and configure the release "
+                f"in Configure, or raise the memory share in the settings.")
+            self.completeChanged.emit()
+            return
         t, src = doc.table, doc.source
         fmt = (f", '{src.delimiter}'-separated, {src.encoding}" if src.kind == "csv" else "")
         self.summary.setText(f"{Path(src.location).name}: {t.n_rows:,} records × "
@@ -109,4 +120,4 @@ class DataPage(GuidedPage):
         self.completeChanged.emit()
 
     def isComplete(self) -> bool:
-        return self.document.has_data and not self._loading
+        return self.document.table is not None and not self._loading
