@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from engine.analysis.statistics import Data, column_of, n_rows
+from engine.analysis.statistics import Data, column_of, n_rows, row_weights
 from engine.errors import Cancelled
 from engine.kernel.grouping import group_rows
 from engine.progress import CancelCheck, ProgressCallback, Reporter
@@ -112,6 +112,8 @@ def qi_analysis(data: Data, attributes: Sequence[str], max_size: int | None = No
     mask = np.ones(n_rows(data), bool) if rows is None else np.asarray(rows, dtype=bool)
     cols = [column_of(data, a) for a in attributes]
     codes = [c.codes[mask].astype(np.int64) for c in cols]
+    w = row_weights(data)  # a frequency table's rows stand for their records
+    weights = None if w is None else w[mask]
     cards = [len(c.dictionary) for c in cols]
     reporter = Reporter(progress, total, cancel)
     prefix: dict[tuple[int, ...], tuple[np.ndarray, int]] = {}
@@ -127,7 +129,7 @@ def qi_analysis(data: Data, attributes: Sequence[str], max_size: int | None = No
             pair = np.stack([parent[0], codes[last]], axis=1).astype(np.int32)
             ids, first = group_rows(pair, np.array([parent[1], cards[last]]))
             n_ids = len(first)
-        sizes = np.bincount(ids, minlength=n_ids)
+        sizes = np.bincount(ids, weights=weights, minlength=n_ids)
         sizes = sizes[sizes > 0]
         out.append((tuple(attributes[i] for i in combo), len(combo),
                     *distinction_separation(sizes)))

@@ -101,7 +101,9 @@ class DuckDBBackend(Backend):
         if threads:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
         self._columns = None
-        self._release_lock = threading.RLock()
+        #: one call at a time on the connection (DuckDB refuses concurrent calls on it):
+        #: a query and its fetch, or a release query's types and variables and its run
+        self._lock = threading.RLock()
 
     # --- reading ------------------------------------------------------------------
     def scan(self) -> str:
@@ -119,17 +121,32 @@ class DuckDBBackend(Backend):
                 f"quote='\"', escape='\"', header=true, all_varchar=true, "
                 f"encoding={literal(enc)}, strict_mode=true)")
 
-    def _run(self, sql: str, phase: str, progress: PhaseProgress | None):
+    def _run(self, sql: str, phase: str, progress: PhaseProgress | None,
+             fetch=lambda result: result.fetchall()):
+        """``fetch`` of the result of ``sql``, the connection held for both."""
         try:
-            with _Poller(self.con, phase, progress):
-                return self.con.execute(sql)
+            with self._lock:
+                with _Poller(self.con, phase, progress):
+                    result = self.con.execute(sql)
+                return fetch(result)
         except self._duckdb.Error as e:
             raise DataError(f"{self.source.label}: {str(e).splitlines()[0]}") from None
 
+    def rows(self, start: int, count: int, plan: ReleasePlan | None = None) -> pd.DataFrame:
+        """Records ``start .. start + count - 1`` in input order (released by ``plan`` if
+        given, as `write_release` writes them), every column as text, missing as ''."""
+        with self._lock:
+            if plan is None:
+                sql = f"SELECT {', '.join(_as_text(c) for c in self.columns())} FROM {self.scan()}"
+            else:
+                sql = self.release_query(plan, empty_as_null=False)
+            return self._run(f"SELECT * FROM ({sql}) LIMIT {max(0, int(count))} "
+                             f"OFFSET {max(0, int(start))}", "read", None, _frame)
+
     def columns(self) -> list[str]:
         if self._columns is None:
-            rel = self._run(f"DESCRIBE SELECT * FROM {self.scan()}", "read", None)
-            self._columns = [str(r[0]) for r in rel.fetchall()]
+            rows = self._run(f"DESCRIBE SELECT * FROM {self.scan()}", "read", None)
+            self._columns = [str(r[0]) for r in rows]
         return list(self._columns)
 
     def frequency_table(self, columns: list[str],
@@ -145,7 +162,7 @@ class DuckDBBackend(Backend):
         sql = (f"SELECT {cols + ', ' if cols else ''}count(*) AS __w, min(__rn) AS __first "
                f"FROM (SELECT {inner} FROM {self.scan()}) "
                f"{'GROUP BY ' + cols if cols else ''} ORDER BY __first")
-        result = self._run(sql, "aggregate", progress).fetchnumpy()
+        result = self._run(sql, "aggregate", progress, _numpy)
         weights = np.asarray(result["__w"], dtype=np.int64)
         return frequency_columns({c: result[c] for c in columns}, weights, names)
 
@@ -159,10 +176,10 @@ class DuckDBBackend(Backend):
                    f"FORMAT csv, HEADER true, DELIMITER {literal(delimiter)}, QUOTE '\"', "
                    f"ESCAPE '\"'")
         try:
-            with self._release_lock:  # the query's types and variables are the connection's
+            with self._lock:  # the query's types and variables are the connection's
                 sql = self.release_query(plan, empty_as_null=not parquet)
                 self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
-                          progress).fetchall()
+                          progress)
             os.replace(tmp, path)
         finally:
             if tmp.exists():
@@ -175,10 +192,10 @@ class DuckDBBackend(Backend):
             raise DataError(f"'{missing[0]}' is not a released column (released: "
                             f"{', '.join(plan.columns)})")
         cols = ", ".join(ident(c) for c in columns)
-        with self._release_lock:
+        with self._lock:
             sql = self.release_query(plan, empty_as_null=False)
             result = self._run(f"SELECT {cols}, count(*) AS __w FROM ({sql}) GROUP BY {cols}",
-                               "aggregate", progress).fetchnumpy()
+                               "aggregate", progress, _numpy)
         return frequency_columns({c: result[c] for c in columns},
                                  np.asarray(result["__w"], dtype=np.int64), list(plan.columns))
 
@@ -236,6 +253,10 @@ class DuckDBBackend(Backend):
                                  for d in range(probes)) + ")"
 
     def _enum(self, name: str, values: list[str]) -> None:
+        with self._lock:
+            self._enum_locked(name, values)
+
+    def _enum_locked(self, name: str, values: list[str]) -> None:
         frame = pd.DataFrame({"i": np.arange(len(values)), "v": pd.Series(values, dtype=object)})
         self.con.register("__values", frame)
         try:
@@ -249,6 +270,10 @@ class DuckDBBackend(Backend):
             raise DataError(f"DuckDB reordered the values of {name}")
 
     def _variable(self, name: str, values: list, sql_type: str) -> None:
+        with self._lock:
+            self._variable_locked(name, values, sql_type)
+
+    def _variable_locked(self, name: str, values: list, sql_type: str) -> None:
         frame = pd.DataFrame({"i": np.arange(len(values)), "v": pd.Series(values, dtype=object)})
         self.con.register("__values", frame)
         try:
@@ -264,10 +289,18 @@ class DuckDBBackend(Backend):
         inner = ", ".join(_as_text(c) for c in columns)
         sql = (f"SELECT {cols}, count(*) AS __w FROM (SELECT {inner} FROM {self.scan()}) "
                f"GROUP BY {cols} ORDER BY {cols}")
-        return self._run(sql, "count", None).df()
+        return self._run(sql, "count", None, _frame)
 
     def close(self) -> None:
         self._cleanup()
+
+
+def _numpy(result):
+    return result.fetchnumpy()
+
+
+def _frame(result) -> pd.DataFrame:
+    return result.df()
 
 
 def _release(con, folder: str) -> None:

@@ -9,7 +9,7 @@ estimators of ``engine.estimators`` over a range of sampling fractions.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +17,7 @@ import pandas as pd
 
 from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, class_sizes,
                                   risk_profile, risk_summary)
-from engine.analysis.statistics import Data, n_rows
+from engine.analysis.statistics import Data, n_rows, row_weights
 from engine.data.table import EncodedTable
 from engine.errors import Cancelled
 from engine.privacy.population import REGIONS, PopulationModel  # noqa: F401 (used by the views)
@@ -27,6 +27,8 @@ from engine.progress import CancelCheck, ProgressCallback, Reporter
 ESTIMATOR_NAMES = ("Pitman", "Zayatz", "SNB", "Dankar")
 #: the estimator behind "population uniques" in the overview (ARX's decision rule)
 DEFAULT_ESTIMATOR = "Dankar"
+#: records the identifier detection reads of data too big for memory
+IDENTIFIER_SAMPLE = 10_000
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,10 @@ class RiskSide:
     sizes: ClassSizes
     suppressed: np.ndarray | None = None
     subset: np.ndarray | None = None
+    #: for data too big for memory (``data`` a frequency table): ``records(n)`` gives
+    #: the first ``n`` records of this side, every column, from the backend
+    records: Callable[[int], pd.DataFrame] | None = field(default=None, repr=False,
+                                                          compare=False)
     profile: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -67,6 +73,19 @@ class RiskSide:
         return ~np.asarray(self.suppressed, dtype=bool)
 
     @property
+    def kept_records(self) -> int:
+        """Records released with their quasi-identifiers (a frequency table's rows
+        stand for their records)."""
+        w, kept = row_weights(self.data), self.kept_rows
+        return int(kept.sum()) if w is None else int(w[kept].sum())
+
+    def identifier_data(self) -> Data:
+        """What the identifier detection reads: the table, or for data too big for
+        memory (a frequency table of the columns the job reads) the first records of
+        every column, from the backend holding them."""
+        return self.data if self.records is None else self.records(IDENTIFIER_SAMPLE)
+
+    @property
     def columns(self) -> list[str]:
         if isinstance(self.data, EncodedTable):
             return list(self.data.names)
@@ -78,10 +97,10 @@ class RiskSide:
 
 
 def make_side(label: str, data: Data, qis: Sequence[str], suppressed: np.ndarray | None = None,
-              subset: np.ndarray | None = None) -> RiskSide:
+              subset: np.ndarray | None = None, records=None) -> RiskSide:
     qis = tuple(qis)
     return RiskSide(label, data, qis, class_sizes(data, qis, suppressed, subset),
-                    suppressed, subset)
+                    suppressed, subset, records)
 
 
 def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
@@ -93,12 +112,16 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
         subset = None
     # microaggregated quasi-identifiers are not generalized but still identify
     qis = list(getattr(problem, "released_qis", problem.qis))
-    data_in = make_side("Input", problem.table, qis, None, subset)
+    # out of core the tables are the frequency table and its release (weighted)
+    rows = getattr(getattr(problem, "backend", None), "rows", None)
+    head = None if rows is None else (lambda n: rows(0, n))
+    data_in = make_side("Input", problem.table, qis, None, subset, head)
     if levels is None and result.optimum is None:
         return data_in, None
     out = result.transformed(levels)  # the released table, as exported
+    released_head = None if rows is None else (lambda n: rows(0, n, out.plan()))
     return data_in, make_side("Output", out.encoded(), qis, out.suppressed_rows,
-                              subset)
+                              subset, released_head)
 
 
 def result_levels(result, levels=None) -> dict[str, int] | None:

@@ -73,14 +73,14 @@ class IdentifierView(QWidget):
         sides = [s for s in self.sides if s is not None]
         if not sides:
             return
-        data = [s.data for s in sides]
+        data = [s.identifier_data for s in sides]  # out of core: read in the worker
 
         def task(report, cancelled):
             frames = []
             for d in data:
                 if cancelled():
                     return None
-                frames.append(identifiers_frame(detect_identifiers(d)))
+                frames.append(identifiers_frame(detect_identifiers(d())))
             return frames
 
         self.job.start("Detecting identifiers…", task)

@@ -227,7 +227,7 @@ class QIAnalysisView(QWidget):
     def _analyzed(self, tables) -> None:
         for model, caption, side, table in zip(self.models, self.captions, self.sides, tables):
             model.set_frame(table)
-            rows = int(side.kept_rows.sum())
+            rows = side.kept_records
             caption.setText(f"{len(table):,} combinations over {rows:,} records")
         self._update_count()
         self.analyzed.emit()

@@ -209,6 +209,10 @@ class ClassificationPanel(QWidget):
         self.results.setCurrentIndex(0)
         self.status.setText(message)
 
+    def message_text(self) -> str:
+        """The status line (what is shown instead of results, or why none are)."""
+        return self.status.text()
+
     def show_comparison(self, c: ClassificationComparison) -> None:
         self.cards["input"].set_value(f"{100 * c.input.accuracy:.2f} %")
         self.cards["output"].set_value(f"{100 * c.output.accuracy:.2f} %")

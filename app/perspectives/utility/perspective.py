@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpl
 from app.perspectives.utility import analysis as an
 from app.perspectives.utility.classification_panel import ClassificationPanel
 from app.perspectives.utility.quality_panel import QualityPanel
+from app.perspectives.utility.record_tables import RecordTables
 from app.perspectives.utility.statistics_panel import (ContingencyPanel, DistributionPanel,
                                                        SummaryPanel)
 from app.perspectives.utility.tables import ComparisonTables
@@ -126,7 +127,11 @@ class UtilityPerspective(QWidget):
         lay.addLayout(head)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.tables = ComparisonTables(page_size)
-        self.splitter.addWidget(self.tables)
+        self.records = RecordTables()  # data too big for memory: records read by DuckDB
+        self.table_pages = QStackedWidget()
+        self.table_pages.addWidget(self.tables)
+        self.table_pages.addWidget(self.records)
+        self.splitter.addWidget(self.table_pages)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(False)
         self.distribution = DistributionPanel()
@@ -197,6 +202,7 @@ class UtilityPerspective(QWidget):
             self.output_task.cancel_and_forget()
             self.comparison = None
             self.tables.set_data(None, None, None)
+            self.records.set_release(None)
             self.empty.text.setText(NO_OUTPUT)
             self.pages.setCurrentWidget(self.empty)
             self.result_shown.emit()
@@ -211,14 +217,25 @@ class UtilityPerspective(QWidget):
         self.comparison = comparison
         attrs = problem.job.attributes
         types = {n: attrs[n].type for n in problem.table.names if n in attrs}
-        self.tables.set_data(problem.table, view, problem.model_context.subset, types,
-                             an.job_data_types(problem))
+        if comparison is not None and comparison.out_of_core:
+            self.tables.set_data(None, None, None)
+            self.records.set_release(view)
+            self.table_pages.setCurrentWidget(self.records)
+        else:
+            self.records.set_release(None)
+            self.tables.set_data(problem.table, view, problem.model_context.subset, types,
+                                 an.job_data_types(problem))
+            self.table_pages.setCurrentWidget(self.tables)
         self._fill_choices()
         self._update_header(view)
         self.pages.setCurrentIndex(1)
         if self.comparison is None:
             self._show_no_output()
+        elif self.comparison.out_of_core:
+            self.classification.clear_results(an.NO_CLASSIFICATION_OUT_OF_CORE)
+            self.classification.run.setEnabled(False)
         else:
+            self.classification.run.setEnabled(True)
             self.classification.clear_results("Choose features and a target, then Compare.")
         self.result_shown.emit()
         self._refresh()
@@ -398,4 +415,4 @@ class UtilityPerspective(QWidget):
         ok = True
         for ctl in (self.output_task, *self.tasks.values()):
             ok = ctl.wait_all(msecs) and ok
-        return ok
+        return self.records.wait(msecs) and ok

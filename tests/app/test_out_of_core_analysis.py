@@ -1,0 +1,121 @@
+"""Analyze utility, Analyze risk and Explore on data too big for memory (a small
+generated file forced out of core): anonymize -> the figures shown, computed from the
+frequency table and DuckDB aggregates, equal those of the same job in memory ->
+export -> ``anonymist verify`` passes."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from app.perspectives.explore.details import inspect_transformation
+from app.perspectives.risk.analysis import result_sides
+from app.perspectives.utility import analysis as an
+from tests.app.test_out_of_core_window import _close_data, adult_like, open_out_of_core  # noqa: F401
+from tests.engine.test_analysis_aggregates import assert_same
+from tests.shared_data import SHARED
+
+QIS = ("age", "sex", "race", "marital-status", "education")
+
+
+def shown_values(monkeypatch, panel, method: str) -> list:
+    """Every value the perspective hands ``panel.method`` to show."""
+    seen = []
+    original = getattr(panel, method)
+
+    def record(value):
+        seen.append(value)
+        return original(value)
+
+    monkeypatch.setattr(panel, method, record)
+    return seen
+
+
+def configure(qtbot, window, doc):
+    from app.perspectives.configure.privacy_panel import PrivacyPanel  # noqa: F401
+    from engine.config import QUASI_IDENTIFYING
+    from tests.app.test_journeys import add_model_through_dialog, set_type
+    set_type(window, QIS, QUASI_IDENTIFYING)
+    conf = window.configure
+    for name in QIS:
+        conf.attributes.select([name])
+        assert conf.hierarchy.load_file(SHARED / "data" / "adult" / f"adult_hierarchy_{name}.csv")
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    conf.privacy.suppression.setValue(4.0)
+    assert doc.check_job() is None
+
+
+def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_like, tmp_path,
+                                                          capsys, messages, monkeypatch):
+    import engine
+    from app.project_io import save_job_file
+    from engine.cli import main as cli_main
+    from tests.app.test_journeys import anonymize, export
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    configure(qtbot, window, doc)
+    utility = window.perspectives["utility"]
+    stats = shown_values(monkeypatch, utility.distribution, "show_statistics")
+    pairs = shown_values(monkeypatch, utility.contingency, "show_pair")
+    reports = shown_values(monkeypatch, utility.quality, "show_report")
+    failures = []
+    utility.analysis_failed.connect(lambda kind, message: failures.append((kind, message)))
+    window.show()
+    window.show_perspective(list(window.perspectives).index("utility"))
+    with qtbot.waitSignal(utility.result_shown, timeout=60_000):
+        result = anonymize(qtbot, window)
+    assert result.problem.backend is not None
+    # the same job in memory: the figures every perspective shows must be its figures
+    job = doc.build_job()
+    memory = engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    assert memory.optimum.levels == result.optimum.levels
+    expected = an.Comparison.of(memory.transformed())
+    assert utility.comparison.out_of_core and not expected.out_of_core
+    assert utility.comparison.analysable == expected.analysable  # every column, not the QIs'
+    # distributions and summaries: a quasi-identifier, then an insensitive attribute
+    for name in ("age", "occupation"):
+        utility.attribute.setCurrentText(name)
+        qtbot.waitUntil(lambda: bool(failures) or bool(stats) and stats[-1].attribute == name,
+                        timeout=60_000)
+        assert not failures
+        assert_same(stats[-1], an.statistics_task(expected, name))
+    # a contingency heat map of a quasi-identifier and an insensitive attribute
+    with qtbot.waitSignal(utility.contingency_shown, timeout=60_000):
+        utility.tabs.setCurrentIndex(an_index(utility, "contingency"))
+        utility.contingency.set_attributes(utility.comparison.analysable, "education",
+                                           "workclass")
+        utility._refresh()
+    assert pairs[-1].rows == "education" and pairs[-1].columns == "workclass"
+    assert_same(pairs[-1], an.contingency_task(expected, "education", "workclass"))
+    with qtbot.waitSignal(utility.quality_shown, timeout=60_000):
+        utility.tabs.setCurrentIndex(an_index(utility, "quality"))
+    assert_same(reports[-1], an.quality_task(expected))
+    # classification says why it is not computed (no silently empty pane)
+    utility.tabs.setCurrentIndex(an_index(utility, "classification"))
+    assert "out of core" in utility.classification.message_text()
+    # Analyze risk: the profile and attacker models of both sides
+    risk = window.perspectives["risk"]
+    window.show_perspective(list(window.perspectives).index("risk"))
+    qtbot.waitUntil(lambda: risk.sides[1] is not None, timeout=60_000)
+    for got, want in zip(risk.sides, result_sides(memory)):
+        assert sorted(got.sizes.sample) == sorted(want.sizes.sample)
+        assert_same(got.profile, want.profile)
+        assert_same(got.summary(0.2), want.summary(0.2))
+        assert got.kept_records == want.kept_records
+    assert risk.profile.input.isEnabled() and risk.profile.output.isEnabled()
+    # Explore's properties of the optimum and of another transformation
+    for levels in (tuple(result.optimum.levels.values()), (1, 1, 1, 1, 1)):
+        assert_same(inspect_transformation(result, levels),
+                    inspect_transformation(memory, levels))
+    # the export passes the independent check
+    out = export(qtbot, window, tmp_path / "released.csv")
+    save_job_file(doc, tmp_path / "job.toml")
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
+        capsys.readouterr()
+    assert not [m for m in messages if "Traceback" in m[1]]
+
+
+def an_index(utility, kind: str) -> int:
+    from app.perspectives.utility.perspective import TABS
+    return TABS.index(kind)
