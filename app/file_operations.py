@@ -340,7 +340,8 @@ class FileOperations(QObject):
                               self.doc.current_transformation().describe(),
                               pseudonyms=any(a.pseudonym is not None
                                              for a in self.doc.attributes.values()),
-                              verbatim=self.doc.verbatim_columns())
+                              verbatim=self.doc.verbatim_columns(),
+                              out_of_core=self.doc.out_of_core)
         self.export_dialog_widget = dialog
         if dialog.exec() and dialog.request is not None:
             target = dialog.request.target

@@ -49,8 +49,11 @@ def verbatim_warning(names: Sequence[str], shown: int = 6) -> str:
 class ExportDialog(QDialog):
     def __init__(self, folder: str | Path, delimiter: str = ";", mapping_allowed: bool = True,
                  parent=None, transformation: str = "", pseudonyms: bool = False,
-                 verbatim: Sequence[str] = ()):
+                 verbatim: Sequence[str] = (), out_of_core: bool = False):
         super().__init__(parent)
+        #: data too big for memory: DuckDB writes the table (CSV with minimal quoting,
+        #: utf-8 and lf, or Parquet) and no release document
+        self.out_of_core = out_of_core
         self.setWindowTitle("Export anonymized data")
         self.setMinimumWidth(560)
         # absolute, so the File field shows the folder the export writes to
@@ -69,8 +72,16 @@ class ExportDialog(QDialog):
         self.format = QComboBox()
         self.format.setObjectName("exportFormat")
         for key, text, _ in FORMATS:
-            self.format.addItem(text, key)
+            if not out_of_core or key in ("csv", "parquet"):
+                self.format.addItem(text, key)
         form.addRow("Format", self.format)
+        if out_of_core:
+            note = QLabel("The data is too big for memory: DuckDB writes the released table "
+                          "straight from the input file (CSV or Parquet). The release "
+                          "documents are written for data anonymized in memory.")
+            note.setObjectName("exportOutOfCore")
+            note.setWordWrap(True)
+            form.addRow("Out of core", note)
         lay.addLayout(form)
         #: insensitive columns written exactly as they are (Document.verbatim_columns())
         self.verbatim = QLabel(verbatim_warning(verbatim))
@@ -114,6 +125,7 @@ class ExportDialog(QDialog):
         dform.addRow(self.with_lookup)
         dform.addRow(self.lookup_row)
         lay.addWidget(docs)
+        docs.setEnabled(not out_of_core)
         for box, edit in ((self.with_mapping, self.mapping_path),
                           (self.with_report, self.report_path),
                           (self.with_lookup, self.lookup_path)):
@@ -167,6 +179,8 @@ class ExportDialog(QDialog):
         cform.addRow("Quoting", self.quoting)
         cform.addRow("Encoding", self.encoding)
         cform.addRow("Line ending", self.line_ending)
+        for widget in (self.quoting, self.encoding, self.line_ending):
+            widget.setEnabled(not self.out_of_core)  # DuckDB's CSV: minimal, utf-8, lf
         form.addRow(self.csv_box)
         return page
 
