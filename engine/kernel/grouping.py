@@ -184,25 +184,25 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
                 np.empty((q, 0), dtype=rep_t.dtype))
     keys = np.zeros(m, dtype=np.int64)
     for j in range(q):
+        if sizes[j, levels[j]] <= 1:  # one value (suppressed): adds nothing to a key
+            continue
         o = base[j]
         stride = strides[j]
         codes = rep_t[j]
         for i in range(m):
             keys[i] += np.int64(maps_flat[o + codes[i]]) * stride
     first = np.empty(m, dtype=np.int64)
-    class_counts = np.zeros(m, dtype=counts.dtype)
     n = 0
     if total <= max(DIRECT_PER_ITEM * m, DIRECT_MIN):
-        table = np.full(total, -1, dtype=np.int64)
+        table = np.full(total, -1, dtype=np.int32)  # items (m) fit 31 bits
         for i in range(m):
             g = table[keys[i]]
-            if g == -1:
+            if g < 0:
                 g = n
                 table[keys[i]] = g
                 first[n] = i
                 n += 1
             group_of[i] = g
-            class_counts[g] += counts[i]
     else:
         table = _empty_slots(m)
         mask = len(table) - 1
@@ -224,7 +224,10 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
                     break
                 slot = (slot + 1) & mask
             group_of[i] = g
-            class_counts[g] += counts[i]
+    class_counts = np.zeros(n, dtype=counts.dtype)
+    for i in range(m):
+        class_counts[group_of[i]] += counts[i]
+    first = first[:n].copy()
     gen = np.empty((n, q), dtype=np.int32)
     class_rep_t = np.empty((q, n), dtype=rep_t.dtype)
     for j in range(q):
@@ -234,7 +237,7 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
     for c in range(n):
         for j in range(q):
             gen[c, j] = maps_flat[base[j] + class_rep_t[j, c]]
-    return True, group_of, first[:n].copy(), class_counts[:n].copy(), gen, class_rep_t
+    return True, group_of, first, class_counts, gen, class_rep_t
 
 
 def rollup_classes(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
