@@ -52,6 +52,51 @@ def _rollup(indptr, value, count, group_of, n, m):
 
 
 @njit(cache=True, nogil=True)
+def _rollup_small(indptr, value, count, group_of, n, m):
+    """``_rollup`` when the groups x values table is small: counts add up in it in one
+    pass over the items; each group's values keep their order of first appearance
+    (as ``_rollup``'s), so the results are the same arrays."""
+    n_items = len(indptr) - 1
+    pairs = len(value)
+    table = np.full(n * m, -1, dtype=np.int64)
+    first_group = np.empty(pairs, dtype=np.int64)
+    first_value = np.empty(pairs, dtype=np.int32)
+    n_first = 0
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(n_items):
+        g = group_of[i]
+        base = g * m
+        for p in range(indptr[i], indptr[i + 1]):
+            v = value[p]
+            if table[base + v] < 0:
+                table[base + v] = count[p]
+                first_group[n_first] = g
+                first_value[n_first] = v
+                n_first += 1
+                out_ptr[g + 1] += 1
+            else:
+                table[base + v] += count[p]
+    for g in range(n):
+        out_ptr[g + 1] += out_ptr[g]
+    pos = out_ptr[:-1].copy()
+    out_value = np.empty(n_first, dtype=np.int32)
+    out_count = np.empty(n_first, dtype=np.int64)
+    for f in range(n_first):
+        g = first_group[f]
+        k = pos[g]
+        pos[g] += 1
+        v = first_value[f]
+        out_value[k] = v
+        out_count[k] = table[g * m + v]
+    return out_ptr, out_value, out_count
+
+
+#: ``rollup`` adds up in a dense groups x values table when it has at most this many
+#: cells per (item, value) pair
+SMALL_TABLE_CELLS_PER_PAIR = 4
+
+
+@njit(cache=True, nogil=True)
 def _dense(indptr, value, count, m):
     n = len(indptr) - 1
     out = np.zeros((n, m), dtype=np.int64)
@@ -99,9 +144,11 @@ class SparseCounts:
 
     def rollup(self, group_of: np.ndarray, n: int) -> "SparseCounts":
         """Counts per group, where item ``i`` belongs to group ``group_of[i]``."""
-        ptr, value, count = _rollup(self.indptr, self.value, self.count,
-                                    np.asarray(group_of, dtype=np.int64), int(n),
-                                    self.n_values)
+        n = int(n)
+        small = n * self.n_values <= SMALL_TABLE_CELLS_PER_PAIR * max(len(self.value), 1)
+        ptr, value, count = (_rollup_small if small else _rollup)(
+            self.indptr, self.value, self.count, np.asarray(group_of, dtype=np.int64), n,
+            self.n_values)
         return SparseCounts(ptr, value, count, self.n_values)
 
     def totals(self) -> np.ndarray:

@@ -116,23 +116,30 @@ FLOOR_MARGIN = 1e-9
 
 
 @njit(cache=True, nogil=True)
-def closeness_floor(indptr, value, count, dist, point, t):
-    """Per class with distance ``dist`` over t: its records times (d - t) / (D - t), D
+def closeness_verdict(indptr, value, count, dist, point, t):
+    """Per class: whether it violates t-closeness (no values, or distance ``dist`` over
+    t), and its floor: for a distance over t, its records times (d - t) / (D - t), D
     the largest ``point`` distance of a value it holds (both with a margin)."""
     n = len(indptr) - 1
-    out = np.zeros(n)
+    violating = np.zeros(n, dtype=np.bool_)
+    floor = np.zeros(n)
     for g in range(n):
         a, b = indptr[g], indptr[g + 1]
+        if b == a:
+            violating[g] = True
+            continue
+        if dist[g] > t:
+            violating[g] = True
         excess = dist[g] - t - FLOOR_MARGIN
-        if b == a or not excess > 0.0:
+        if not excess > 0.0:
             continue
         most = 0.0
         for p in range(a, b):
             most = max(most, point[value[p]])
         span = most - t + FLOOR_MARGIN
         if span > excess:  # else rounding broke d <= D: no floor
-            out[g] = _segment_total(count, a, b) * (excess / span)
-    return out
+            floor[g] = _segment_total(count, a, b) * (excess / span)
+    return violating, floor
 
 
 @njit(cache=True, nogil=True)

@@ -20,8 +20,8 @@ from engine.errors import JobError
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.privacy.base import ModelContext
 from engine.classes import Classes
-from engine.privacy.distribution_kernels import (closeness_floor, equal_emd, hierarchical_emd,
-                                                 ordered_emd)
+from engine.privacy.distribution_kernels import (closeness_verdict, equal_emd,
+                                                 hierarchical_emd, ordered_emd)
 from engine.kernel.sparse_counts import SparseCounts
 from engine.privacy.sensitive import ATTRIBUTE, SensitiveAttributeModel
 from engine.schema import Param
@@ -93,7 +93,12 @@ class TCloseness(SensitiveAttributeModel):
                                 self.mass_flat, self.node_off)
 
     def violating_distributions(self, dist: SparseCounts) -> np.ndarray:
-        return (dist.distinct() == 0) | (self.emd(dist) > self.t)
+        return self._verdict(dist)[0]
+
+    def _verdict(self, dist: SparseCounts) -> tuple[np.ndarray, np.ndarray]:
+        """Violating classes (no values, or a distance over t) and their floors."""
+        return closeness_verdict(dist.indptr, dist.value, dist.count, self.emd(dist),
+                                 self.point_emd, self.t)
 
     def violating_and_floor(self, classes: Classes) -> tuple[np.ndarray, np.ndarray]:
         """Violating classes, and per class the records every specialization suppresses.
@@ -104,13 +109,9 @@ class TCloseness(SensitiveAttributeModel):
         records in parts over t and D the largest distance of a part; a part holds
         only the class's values, so D is at most the largest distance of one of them.
         Hence at least W >= (d - t) / (D - t) of the class is suppressed in every
-        specialization (counted in ``closeness_floor`` with a margin far above the
+        specialization (counted in ``closeness_verdict`` with a margin far above the
         kernels' rounding)."""
-        dist = self.distributions(classes)
-        d = self.emd(dist)
-        violating = (dist.distinct() == 0) | (d > self.t)
-        return violating, closeness_floor(dist.indptr, dist.value, dist.count, d,
-                                          self.point_emd, self.t)
+        return self._verdict(self.distributions(classes))
 
     def distance_floor(self, size: int) -> float:
         """A lower bound of the distance of any class of ``size`` records: it holds at

@@ -335,6 +335,20 @@ def test_sparse_rollup_matches_dense():
     assert np.array_equal(sc.totals(), dense.sum(axis=1))
 
 
+@pytest.mark.parametrize("n_groups", [1, 3, 40, 400])
+def test_sparse_rollup_paths_give_the_same_arrays(n_groups):
+    """The small-table roll-up and the general one agree array for array (value order
+    within a class included: the distance kernels sum in that order)."""
+    from engine.kernel.sparse_counts import _rollup, _rollup_small
+    rng = np.random.default_rng(n_groups)
+    _, sc = _random_distributions(rng, n_classes=300, m=9)
+    groups = rng.integers(0, n_groups, size=sc.n_items)
+    args = (sc.indptr, sc.value, sc.count * rng.integers(1, 5, size=len(sc.count)), groups,
+            n_groups, 9)
+    for a, b in zip(_rollup(*args), _rollup_small(*args)):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
 def test_kernels_match_dense_references():
     rng = np.random.default_rng(2)
     for _ in range(5):
