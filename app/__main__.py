@@ -52,8 +52,8 @@ def main(argv: list[str] | None = None) -> int:
         _smoke_check(window, qapp)
     window.show()
     from engine.warmup import is_warm
-    if not args.smoke_check and not is_warm():
-        window.warm_up()
+    if not args.smoke_check:
+        window.warm_up(compile=not is_warm())
     qapp.aboutToQuit.connect(window.shutdowns.run)
     if args.guide:
         QTimer.singleShot(0, lambda: window.guided_release(args.path))

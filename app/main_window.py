@@ -346,15 +346,21 @@ class MainWindow(QMainWindow):
                           "an optimal search and a view of the whole solution space.</p>")
 
     # --- first start after installing ----------------------------------------------------
-    def warm_up(self) -> None:
+    def warm_up(self, compile: bool = True) -> None:
         """Compile the engine's kernels in a worker when numba's cache is cold (the
         install step ``python -m app.warmup`` was skipped), saying so in the status bar:
-        the GUI thread never compiles."""
-        from engine.warmup import warm
+        the GUI thread never compiles. With a warm cache (``compile`` False) the common
+        kernels are only loaded from it, silently (``engine.warmup.load_kernels``, about
+        a second), so that the first run of the session spends neither its time limit
+        nor a Cancel's wait on that."""
+        from engine.warmup import load_kernels, warm
 
         self.warmer = TaskController(self)
         # stops between two compiled jobs: the first can take half a minute
         self.shutdowns.register("kernel warm-up", lambda: self.warmer.wait_all(30000))
+        if not compile:
+            self.warmer.start("kernels", lambda report, cancelled: load_kernels(cancelled))
+            return
         message = ("Compiling the engine's kernels (first start after installing, once; "
                    "about a minute)…")
         self.statusBar().showMessage(message)

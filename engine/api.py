@@ -182,8 +182,12 @@ def anonymize_prepared(problem: Problem, progress: ProgressCallback | None = Non
 
 
 #: seconds per released cell (rows x columns) reserved for the output within a time
-#: limit: about what building the released table costs on a 2-core machine, doubled
-OUTPUT_S_PER_CELL = 3e-7
+#: limit. Building the released table is one roll-up from the distinct records (its
+#: columns are rendered when asked for): 2-20 ms for credit card's 30,000 x 24 and
+#: MACH-IV's 73,489 x 16 cells on the busy 2-core machine; this reserves about
+#: ten times that (it was 3e-7, from before the release was built lazily, which left
+#: 0.2-0.35 s of a 2 s limit unused)
+OUTPUT_S_PER_CELL = 3e-8
 #: and the share of the preparing time reserved for assembling the result (it scales
 #: with the data and with how loaded the machine is)
 RESULT_SHARE_OF_PREPARING = 0.05

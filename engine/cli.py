@@ -156,6 +156,9 @@ def cmd_anonymize(args) -> int:
     check_export_arguments(args, job)
 
     from engine.api import anonymize_prepared, backend_progress, prepare
+    if job.transformation.time_limit_s is not None:  # start-up, like the imports: the
+        from engine.warmup import load_kernels  # limit is for preparing and searching
+        load_kernels()
     start = time.perf_counter()
     bar = None if args.quiet else _Bar()
     problem = prepare(args.data, job, backend_progress(bar))

@@ -35,3 +35,32 @@ def test_warmup_stops_between_steps_when_cancelled():
     out = io.StringIO()
     warmup.warm(out, cancelled=lambda: True)
     assert out.getvalue() == ""
+
+
+def test_load_kernels_loads_the_common_kernels_into_the_process():
+    """After ``load_kernels`` (what the CLI does before a time-limited run starts its
+    clock, and the app in a worker when it starts) the key kernels are numba
+    dispatchers holding machine code: the first real run loads nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    code = ("import json, importlib; from engine.warmup import KEY_KERNELS, load_kernels\n"
+            "def loaded():\n"
+            "    out = {}\n"
+            "    for key in KEY_KERNELS:\n"
+            "        module, name = key.split(':')\n"
+            "        k = getattr(importlib.import_module(module), name)\n"
+            "        out[key] = len(getattr(k, 'signatures', []) if type(k).__name__ != "
+            "'LazyKernel' or k._dispatcher is not None else [])\n"
+            "    return out\n"
+            "before = loaded(); load_kernels(); print(json.dumps([before, loaded()]))")
+    env = dict(os.environ, PYTHONPATH=str(root))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    before, after = json.loads(out.stdout.strip().splitlines()[-1])
+    grouping = [k for k in warmup.KEY_KERNELS if k.startswith("engine.kernel.grouping")]
+    assert all(before[k] == 0 for k in grouping)
+    assert all(after[k] > 0 for k in grouping)
