@@ -60,6 +60,13 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
     failures = []
     utility.analysis_failed.connect(lambda kind, message: failures.append((kind, message)))
     window.show()
+    # before anonymizing, Analyze risk shows the input's risks, counted by DuckDB
+    risk = window.perspectives["risk"]
+    window.show_perspective(list(window.perspectives).index("risk"))
+    qtbot.waitUntil(lambda: risk.sides[0] is not None and set(risk.sides[0].qis) == set(QIS),
+                    timeout=60_000)
+    counted_input = risk.sides[0]
+    assert risk.sides[1] is None and "counted by DuckDB" in risk.subtitle.text()
     window.show_perspective(list(window.perspectives).index("utility"))
     with qtbot.waitSignal(utility.result_shown, timeout=60_000):
         result = anonymize(qtbot, window)
@@ -94,7 +101,9 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
     utility.tabs.setCurrentIndex(an_index(utility, "classification"))
     assert "out of core" in utility.classification.message_text()
     # Analyze risk: the profile and attacker models of both sides
-    risk = window.perspectives["risk"]
+    want_input = result_sides(memory)[0]
+    assert sorted(counted_input.sizes.sample) == sorted(want_input.sizes.sample)
+    assert_same(counted_input.profile, want_input.profile)
     window.show_perspective(list(window.perspectives).index("risk"))
     qtbot.waitUntil(lambda: risk.sides[1] is not None, timeout=60_000)
     for got, want in zip(risk.sides, result_sides(memory)):

@@ -83,6 +83,10 @@ def create_perspective(context) -> RiskPerspective:
         elif doc.table is not None:
             qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
             view.set_input(doc.table, qis, doc.subset)
+        elif doc.out_of_core:  # too big for memory: the QIs' frequency table, from DuckDB
+            data = doc.backend_source
+            qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
+            view.set_input_counted(lambda: data.frequency_table(qis), qis)
         else:
             view.set_result(None)
 

@@ -35,6 +35,8 @@ NO_DATA = ("Analyze risk estimates the re-identification risks of the input and 
            "anonymized output. Import data and mark its quasi-identifiers, then anonymize it.")
 BUILDING = ("The released table of this transformation is being built in the background; "
             "its risks follow.")
+COUNTING = ("The data is too big for memory: DuckDB is counting the records of each "
+            "combination of the quasi-identifiers; the risks follow.")
 NO_QIS = ("Mark at least one attribute as quasi-identifying (Configure > Attributes > Type): "
           "risks are measured on the quasi-identifiers.")
 PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS = range(5)
@@ -133,14 +135,32 @@ class RiskPerspective(QWidget):
                 which = "applied"
             text = "Output of the transformation " + " · ".join(
                 f"{q} {v}" for q, v in shown.items()) + f" ({which})"
+        self.building.title.setText("Building the output…")
+        self.building.text.setText(BUILDING)
         self.stack.setCurrentWidget(self.building)
         self.output_task.start("Building the output",
                                lambda _report, _cancelled: (result_sides(result, levels),
                                                             text))
 
     def _output_built(self, outcome: TaskOutcome) -> None:
-        (before, after), text = outcome.value
-        self.set_sides(before, after, text, NO_OPTIMUM)
+        (before, after), text, *missing = outcome.value
+        self.set_sides(before, after, text, missing[0] if missing else NO_OPTIMUM)
+
+    def set_input_counted(self, count, qis: Sequence[str]) -> None:
+        """Show the risks of data too big for memory that was not anonymized yet:
+        ``count()`` gives the frequency table of the quasi-identifiers (a DuckDB scan,
+        run in the worker)."""
+        if not qis:
+            self.set_sides(None, None)
+            self.empty.text.setText(NO_QIS)
+            return
+        self.building.title.setText("Counting the records…")
+        self.building.text.setText(COUNTING)
+        self.stack.setCurrentWidget(self.building)
+        self.output_task.start("Counting the records", lambda _report, _cancelled: (
+            (make_side("Input", count(), qis), None),
+            "Input only, counted by DuckDB: anonymize the data to compare it with an output.",
+            NOT_RUN))
 
     def _output_failed(self, _label: str, message: str) -> None:
         self.set_sides(None, None)

@@ -32,12 +32,14 @@ class RecordModel(QAbstractTableModel):
         super().__init__(parent)
         self.names: list[str] = []
         self.n_rows = 0
-        self.generalized: set[str] = set()
+        self.generalized: set[str] = set()  # shown in the generalized colour
+        self.qis: set[str] = set()          # the suppression marker shown in red
         self.marker = "*"
         self.blocks: RowBlocks | None = None
 
     def set_source(self, fetch, names: list[str], n_rows: int,
-                   generalized: set[str] = frozenset(), marker: str = "*") -> None:
+                   generalized: set[str] = frozenset(), qis: set[str] = frozenset(),
+                   marker: str = "*") -> None:
         self.beginResetModel()
         if self.blocks is not None:
             self.blocks.clear()
@@ -46,7 +48,7 @@ class RecordModel(QAbstractTableModel):
         if self.blocks is not None:
             self.blocks.arrived.connect(self._arrived)
         self.names, self.n_rows = list(names), int(n_rows)
-        self.generalized, self.marker = set(generalized), marker
+        self.generalized, self.qis, self.marker = set(generalized), set(qis), marker
         self.endResetModel()
 
     def _arrived(self, first: int, last: int) -> None:
@@ -68,9 +70,9 @@ class RecordModel(QAbstractTableModel):
             value = self.blocks.value(index.row(), name)
             if role == Qt.ItemDataRole.DisplayRole:
                 return PENDING if value is None else value
-            if name not in self.generalized:
-                return None
-            return SUPPRESSED_FOREGROUND if value == self.marker else GENERALIZED_FOREGROUND
+            if name in self.qis and value == self.marker:
+                return SUPPRESSED_FOREGROUND
+            return GENERALIZED_FOREGROUND if name in self.generalized else None
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802
@@ -122,8 +124,8 @@ class RecordTables(QWidget):
         n = problem.table.n_records
         self.input_model.set_source(lambda s, c: rows(s, c), problem.table.source_names, n)
         self.output_model.set_source(lambda s, c: rows(s, c, plan), list(plan.columns), n,
-                                     {q for q in view.qis if view.level_of.get(q, 0) > 0
-                                      or view.any_suppressed}, view.marker)
+                                     {q for q in view.qis if view.level_of.get(q, 0) > 0},
+                                     set(view.qis), view.marker)
         for side in (self.input, self.output):
             side.caption.setText(f"{n:,} records")
 
