@@ -235,6 +235,14 @@ class OutOfCoreData:
         """``distinct(column)`` if it was computed already, else None (no query)."""
         return self._distinct.get(column)
 
+    def query_count(self, query: str) -> tuple[int, int]:
+        """Records a research-subset ``query`` (``engine.query``) selects, and all records:
+        the query runs on the frequency table of its columns, as the engine runs it."""
+        from engine.query import evaluate_query, query_columns
+        table = self.frequency_table(query_columns(query))
+        mask = evaluate_query(query, table)
+        return int(table.weights[mask].sum()), table.n_records
+
     def frequency_table(self, columns: list[str],
                         progress: PhaseProgress | None = None) -> EncodedTable:
         """The engine's weighted frequency table of ``columns`` (the backend's)."""

@@ -170,3 +170,18 @@ def test_guided_release_says_it_needs_the_records_in_memory(qtbot, window, adult
     assert not page.isComplete()
     assert doc.out_of_core
     wizard.close()
+
+
+def test_subset_query_counted_by_duckdb(qtbot, window, adult_like):
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    dialog = window.configure.data.make_subset_dialog()
+    qtbot.addWidget(dialog)
+    assert not dialog.tabs.isTabEnabled(1) and not dialog.tabs.isTabEnabled(2)
+    dialog.query.setText("sex = 'Female' and age > 40")
+    dialog.accept()
+    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
+    frame = pd.read_csv(adult_like / "adult.csv", sep=";", dtype=str)
+    n = int(((frame["sex"] == "Female") & (frame["age"].astype(int) > 40)).sum())
+    assert dialog.status.text() == f"{n:,} of {ROWS:,} records selected"
+    assert doc.subset_spec == {"query": "sex = 'Female' and age > 40"}
+    assert doc.build_job().subset == {"query": "sex = 'Female' and age > 40"}

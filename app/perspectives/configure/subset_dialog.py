@@ -101,6 +101,14 @@ class SubsetDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
+        self._counting = None  # out of core: the query being counted in a worker
+        if document.out_of_core:
+            why = ("The data is too big for memory: the subset is selected by a query, "
+                   "which DuckDB counts")
+            for tab in (1, 2):
+                self.tabs.setTabEnabled(tab, False)
+                self.tabs.setTabToolTip(tab, why)
+            self.status.setText(why + ".")
         self._show(document.subset_spec)
 
     def _show(self, spec: dict | None) -> None:
@@ -138,7 +146,11 @@ class SubsetDialog(QDialog):
         return self.doc.subset_mask(spec)
 
     def preview(self) -> bool:
-        """Show how many rows the choice selects; False (and the reason) when it fails."""
+        """Show how many rows the choice selects; False (and the reason) when it fails.
+        Out of core the query is counted in a worker (False until the count arrives)."""
+        if self.doc.out_of_core:
+            self._count_out_of_core(accept=False)
+            return False
         try:
             mask = self._mask()
         except AnonymistError as e:
@@ -148,7 +160,40 @@ class SubsetDialog(QDialog):
         self.status.setText(f"{n:,} of {len(mask):,} rows selected")
         return n > 0
 
+    def _count_out_of_core(self, accept: bool) -> None:
+        query = self.query.text().strip()
+        if not query:
+            self.status.setText("<span style='color:#b3261e'>enter a query</span>")
+            return
+        from app.workers import SerialWorker
+        if self._counting is None:
+            self._counting = SerialWorker(self)
+            self._counting.done.connect(self._counted)
+            self._counting.failed.connect(lambda _tag, m: self.status.setText(
+                f"<span style='color:#b3261e'>{m}</span>"))
+        self._counting.forget()
+        self.status.setText("Counting the records the query selects (DuckDB)…")
+        self._counting.submit(lambda: self.doc.backend_source.query_count(query),
+                              (query, accept))
+
+    def _counted(self, tag, value) -> None:
+        query, accept = tag
+        n, total = value
+        self.status.setText(f"{n:,} of {total:,} records selected")
+        if accept and n > 0 and query == self.query.text().strip():
+            self.doc.set_subset_spec({"query": query})
+            super().accept()
+        elif accept:
+            self.status.setText("The subset selects no record: change the query.")
+
+    def wait(self, msecs: int = 20000) -> bool:
+        """Wait for an out-of-core count (tests)."""
+        return self._counting is None or self._counting.wait(msecs)
+
     def accept(self) -> None:
+        if self.doc.out_of_core:
+            self._count_out_of_core(accept=True)
+            return
         if not self.preview():
             if "selected" in self.status.text():
                 self.status.setText("The subset selects no row: change the choice.")
