@@ -197,20 +197,19 @@ def cmd_anonymize(args) -> int:
 def cmd_verify(args) -> int:
     import json
 
-    from engine.verify import verify_file
+    from engine.verify import is_glob, verify_file
     job = load_job_checked(args.job)
-    if args.output.is_dir() and any(args.output.glob("*.parquet")):  # Spark's part files
-        from engine.verify import verify_parquet
+    suffix = args.output.suffix.lower()
+    parts = args.output.is_dir() or (is_glob(str(args.output)) and not args.output.exists())
+    if not parts:
+        check_input_file(args.output, "file to verify")
+    if parts:  # Spark's folder of part files, or a glob: read by DuckDB, streamed
+        from engine.verify import verify_parts
+        report = verify_parts(args.output, job, delimiter=args.delimiter)
+    elif suffix == ".parquet":
+        from engine.verify import verify_parquet  # streamed in batches
         report = verify_parquet(args.output, job)
-        print(json.dumps(report.to_dict(), indent=2))
-        _say("OK: the output meets the job's models and suppression limit" if report.ok
-             else "FAILED: " + "; ".join(report.violations))
-        return EXIT_OK if report.ok else EXIT_VIOLATIONS
-    check_input_file(args.output, "file to verify")
-    if args.output.suffix.lower() == ".parquet":  # streamed in batches
-        from engine.verify import verify_parquet
-        report = verify_parquet(args.output, job)
-    elif args.output.suffix.lower() == ".xlsx":  # read whole, then recounted
+    elif suffix == ".xlsx":  # read whole, then recounted
         from engine.export.targets import file_target, read_table
         from engine.verify import verify_frame
         report = verify_frame(read_table(file_target(args.output, None)), job)

@@ -22,6 +22,10 @@ How a file is read:
 - under differential privacy only SafePub's random sample is released, and the
   records left out of it are written suppressed: classes are checked without the
   sample, and the suppression limit does not apply (the model suppresses freely).
+
+A release written as several files (Spark's folder of part files, a glob) is read
+by DuckDB file after file in name order (`verify_parts`), streamed in batches into
+the same count: DuckDB only parses the files, the recount is this module's.
 """
 from __future__ import annotations
 
@@ -346,63 +350,36 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     path = Path(path)
     delimiter = delimiter or job.data.delimiter or ";"
     columns, encoding = _header(path, delimiter, encoding)
-    qis = _qis(job)
-    wanted = qis + _sensitive(job)
-    if len(columns) == 1 and len(wanted) > 1:
-        guess = next((d for d in (";", ",", "\t", "|") if d != delimiter and d in columns[0]),
-                     None)
-        hint = f"; is the delimiter '{guess}'? (give --delimiter)" if guess else ""
-        raise DataError(f"{path} has one column when read with delimiter "
-                        f"'{delimiter}'{hint}")
-    pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
-    present = [c for c in columns if c in set(wanted) | set(pseudonyms)]
-    bad_pseudonyms: set[str] = set()
-    has_subset = _subset_models(job)
-    subset = SubsetRows(job) if has_subset else None
+    _one_column(path, columns, delimiter, job)
 
-    def chunks():
+    def read(present):
         start = 0
         try:
             for chunk in _read_chunks(path, delimiter, present, encoding, chunk_rows):
-                stop = start + len(chunk)
-                if pseudonyms:
-                    from engine.pseudonyms import looks_pseudonymized
-                    bad_pseudonyms.update(n for n, spec in pseudonyms.items()
-                                          if not looks_pseudonymized(chunk[n], spec))
-                yield chunk, (subset.mask(start, stop) if subset else None)
-                start = stop
+                start += len(chunk)
+                yield chunk
         except pd.errors.ParserError as e:
             raise DataError(f"{path} cannot be read as CSV near row {start + 1}: "
                             f"{str(e)[:200]}") from None
         except UnicodeDecodeError:
             raise DataError(f"{path} is not {encoding} text after row {start}") from None
 
-    acc, problems = count_released(chunks(), [q for q in qis if q in present],
-                                   [a for a in _sensitive(job) if a in present], job)
-    outside = 0
-    if subset is not None:
-        outside = int((subset.indices >= acc.rows).sum())
-    report = judge(acc, job, columns, has_subset, outside, frozenset(bad_pseudonyms))
-    if problems:
-        report.violations[:0] = problems
-        report.ok = False
-    return report
+    return _verify_stream(columns, job, read)
 
 
-def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
-    """Check an exported Parquet file, or a folder of Parquet part files (a Spark
-    release, parts in name order), against ``job``, reading ``chunk_rows`` rows at a time
-    (a release of hundreds of millions of rows is never held whole)."""
-    import pyarrow.parquet as pq
-    path = Path(path)
-    files = sorted(p for p in path.iterdir() if p.suffix == ".parquet") if path.is_dir() \
-        else [path]
-    if not files:
-        raise DataError(f"{path} holds no .parquet file")
-    try:
-        columns = [str(c) for c in pq.ParquetFile(files[0]).schema_arrow.names]
-    except Exception as e:
-        raise DataError(f"{files[0]} cannot be read as Parquet: {str(e)[:200]}") from None
+def _one_column(path, columns: list[str], delimiter: str, job: Job) -> None:
+    """Refuse a file read as one column when the job names several (wrong delimiter)."""
+    if len(columns) == 1 and len(_qis(job) + _sensitive(job)) > 1:
+        guess = next((d for d in (";", ",", "\t", "|") if d != delimiter and d in columns[0]),
+                     None)
+        hint = f"; is the delimiter '{guess}'? (give --delimiter)" if guess else ""
+        raise DataError(f"{path} has one column when read with delimiter "
+                        f"'{delimiter}'{hint}")
+
+
+def _verify_stream(columns: list[str], job: Job, read) -> VerifyReport:
+    """Count the chunks ``read(present columns)`` yields (string columns, the file's
+    rows in order) and judge them: the one place a file-backed release is checked."""
     qis = _qis(job)
     wanted = set(qis + _sensitive(job))
     pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
@@ -413,16 +390,14 @@ def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> 
 
     def chunks():
         start = 0
-        for f in files:
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=chunk_rows, columns=present):
-                chunk = batch.to_pandas().astype(object).fillna("").astype(str)
-                stop = start + len(chunk)
-                if pseudonyms:
-                    from engine.pseudonyms import looks_pseudonymized
-                    bad_pseudonyms.update(n for n, spec in pseudonyms.items()
-                                          if not looks_pseudonymized(chunk[n], spec))
-                yield chunk, (subset.mask(start, stop) if subset else None)
-                start = stop
+        for chunk in read(present):
+            stop = start + len(chunk)
+            if pseudonyms:
+                from engine.pseudonyms import looks_pseudonymized
+                bad_pseudonyms.update(n for n, spec in pseudonyms.items()
+                                      if not looks_pseudonymized(chunk[n], spec))
+            yield chunk, (subset.mask(start, stop) if subset else None)
+            start = stop
 
     acc, problems = count_released(chunks(), [q for q in qis if q in present],
                                    [a for a in _sensitive(job) if a in present], job)
@@ -432,3 +407,123 @@ def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> 
         report.violations[:0] = problems
         report.ok = False
     return report
+
+
+def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
+    """Check an exported Parquet file against ``job``, reading ``chunk_rows`` rows at a
+    time (a release of hundreds of millions of rows is never held whole); a folder of
+    part files or a glob goes to `verify_parts`."""
+    import pyarrow.parquet as pq
+    path = Path(path)
+    if path.is_dir() or is_glob(str(path)):
+        return verify_parts(path, job, chunk_rows=chunk_rows)
+    try:
+        columns = [str(c) for c in pq.ParquetFile(path).schema_arrow.names]
+    except Exception as e:
+        raise DataError(f"{path} cannot be read as Parquet: {str(e)[:200]}") from None
+
+    def read(present):
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows, columns=present):
+            yield batch.to_pandas().astype(object).fillna("").astype(str)
+
+    return _verify_stream(columns, job, read)
+
+
+# --- a release in several files (Spark's part files, a glob) --------------------------------
+def is_glob(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
+def release_parts(path: str | Path) -> tuple[list[Path], str]:
+    """The files of a release written as several: a folder of part files (Spark's
+    ``part-00000-*.csv`` / ``.parquet``, or any ``*.csv`` / ``*.parquet`` files) or a
+    glob, in name order (the records' order), and their format ("csv" | "parquet")."""
+    import glob as globbing
+    path = Path(path)
+    if path.is_dir():
+        files = [p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))]
+        parts = [p for p in files if p.name.startswith("part-")]
+        files = parts or files
+    elif is_glob(str(path)):
+        files = [Path(f) for f in globbing.glob(str(path)) if Path(f).is_file()]
+        if not files:
+            raise DataError(f"{path} matches no file")
+    else:
+        raise DataError(f"{path} is neither a folder of part files nor a glob")
+    kinds = {_kind(p) for p in files}
+    kinds.discard(None)
+    if not kinds:
+        raise DataError(f"{path} holds no .csv or .parquet file")
+    if len(kinds) > 1:
+        raise DataError(f"{path} holds both CSV and Parquet files: give one kind")
+    kind = kinds.pop()
+    return sorted((p for p in files if _kind(p) == kind), key=lambda p: p.name), kind
+
+
+def _kind(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    return "parquet" if suffix in (".parquet", ".pq") else "csv" if suffix == ".csv" else None
+
+
+def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
+                 chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
+    """Check a release written as several files (a folder of Spark part files, CSV with
+    a header each or Parquet, or a glob) against ``job``: DuckDB reads the files one
+    after the other in name order, every column as text, and streams them in batches
+    of ``chunk_rows`` rows into the same count as a single file's (memory grows with the
+    classes, not the rows). CSV parts are UTF-8 with the job's delimiter (or
+    ``delimiter``) and must all have the first part's header."""
+    import duckdb
+    files, kind = release_parts(path)
+    delimiter = delimiter or job.data.delimiter or ";"
+    con = duckdb.connect()
+    con.execute("SET preserve_insertion_order = true")
+
+    def scan(f: Path) -> str:
+        name = "'" + str(f).replace("'", "''") + "'"
+        if kind == "parquet":
+            return f"read_parquet({name})"
+        sep = "'" + delimiter.replace("'", "''") + "'"
+        return (f"read_csv({name}, delim={sep}, quote='\"', escape='\"', header=true, "
+                f"all_varchar=true, strict_mode=true, encoding='utf-8')")
+
+    def header(f: Path) -> list[str]:
+        if f.stat().st_size == 0:
+            return []
+        try:
+            return [str(r[0]) for r in con.execute(f"DESCRIBE SELECT * FROM {scan(f)}")
+                    .fetchall()]
+        except duckdb.Error as e:
+            raise DataError(f"{f} cannot be read as {kind.upper()}: "
+                            f"{str(e).splitlines()[0][:200]}") from None
+
+    try:
+        columns = next((h for h in map(header, files) if h), None)
+        if columns is None:
+            raise DataError(f"{path}: every part file is empty")
+        if kind == "csv":
+            _one_column(path, columns, delimiter, job)
+
+        def read(present):
+            quoted = ['"' + c.replace('"', '""') + '"' for c in present]
+            cols = ", ".join(f"coalesce(CAST({c} AS VARCHAR), '') AS {c}" for c in quoted)
+            for f in files:
+                got = header(f)
+                if not got:
+                    continue
+                if got != columns:
+                    raise DataError(f"{f} has the columns {', '.join(got)}, not those of "
+                                    f"{files[0].name}: {', '.join(columns)}")
+                try:
+                    reader = con.sql(f"SELECT {cols or '1 AS __row'} FROM {scan(f)}"
+                                     ).to_arrow_reader(chunk_rows)
+                    for batch in reader:
+                        chunk = batch.to_pandas()
+                        yield chunk[present] if present else chunk.iloc[:, :0]
+                except duckdb.Error as e:
+                    raise DataError(f"{f} cannot be read as {kind.upper()}: "
+                                    f"{str(e).splitlines()[0][:200]}") from None
+
+        return _verify_stream(columns, job, read)
+    finally:
+        con.close()
