@@ -67,15 +67,16 @@ def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None
     polled every 0.1 s while DuckDB counts, interrupts it (``Cancelled``)."""
     job = as_job(config)
     if data is None or isinstance(data, (str, Path)):
-        from engine.backends import choose_backend, data_source, needed_columns, open_backend
+        from engine.backends import (check_supported, choose_backend, count_records,
+                                     data_source, open_backend)
         source = data_source(job, data)
         name = choose_backend(job, source)
         if name != "memory":
-            columns = needed_columns(job)
+            check_supported(job)
             backend = open_backend(name, job, source)
             stop = _interrupt_on_cancel(backend, cancel)
             try:
-                table = backend.frequency_table(columns, phase_progress)
+                table = count_records(backend, job, phase_progress)
                 if stop.stopped.is_set():
                     raise Cancelled("anonymization cancelled while the records were counted")
                 problem = Problem(table, job)

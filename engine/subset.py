@@ -99,16 +99,39 @@ def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
     spec = job.subset
     if not spec:
         return None
+    if table.row_subset is not None:  # a backend's frequency table: resolved by it
+        return table.row_subset
     idx = subset_indices(job)
     if "sample" in spec:
         return sample_mask(table.n_rows, spec["sample"], spec.get("seed", 0))
     if "query" in spec:
         from engine.query import evaluate_query
         return evaluate_query(spec["query"], table)
+    check_indices(idx, table.n_rows)
     mask = np.zeros(table.n_rows, dtype=bool)
-    bad = idx[(idx < 0) | (idx >= table.n_rows)]
-    if len(bad):
-        raise JobError(f"[subset] row index {int(bad[0])} is outside the data "
-                       f"(0..{table.n_rows - 1})")
     mask[idx] = True
     return mask
+
+
+def check_indices(idx: np.ndarray, n_rows: int) -> None:
+    """Refuse row indices outside ``0..n_rows - 1``, naming the first."""
+    bad = idx[(idx < 0) | (idx >= n_rows)]
+    if len(bad):
+        raise JobError(f"[subset] row index {int(bad[0])} is outside the data "
+                       f"(0..{n_rows - 1})")
+
+
+def subset_rows(job: Job, count_rows) -> np.ndarray | None:
+    """The sorted distinct row numbers of a ``[subset]`` given by ``indices``, a
+    ``rows`` file or a ``sample`` (drawn as `resolve_subset` draws it, for the number of
+    rows ``count_rows()`` gives), for a backend that counts the records where they are;
+    None without such a subset (a query is evaluated on the frequency table)."""
+    spec = job.subset
+    if not spec or "query" in spec:
+        return None
+    if "sample" in spec:
+        n = int(count_rows())
+        return np.flatnonzero(sample_mask(n, spec["sample"], spec.get("seed", 0)))
+    idx = subset_indices(job)
+    check_indices(idx[idx < 0], 1)
+    return np.unique(idx)

@@ -24,7 +24,7 @@ MEMORY_PER_CSV_BYTE = 4.5
 MEMORY_PER_PARQUET_CELL = 90.0
 
 __all__ = ["Backend", "DataSource", "PhaseProgress", "ReleasePlan", "BACKENDS",
-           "data_source", "needed_columns", "choose_backend", "open_backend"]
+           "data_source", "needed_columns", "count_records", "choose_backend", "open_backend"]
 
 
 def data_source(job: Job, path: str | Path | None = None) -> DataSource:
@@ -57,14 +57,27 @@ def needed_columns(job: Job) -> list[str]:
         if attribute:
             names.append(attribute)
     names.extend(getattr(job.metric, "responses", []) or [])
-    if job.subset:
-        if "query" in job.subset:
-            from engine.query import query_columns
-            names.extend(query_columns(job.subset["query"]))
-        else:
-            raise JobError("a [subset] of row indices needs the in-memory backend: select "
-                           "the subset with a query, or set [engine] backend = \"memory\"")
+    if job.subset and "query" in job.subset:
+        from engine.query import query_columns
+        names.extend(query_columns(job.subset["query"]))
     return list(dict.fromkeys(names))
+
+
+def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = None):
+    """The job's frequency table counted by ``backend``: the columns it reads per record
+    and, for a research subset of row numbers (``indices``, a ``rows`` file, a
+    ``sample``), each combination's records in and outside the subset apart."""
+    from engine.subset import check_indices, subset_rows
+    columns = needed_columns(job)
+    if job.subset and "query" not in job.subset and not backend.subset_by_row_number:
+        raise JobError(f"the {backend.name} backend selects a [subset] by a query only "
+                       f"(its rows have no consecutive numbers): give the subset as a "
+                       f"query, or set [engine] backend = \"duckdb\" or \"memory\"")
+    rows = subset_rows(job, backend.count_rows)
+    table = backend.frequency_table(columns, progress, rows)
+    if rows is not None:
+        check_indices(rows, table.n_records)
+    return table
 
 
 def check_supported(job: Job) -> None:

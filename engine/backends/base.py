@@ -100,11 +100,21 @@ class Backend:
         """Every column of the data, in order."""
         raise NotImplementedError
 
-    def frequency_table(self, columns: list[str],
-                        progress: PhaseProgress | None = None) -> EncodedTable:
+    #: whether ``frequency_table`` resolves a research subset of row numbers
+    subset_by_row_number = True
+
+    def count_rows(self) -> int:
+        """The number of records (a random sample's subset is drawn from it)."""
+        raise NotImplementedError
+
+    def frequency_table(self, columns: list[str], progress: PhaseProgress | None = None,
+                        subset: np.ndarray | None = None) -> EncodedTable:
         """Distinct combinations of ``columns`` with their record counts (``weights``),
         rows in order of first occurrence in the data, each column's dictionary its
-        distinct values sorted (as the in-memory reader encodes them)."""
+        distinct values sorted (as the in-memory reader encodes them). With ``subset``
+        (sorted distinct 0-based row numbers: a research subset) a combination's
+        records in the subset and those outside are two rows, ``row_subset`` telling
+        which."""
         raise NotImplementedError
 
     def release_counts(self, plan: ReleasePlan, columns: list[str],

@@ -149,8 +149,11 @@ class DuckDBBackend(Backend):
             self._columns = [str(r[0]) for r in rows]
         return list(self._columns)
 
-    def frequency_table(self, columns: list[str],
-                        progress: PhaseProgress | None = None) -> EncodedTable:
+    def count_rows(self) -> int:
+        return int(self._run(f"SELECT count(*) FROM {self.scan()}", "aggregate", None)[0][0])
+
+    def frequency_table(self, columns: list[str], progress: PhaseProgress | None = None,
+                        subset: np.ndarray | None = None) -> EncodedTable:
         names = self.columns()
         missing = [c for c in columns if c not in names]
         if missing:
@@ -158,13 +161,29 @@ class DuckDBBackend(Backend):
                             f"(columns: {', '.join(names)})")
         columns = [c for c in names if c in set(columns)]  # the data's order
         inner = ", ".join([_as_text(c) for c in columns] + ["row_number() OVER () AS __rn"])
-        cols = ", ".join(ident(c) for c in columns)
+        keys = [ident(c) for c in columns]
+        source = f"(SELECT {inner} FROM {self.scan()})"
+        if subset is not None:  # the row numbers' records apart: a mark join, counted
+            keys.append("__in")
+            source = (f"(SELECT *, __rn - 1 IN (SELECT i FROM __subset_rows) AS __in "
+                      f"FROM {source})")
+        cols = ", ".join(keys)
         sql = (f"SELECT {cols + ', ' if cols else ''}count(*) AS __w, min(__rn) AS __first "
-               f"FROM (SELECT {inner} FROM {self.scan()}) "
-               f"{'GROUP BY ' + cols if cols else ''} ORDER BY __first")
-        result = self._run(sql, "aggregate", progress, _numpy)
+               f"FROM {source} {'GROUP BY ' + cols if cols else ''} ORDER BY __first")
+        with self._lock:  # the registered row numbers are the connection's
+            if subset is not None:
+                self.con.register("__subset_rows", pd.DataFrame(
+                    {"i": np.asarray(subset, dtype=np.int64)}))
+            try:
+                result = self._run(sql, "aggregate", progress, _numpy)
+            finally:
+                if subset is not None:
+                    self.con.unregister("__subset_rows")
         weights = np.asarray(result["__w"], dtype=np.int64)
-        return frequency_columns({c: result[c] for c in columns}, weights, names)
+        table = frequency_columns({c: result[c] for c in columns}, weights, names)
+        if subset is not None:
+            table.row_subset = np.asarray(result["__in"], dtype=bool)
+        return table
 
     # --- release ------------------------------------------------------------------
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",

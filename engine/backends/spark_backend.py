@@ -38,6 +38,7 @@ def spark_memory(size: str | None) -> str | None:
 
 class SparkBackend(Backend):
     name = "spark"
+    subset_by_row_number = False  # CSV rows have no consecutive number in Spark
 
     def __init__(self, source: DataSource, master: str = "local[2]",
                  memory_limit: str | None = None):
@@ -88,9 +89,12 @@ class SparkBackend(Backend):
     def columns(self) -> list[str]:
         return self.frame()[1]
 
-    def frequency_table(self, columns: list[str],
-                        progress: PhaseProgress | None = None) -> EncodedTable:
+    def frequency_table(self, columns: list[str], progress: PhaseProgress | None = None,
+                        subset: np.ndarray | None = None) -> EncodedTable:
         from pyspark.sql import functions as F
+        if subset is not None:
+            raise DataError("the spark backend does not count a research subset of row "
+                            "numbers")
 
         from engine.backends.duckdb_backend import frequency_columns
         df, names = self.frame()

@@ -40,8 +40,13 @@ class EncodedTable:
     A row stands for one record, or, with ``weights``, for ``weights[i]`` records
     with equal values: the frequency table an aggregation backend delivers
     (``engine.backends``), holding only the columns the job reads per record.
-    ``source_names`` then lists every column of the data it was counted from.
+    ``source_names`` then lists every column of the data it was counted from, and
+    ``row_subset`` (when the job's research subset is given by row numbers) whether
+    each row's records are in the subset, resolved where the records are: the
+    backend splits a combination's records by membership.
     """
+
+    row_subset: np.ndarray | None = None
 
     def __init__(self, columns: list[EncodedColumn], weights: np.ndarray | None = None,
                  source_names: list[str] | None = None):
