@@ -29,10 +29,11 @@ def read_hierarchy(path: str | Path, attribute: str = "", delimiter: str | None 
     if text.startswith("\ufeff"):
         text = text[1:]
     delim = delimiter or _sniff_delimiter(text[:4096])
-    rows = [r for r in csv.reader(io.StringIO(text), delimiter=delim) if r]
+    # tuples of str straight from the reader (C loops; empty lines dropped)
+    rows = tuple(filter(None, map(tuple, csv.reader(io.StringIO(text), delimiter=delim))))
     if not rows:
         raise HierarchyError(f"hierarchy file {path} is empty")
-    return Hierarchy.from_rows(rows, attribute=attribute, source=str(path))
+    return Hierarchy.from_text_rows(rows, attribute=attribute, source=str(path))
 
 
 def hierarchy_to_csv(h: Hierarchy, delimiter: str = ";") -> str:
