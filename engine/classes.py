@@ -7,7 +7,7 @@ import numpy as np
 from engine.kernel.jit import njit
 
 from engine.hierarchy.encoded import EncodedHierarchy
-from engine.kernel.grouping import group_rows, rollup_classes, sum_by_group
+from engine.kernel.grouping import group_columns, rollup_classes, sum_by_group
 
 
 @dataclass
@@ -70,14 +70,22 @@ class Classifier:
     With ``row_weights`` each row stands for that many records (a backend's
     frequency table): counts and row aggregates are weighted, and everything
     after the base snapshot is the same as for one row per record.
+
+    ``qi_codes`` holds the rows' codes, rows x attributes, or as one code column per
+    attribute (a list of arrays: then no rows x attributes copy is made).
     """
 
-    def __init__(self, hierarchies: list[EncodedHierarchy], qi_codes: np.ndarray,
+    def __init__(self, hierarchies: list[EncodedHierarchy], qi_codes,
                  row_aggregates: dict[str, np.ndarray] | None = None,
                  cache_budget_bytes: int = 128 * 2**20,
                  row_weights: np.ndarray | None = None):
         self.hierarchies = hierarchies
-        self.n_rows = qi_codes.shape[0]
+        if isinstance(qi_codes, np.ndarray):
+            columns = [qi_codes[:, j] for j in range(qi_codes.shape[1])]
+            self.n_rows = qi_codes.shape[0]
+        else:
+            columns = [np.asarray(c) for c in qi_codes]
+            self.n_rows = len(columns[0]) if columns else 0
         maps = []
         pos = 0
         max_levels = max((h.levels for h in hierarchies), default=1)
@@ -95,9 +103,8 @@ class Classifier:
         self.sizes = np.ones((len(hierarchies), max_levels), dtype=np.int64)
         for j, s in enumerate(self.level_sizes):
             self.sizes[j, :len(s)] = s
-        qi_codes = np.ascontiguousarray(qi_codes, dtype=np.int32)
         radix = np.array([len(h.maps[0]) for h in hierarchies], dtype=np.int64)
-        group_of, first = group_rows(qi_codes, radix)
+        group_of, first = group_columns(columns, radix, self.n_rows)
         n = len(first)
         self.row_to_base = group_of
         row_aggregates = row_aggregates or {}
@@ -107,10 +114,19 @@ class Classifier:
                               for k, v in row_aggregates.items()}
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in row_aggregates.items()}
         records = np.ones(self.n_rows, np.int64) if row_weights is None else row_weights
-        self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64),
-                            by_column(qi_codes[first]), qi_codes[first],
-                            sum_by_group(records, group_of, n), aggs)
+        rep_t = (np.stack([c[first] for c in columns]).astype(np.int32, copy=False)
+                 if columns else np.zeros((0, n), np.int32))
+        self.base = Classes(np.zeros(len(hierarchies), dtype=np.int64), rep_t.T,
+                            np.ascontiguousarray(rep_t.T), sum_by_group(records, group_of, n),
+                            aggs)
         self._cache = _SnapshotCache(len(hierarchies), cache_budget_bytes)
+
+    def value_counts(self, j: int, n_values: int) -> np.ndarray:
+        """Records per original code of attribute ``j`` (``n_values`` codes), counted
+        from the base snapshot (as a bincount of the rows would)."""
+        base = self.base
+        return np.bincount(base.rep[:, j], weights=base.counts,
+                           minlength=n_values).astype(np.int64)
 
     def radix(self, levels) -> np.ndarray:
         return np.array([s[l] for s, l in zip(self.level_sizes, levels)], dtype=np.int64)

@@ -132,7 +132,7 @@ class Problem:
                                            subset if self.uses_subset else None))
         measured = micro_dimensions(self.metric, self.micro, table)
         row_aggs.update({micro_key(n): agg for n, _, agg in measured})
-        codes = (np.stack([table.column(n).codes for n in self.qis], axis=1)
+        codes = ([table.column(n).codes for n in self.qis]
                  if self.qis else np.zeros((table.n_rows, 0), np.int32))
         self.classifier = Classifier(self.hierarchies, codes, row_aggs,
                                      row_weights=table.weights)
@@ -144,7 +144,10 @@ class Problem:
             limit = 1.0  # SafePub suppresses every small class of its sample, as ARX does
         self.max_suppressed = int(math.floor(limit * self.n_records + 1e-9))
         value_rows = subset if self.uses_subset else None
-        value_counts = [table.value_counts(n, value_rows) for n in self.qis]
+        # records per value: from the distinct rows when every record counts
+        value_counts = [table.value_counts(n, value_rows) if value_rows is not None
+                        else self.classifier.value_counts(j, len(table.column(n).dictionary))
+                        for j, n in enumerate(self.qis)]
         weights = {n: a.weight for n, a in job.attributes.items() if a.weight is not None}
         self.metric.bind(MetricContext(
             self.n_records, self.hierarchies, value_counts,

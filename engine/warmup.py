@@ -55,7 +55,7 @@ RUNS = [
 
 
 #: kernels every anonymization calls: when their cache is warm, the warm-up has run
-KEY_KERNELS = ("engine.kernel.grouping:_group_by_rows", "engine.kernel.grouping:_rollup_keyed",
+KEY_KERNELS = ("engine.kernel.grouping:_group_keys", "engine.kernel.grouping:_rollup_keyed",
                "engine.kernel.tagging:flood")
 
 

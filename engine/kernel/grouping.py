@@ -102,6 +102,88 @@ def _sum_rows_by_group(values, group_of, n):
     return out
 
 
+@njit(cache=True, nogil=True)
+def _add_key_column(keys, codes, stride):
+    """``keys += codes * stride`` (one attribute's share of mixed-radix keys)."""
+    for i in range(keys.shape[0]):
+        keys[i] += np.int64(codes[i]) * stride
+
+
+@njit(cache=True, nogil=True)
+def _group_keys(keys):
+    """Group ids of integer keys in order of first appearance, and each group's first
+    index. The open-addressing table grows with the groups found (not with the
+    keys), so it stays in cache when many keys share few groups."""
+    m = keys.shape[0]
+    size = 1 << 12
+    table = np.full(size, -1, dtype=np.int64)
+    mask = size - 1
+    group_key = np.empty(min(m, size // 2) + 1, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    group_of = np.empty(m, dtype=np.int64)
+    n = 0
+    for i in range(m):
+        key = keys[i]
+        h = (key * np.int64(-7046029254386353131)) ^ (key >> np.int64(29))
+        slot = (h ^ (h >> np.int64(32))) & mask
+        while True:
+            g = table[slot]
+            if g == -1:
+                if 2 * (n + 1) > size:  # keep the table at most half full: grow
+                    size *= 2
+                    mask = size - 1
+                    table = np.full(size, -1, dtype=np.int64)
+                    grown = np.empty(min(m, size // 2) + 1, dtype=np.int64)
+                    grown[:n] = group_key[:n]
+                    group_key = grown
+                    for e in range(n):
+                        k = group_key[e]
+                        hh = (k * np.int64(-7046029254386353131)) ^ (k >> np.int64(29))
+                        sl = (hh ^ (hh >> np.int64(32))) & mask
+                        while table[sl] != -1:
+                            sl = (sl + 1) & mask
+                        table[sl] = e
+                    slot = (h ^ (h >> np.int64(32))) & mask
+                    continue
+                table[slot] = n
+                group_key[n] = key
+                first[n] = i
+                g = n
+                n += 1
+                break
+            if group_key[g] == key:
+                break
+            slot = (slot + 1) & mask
+        group_of[i] = g
+    return group_of, first[:n].copy()
+
+
+def _key_strides(radix) -> np.ndarray | None:
+    """Mixed-radix place values for columns with ``radix`` codes (last fastest), or
+    None when their product reaches 2**62."""
+    strides = np.ones(len(radix), dtype=np.int64)
+    total = 1
+    for j in range(len(radix) - 1, -1, -1):
+        strides[j] = total
+        total *= int(max(radix[j], 1))
+        if total >= 2**62:
+            return None
+    return strides
+
+
+def group_columns(columns: list[np.ndarray], radix, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``group_rows`` for ``m`` rows given column by column (no rows x attributes copy
+    when the mixed-radix key fits)."""
+    strides = _key_strides(radix) if columns else None
+    if strides is None:
+        stacked = (np.stack(columns, axis=1) if columns else np.zeros((m, 0), np.int32))
+        return group_rows(np.ascontiguousarray(stacked, dtype=np.int32), radix)
+    keys = np.zeros(m, dtype=np.int64)
+    for codes, stride in zip(columns, strides):
+        _add_key_column(keys, codes, stride)
+    return _group_keys(keys)
+
+
 def group_rows(gen: np.ndarray, radix: np.ndarray | None = None):
     """Group the rows of ``gen`` (int32, items x attributes).
 
@@ -112,19 +194,9 @@ def group_rows(gen: np.ndarray, radix: np.ndarray | None = None):
     if gen.shape[1] == 0:
         m = gen.shape[0]
         return np.zeros(m, np.int64), np.zeros(min(m, 1), np.int64)
-    if radix is not None:
-        strides = np.ones(len(radix), dtype=np.int64)
-        total = 1
-        fits = True
-        for j in range(len(radix) - 1, -1, -1):
-            strides[j] = total
-            total *= int(max(radix[j], 1))
-            if total >= 2**62:
-                fits = False
-                break
-        if fits:  # one mixed-radix key per row: hash and compare one integer
-            group_of, first, _ = _group_by_rows(_keys(gen, strides)[:, None])
-            return group_of, first
+    strides = _key_strides(radix) if radix is not None else None
+    if strides is not None:  # one mixed-radix key per row: hash and compare one integer
+        return _group_keys(_keys(gen, strides))
     group_of, first, _ = _group_by_rows(np.ascontiguousarray(gen))
     return group_of, first
 

@@ -132,3 +132,23 @@ def test_selected_value_counts_are_bincounts():
         want = np.bincount(gen[selected, j], weights=weights[selected].astype(float),
                            minlength=sizes[j, levels[j]])
         assert values[starts[j]:starts[j + 1]].tobytes() == want[want > 0].tobytes()
+
+
+def test_grouping_by_columns_matches_group_by():
+    """The base snapshot's grouping (keys column by column, a table that grows with
+    the groups) numbers groups by first appearance, as a group-by does."""
+    from engine.kernel.grouping import group_columns, group_rows
+    rng = np.random.default_rng(5)
+    for m, sizes in [(50_000, (7, 300, 40)), (3000, (2, 3)), (10, (5,))]:
+        columns = [rng.integers(0, s, m).astype(np.int32) for s in sizes]
+        group_of, first = group_columns(columns, np.array(sizes), m)
+        frame = pd.DataFrame(dict(enumerate(columns)))
+        want = frame.groupby(list(frame.columns), sort=False).ngroup().to_numpy()
+        assert np.array_equal(group_of, want)
+        assert np.array_equal(group_of[first], np.arange(len(first)))
+        assert np.array_equal(first, [np.flatnonzero(want == g)[0] for g in range(len(first))])
+        rows = np.stack(columns, axis=1)
+        assert np.array_equal(group_rows(rows, np.array(sizes))[0], want)
+    # no columns: every row in one group
+    group_of, first = group_columns([], np.zeros(0, np.int64), 4)
+    assert group_of.tolist() == [0, 0, 0, 0] and first.tolist() == [0]
