@@ -37,6 +37,11 @@ from engine.config import DataConfig, EngineConfig, Job
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
 
+#: copy a CSV file's text to Parquet while counting its rows (pages deep in the file,
+#: distinct values and counts then read the copy)
+PAGES_COPY = True
+#: DuckDB's memory limit for the views' queries when the settings give none
+VIEW_MEMORY_LIMIT = "1GB"
 #: rows whose values give the data types of a file opened without the import wizard
 SAMPLE_ROWS = 1000
 #: file suffixes the out-of-core path reads
@@ -79,7 +84,9 @@ class OutOfCoreData:
                 raise DataError(f"data file not found: {f}")
         self.path = str(path)
         self.memory_limit = memory_limit
-        self.backend = DuckDBBackend(self.source, memory_limit)
+        # the views' queries are small; the CSV copy streams: a modest limit keeps the
+        # app's footprint down when none is configured
+        self.backend = DuckDBBackend(self.source, memory_limit or VIEW_MEMORY_LIMIT)
         self._lock = threading.RLock()      # the backend's own connection
         self._cursors: set = set()
         self._names = self.backend.columns()
@@ -88,6 +95,7 @@ class OutOfCoreData:
         self._n_rows: int | None = self._parquet_rows()
         self._distinct: dict[str, pd.DataFrame] = {}
         self._release = None               # a second backend for released pages
+        self._pages: Path | None = None    # the Parquet copy of a CSV file's text
         #: data types detected from the first rows ({column: (type, format)})
         self.detected_types: dict = {}
         self._release_plan_id = None
@@ -146,8 +154,11 @@ class OutOfCoreData:
             pass
 
     def _text_scan(self) -> str:
-        """A subquery of every column as text (missing as '')."""
-        from engine.backends.duckdb_backend import _as_text
+        """A subquery of every column as text (missing as ''): the Parquet copy of a CSV
+        file once ``count_rows`` made it, else the file itself."""
+        from engine.backends.duckdb_backend import _as_text, literal
+        if self._pages is not None:
+            return f"read_parquet({literal(str(self._pages))})"
         return (f"(SELECT {', '.join(_as_text(c) for c in self._names)} "
                 f"FROM {self.backend.scan()})")
 
@@ -164,17 +175,44 @@ class OutOfCoreData:
             self._done(cur)
 
     def count_rows(self) -> int:
-        """The number of records (a scan for CSV; cached)."""
+        """The number of records (cached). A CSV file is scanned once into a Parquet copy
+        of its text in DuckDB's temporary folder (``PAGES_COPY``): the scan counts the
+        rows, and pages deep in the file, distinct values and counts then read the copy
+        (a page at row 10 M: 0.2 s instead of a 10 s scan)."""
         if self._n_rows is None:
-            cur = self._cursor()
-            try:
-                n = cur.execute(f"SELECT count(*) FROM {self.backend.scan()}").fetchone()[0]
-            except Exception as e:  # noqa: BLE001
-                raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
-            finally:
-                self._done(cur)
-            self._n_rows = int(n)
+            if self.kind == "csv" and PAGES_COPY:
+                self._copy_pages()
+            else:
+                n = self._scalar(f"SELECT count(*) FROM {self.backend.scan()}")
+                self._n_rows = int(n)
         return self._n_rows
+
+    def _scalar(self, sql: str):
+        cur = self._cursor()
+        try:
+            return cur.execute(sql).fetchone()[0]
+        except Exception as e:  # noqa: BLE001
+            raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
+        finally:
+            self._done(cur)
+
+    def _copy_pages(self) -> None:
+        import pyarrow.parquet as pq
+
+        from engine.backends.duckdb_backend import literal
+        target = Path(self.backend._tmp) / "pages.parquet"
+        partial = target.with_suffix(".partial")
+        cur = self._cursor()
+        try:
+            cur.execute(f"COPY (SELECT * FROM {self._text_scan()}) TO "
+                        f"{literal(str(partial))} (FORMAT parquet, ROW_GROUP_SIZE 100000)")
+        except Exception as e:  # noqa: BLE001
+            raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
+        finally:
+            self._done(cur)
+        partial.replace(target)
+        self._n_rows = int(pq.ParquetFile(target).metadata.num_rows)
+        self._pages = target
 
     def page(self, start: int, count: int) -> pd.DataFrame:
         """Rows ``start .. start + count - 1`` in file order, every value as text."""
