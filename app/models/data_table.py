@@ -34,6 +34,9 @@ class DataTableModel(PagedModel):
         self.doc = document
         self._columns: list = []
         self._names: list[str] = []
+        #: out of core: the rows the view knows of (the first block until counted;
+        #: changed on the GUI thread only, with the view told)
+        self._ooc_rows = 0
         self.rows = RowBlocks(self._fetch_rows, self)
         self.rows.arrived.connect(self._rows_arrived)
         self._load_page()
@@ -70,14 +73,29 @@ class DataTableModel(PagedModel):
         self.beginResetModel()
         self._page = 0
         self.rows.clear()
+        self._ooc_rows = self._known_rows()
         self._load_page()
         self.endResetModel()
         self.page_changed.emit(self._page, self.page_count)
 
+    def _known_rows(self) -> int:
+        data = self.doc.backend_source
+        if data is None:
+            return 0
+        return data.n_rows if data.n_rows is not None else self.rows.block_rows
+
     def rows_counted(self) -> None:
-        """The out-of-core row count became known: show every row."""
-        self.beginResetModel()
-        self.endResetModel()
+        """The out-of-core row count became known: the rows after the first block are
+        added (the view keeps its place)."""
+        new, old = self._known_rows(), self._ooc_rows
+        if new > old:
+            self.beginInsertRows(QModelIndex(), old, new - 1)
+            self._ooc_rows = new
+            self.endInsertRows()
+        elif new < old:
+            self.beginRemoveRows(QModelIndex(), new, old - 1)
+            self._ooc_rows = new
+            self.endRemoveRows()
 
     def _fetch_rows(self, start: int, count: int):
         """In the worker: rows of the out-of-core data (all columns, as text)."""
@@ -111,9 +129,7 @@ class DataTableModel(PagedModel):
         if self.doc.table is not None:
             return self.doc.table.n_rows
         if self.doc.backend_source is not None:
-            # until the rows are counted (a scan of a CSV file), the first block
-            n = self.doc.backend_source.n_rows
-            return n if n is not None else self.rows.block_rows
+            return self._ooc_rows  # until counted (a scan of a CSV file), the first block
         return 0
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:

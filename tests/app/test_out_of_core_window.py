@@ -52,7 +52,17 @@ def open_out_of_core(qtbot, window, path: Path):
 
 
 def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
-    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    AppSettings().memory_share = 1e-9
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.import_spec(ImportSpec("csv", str(adult_like / "adult.csv"),
+                                            csv_format=CsvFormat(";")))
+    doc = window.document
+    model = window.configure.data.model
+    # the first block is shown while the rows are counted, then the others are added
+    assert model.rowCount() == model.rows.block_rows
+    assert "counting rows" in window.data_label.text()
+    with qtbot.waitSignal(model.rowsInserted, timeout=30_000):
+        pass
     assert doc.row_count == ROWS
     assert window.data_label.text().startswith("Out of core (DuckDB) · 3,000 rows")
     model = window.configure.data.model

@@ -70,6 +70,7 @@ class DataPanel(QWidget):
         self.model.modelReset.connect(self._after_reset)
         document.subset_changed.connect(self._update_info)
         document.rows_counted.connect(self.model.rows_counted)
+        document.rows_counted.connect(self._update_info)
         self.model.rows.failed.connect(self._update_info)
         self._after_reset()
 
