@@ -106,6 +106,8 @@ class AnytimeSearch:
             self._deadline = min(self._deadline, problem.deadline)
         self._durations: list[float] = []
         self._phase_end: int | None = None
+        self._phase_patience = 0
+        self._improved_at = 0  # ``checked`` when the best so far last improved
 
     # --- limits -----------------------------------------------------------------
     @property
@@ -139,7 +141,8 @@ class AnytimeSearch:
 
     def _ensure_phase(self) -> None:
         """Raise ``PhaseOver`` when the current phase (``for_checks``) is used up."""
-        if self._phase_end is not None and self.checked >= self._phase_end:
+        if (self._phase_end is not None and self.checked >= self._phase_end
+                and self.checked - self._improved_at >= self._phase_patience):
             raise PhaseOver
 
     def ensure_budget(self) -> None:
@@ -180,6 +183,7 @@ class AnytimeSearch:
         self.space.record(node_id, ev.anonymous, ev.loss, ev.suppressed_records)
         if ev.anonymous and (self.best is None or ev.loss < self.best.loss):
             self.best, self.best_id = ev, node_id
+            self._improved_at = self.checked
         self.report()
         return ev
 
@@ -216,20 +220,21 @@ class AnytimeSearch:
             return self.problem.classifier.classify(levels).n_classes
         return None
 
-    def for_checks(self, checks: int, body: Callable[[], None]) -> bool:
+    def for_checks(self, checks: int, body: Callable[[], None], patience: int = 0) -> bool:
         """Run ``body`` (a phase of a search) until it returns or has checked ``checks``
-        new transformations; True when it returned by itself. The job's limits and
-        cancel still stop the whole search (``SearchStopped`` passes through). The
-        phase ends by its count of checks, never by the clock: the same seed gives
-        the same search on any machine."""
-        self._phase_end = self.checked + int(checks)
+        new transformations and, after those, ``patience`` in a row without finding a
+        better one (a phase still improving goes on); True when it returned by itself.
+        The job's limits and cancel still stop the whole search (``SearchStopped``
+        passes through). The phase ends by counts of checks, never by the clock: the
+        same seed gives the same search on any machine."""
+        self._phase_end, self._phase_patience = self.checked + int(checks), int(patience)
         try:
             body()
             return True
         except PhaseOver:
             return False
         finally:
-            self._phase_end = None
+            self._phase_end, self._phase_patience = None, 0
 
     def report(self, force: bool = False) -> None:
         best = self.best

@@ -7,9 +7,10 @@ sized subpopulations evolve side by side. How they start depends on
 - 0 (ARX's start): the first starts with the "triangle pattern" of lowest and
   highest levels, the rest of it and all of the second at random;
 - N > 0 (the default, 150): the top-down search (``engine.search.top_down``)
-  first checks up to N transformations; the best half-population of what it
-  checked starts both subpopulations, the rest of each is mutants of them (the
-  first's of the ten best). Checks near the top are cheap (few classes) and
+  first checks N transformations, and goes on while it improves (until one
+  check per quasi-identifier in a row found nothing better); the best
+  half-population of what it checked starts both subpopulations, the rest of
+  each is mutants of them (the first's of the ten best). Checks near the top are cheap (few classes) and
   the top-down search finds good transformations within its first few hundred
   checks, where random and triangle individuals (many classes: slow checks,
   mostly poor) take thousands of checks to get there: on credit card (24 QIs)
@@ -163,12 +164,13 @@ class GeneticSearch:
         return pops[0], pops[1]
 
     def _top_down_seeds(self) -> np.ndarray | None:
-        """Run the top-down search for ``top_down_start`` checks; the transformations it
-        checked, best first, or None when it searched the whole lattice (its best is
-        then the optimum)."""
+        """Run the top-down search for ``top_down_start`` checks (more while it improves);
+        the transformations it checked, best first, or None when it searched the whole
+        lattice (its best is then the optimum)."""
         search = self.search
         complete = search.for_checks(self.params.top_down_start,
-                                     BestFirstSearch(search, upward=False).run)
+                                     BestFirstSearch(search, upward=False).run,
+                                     patience=len(self.lows))
         search.phase = "search"
         if complete:
             return None
