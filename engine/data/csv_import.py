@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from engine.data import csv_arrow
 from engine.errors import DataError
 
 DELIMITERS = ("\t", ";", "|", ",")  # ties go to the one least likely inside values
@@ -264,43 +265,72 @@ def _check(path: Path, fmt: CsvFormat) -> str:
 
 def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
           fallback: bool = False, categorical: bool = False) -> pd.DataFrame:
-    """Parse with pandas' C engine; the header row is validated, not mangled.
+    """Parse with pandas' C engine (a large file read whole into categoricals: with
+    Arrow, `engine.data.csv_arrow`, same result); the header row is validated, not
+    mangled.
 
     With ``fallback`` a decoding failure retries the next encoding of `_FALLBACK`
     (UTF-8 only when the sample was plain ASCII, i.e. gave no evidence of UTF-8).
     """
     codec = _check(path, fmt)
     nrows = None if n_rows is None else n_rows + int(fmt.has_header)
-    try:
-        df = pd.read_csv(path, sep=fmt.delimiter, quotechar=fmt.quotechar, encoding=codec,
-                         header=None, dtype="category" if categorical else str,
-                         keep_default_na=False, na_filter=False,
-                         skip_blank_lines=True, engine="c", nrows=nrows)
-    except pd.errors.EmptyDataError:
-        raise DataError(f"data file {path} is empty") from None
-    except UnicodeDecodeError:
-        nxt = _FALLBACK.get(codec) if fallback else None
-        if nxt and (codec != "utf-8-sig" or _head(path, SAMPLE_BYTES).isascii()):
-            return _read(path, replace(fmt, encoding=nxt), n_rows, fallback, categorical)
-        raise _decode_error(path, codec, fmt.encoding) from None
-    except pd.errors.ParserError as e:
-        raise _parser_error(path, fmt, codec, str(e), nrows) from None
-    # pandas pads short records with "": only rows ending in "" need a closer look
-    if len(df) and (df.iloc[:, -1] == "").any():
-        if found := _first_ragged(path, fmt, codec, df.shape[1], nrows):
-            raise found
+    fast = None
+    if categorical and n_rows is None and path.stat().st_size >= csv_arrow.MIN_BYTES:
+        fast = csv_arrow.read_categorical(path, fmt.delimiter, fmt.quotechar, codec,
+                                          fmt.has_header)
+    if fast is not None:
+        df, first = fast
+    else:
+        try:
+            df = pd.read_csv(path, sep=fmt.delimiter, quotechar=fmt.quotechar,
+                             encoding=codec, header=None,
+                             dtype="category" if categorical else str,
+                             keep_default_na=False, na_filter=False,
+                             skip_blank_lines=True, engine="c", nrows=nrows)
+        except pd.errors.EmptyDataError:
+            raise DataError(f"data file {path} is empty") from None
+        except UnicodeDecodeError:
+            nxt = _FALLBACK.get(codec) if fallback else None
+            if nxt and (codec != "utf-8-sig" or _head(path, SAMPLE_BYTES).isascii()):
+                return _read(path, replace(fmt, encoding=nxt), n_rows, fallback, categorical)
+            raise _decode_error(path, codec, fmt.encoding) from None
+        except pd.errors.ParserError as e:
+            raise _parser_error(path, fmt, codec, str(e), nrows) from None
+        if categorical:
+            df = _as_text_categories(df, path, fmt, codec, nrows)
+        # pandas pads short records with "": only rows ending in "" need a closer look
+        if len(df) and (df.iloc[:, -1] == "").any():
+            if found := _first_ragged(path, fmt, codec, df.shape[1], nrows):
+                raise found
+        first = None
+        if fmt.has_header:
+            first = df.iloc[0].tolist()
+            df = df.iloc[1:].reset_index(drop=True)
+            if categorical:  # the header row's names are no values of the data
+                for c in df.columns:  # (DataFrame.apply skips a frame without rows)
+                    df[c] = df[c].cat.remove_unused_categories()
     if fmt.has_header:
-        first = df.iloc[0].tolist()
-        df = df.iloc[1:].reset_index(drop=True)
         if len(first) > 1 and not str(first[-1]).strip() and (df.iloc[:, -1] == "").all():
             first, df = first[:-1], df.iloc[:, :-1]  # a trailing delimiter on every line
         df.columns = _column_names(path, first)
-        if categorical:  # the header row's names are no values of the data
-            for c in df.columns:  # (DataFrame.apply skips a frame without rows)
-                df[c] = df[c].cat.remove_unused_categories()
     else:
         df.columns = [f"column{i + 1}" for i in range(df.shape[1])]
     df.attrs["csv_format"] = fmt
+    return df
+
+
+def _as_text_categories(df: pd.DataFrame, path: Path, fmt: CsvFormat, codec: str,
+                        nrows: int | None) -> pd.DataFrame:
+    """pandas turns the categories of a column that holds only numbers into numbers
+    ("007" -> 7.0): such columns are read again as text."""
+    numeric = [c for c in df.columns
+               if not pd.api.types.is_string_dtype(df[c].cat.categories.dtype)]
+    if numeric:
+        again = pd.read_csv(path, sep=fmt.delimiter, quotechar=fmt.quotechar, encoding=codec,
+                            header=None, dtype=str, keep_default_na=False, na_filter=False,
+                            skip_blank_lines=True, engine="c", nrows=nrows, usecols=numeric)
+        for c in numeric:
+            df[c] = again[c].astype("category")
     return df
 
 

@@ -1,0 +1,141 @@
+"""A multi-threaded reader for large CSV files: Arrow parses straight into
+dictionary-encoded columns (no Python string per cell) and the result is the
+DataFrame of categoricals ``engine.data.csv_import`` builds with pandas, equal in
+every value, row and category.
+
+It is the engine's path for files of `MIN_BYTES` or more in a format it reads as
+pandas does (one-byte delimiter and quote, doubled quotes, a stateless encoding).
+Whatever Arrow refuses (records of another width, undecodable bytes, a lone
+column whose blank lines pandas skips) returns None: the caller then reads the file
+with pandas, which gives the same result or the same error message as before.
+"""
+from __future__ import annotations
+
+import codecs
+import csv
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+#: files smaller than this are read by pandas (fast enough; Arrow's threads pay off
+#: from a few MB)
+MIN_BYTES = 4 * 2**20
+#: codecs Arrow decodes as pandas does: UTF-8 natively (a byte order mark skipped),
+#: single-byte codecs through Python's codec
+_ARROW_CODECS = {"utf-8-sig": "utf8", "utf-8": "utf8", "cp1252": "cp1252",
+                 "iso8859-1": "latin-1", "iso8859-15": "iso8859-15"}
+
+
+def _first_record_width(path: Path, delimiter: str, quotechar: str, codec: str) -> int | None:
+    with open(path, encoding=codec, errors="replace", newline="") as f:
+        for row in csv.reader(f, delimiter=delimiter, quotechar=quotechar):
+            if row:
+                return len(row)
+    return None
+
+
+def _quotes(path: Path, quote: int) -> int:
+    """How many bytes ``quote`` the file holds (0 found by one scan for the first)."""
+    import mmap
+    with open(path, "rb") as f:
+        if f.seek(0, 2) == 0:
+            return 0
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            if mm.find(bytes([quote])) < 0:
+                return 0
+            data = np.frombuffer(mm, dtype=np.uint8)
+            step = 1 << 24
+            n = sum(int(np.count_nonzero(data[i:i + step] == quote))
+                    for i in range(0, len(data), step))
+            del data
+            return n
+
+
+def _arrow_table(path: Path, delimiter: str, quotechar: str, encoding: str, width: int,
+                 quoted_newlines: bool):
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    text = pa.dictionary(pa.int32(), pa.string())
+    try:
+        table = pacsv.read_csv(
+            path,
+            read_options=pacsv.ReadOptions(autogenerate_column_names=True, encoding=encoding),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quotechar,
+                                             double_quote=True, escape_char=False,
+                                             newlines_in_values=quoted_newlines,
+                                             ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(
+                column_types={f"f{i}": text for i in range(width)}, null_values=[],
+                strings_can_be_null=False, quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        return None
+    if table.num_columns != width or any(t != text for t in table.schema.types):
+        return None
+    return table
+
+
+def _column(chunks, skip_first: bool, quote: str | None):
+    """One column's categorical (values present after the skipped first record, sorted
+    as pandas sorts them) and its first record's value; None if a value holds
+    ``quote``. Each chunk's own dictionary is mapped onto the sorted categories."""
+    words = [c.dictionary.to_pylist() for c in chunks]
+    indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
+    first = words[0][indices[0][0]] if len(indices[0]) else None
+    present = set()
+    for j, (w, idx) in enumerate(zip(words, indices)):
+        if j == 0 and skip_first:
+            seen = np.bincount(idx[1:], minlength=len(w)) > 0
+            present.update(x for x, s in zip(w, seen) if s)
+        else:
+            present.update(w)
+    if quote is not None and any(quote in x for x in present):
+        return None
+    categories = pd.Index(sorted(present), dtype="str").sort_values()  # pandas' order
+    position = {x: i for i, x in enumerate(categories)}
+    n = sum(len(idx) for idx in indices) - int(skip_first)
+    dtype = np.int8 if len(categories) < 2**7 else np.int16 if len(categories) < 2**15 \
+        else np.int32
+    codes = np.empty(n, dtype=dtype)
+    at = 0
+    for j, (w, idx) in enumerate(zip(words, indices)):
+        if j == 0 and skip_first:
+            idx = idx[1:]
+        lookup = np.fromiter((position.get(x, -1) for x in w), dtype=dtype, count=len(w))
+        codes[at:at + len(idx)] = lookup[idx]
+        at += len(idx)
+    return pd.Categorical.from_codes(codes, categories=categories, validate=False), first
+
+
+def read_categorical(path: Path, delimiter: str, quotechar: str, codec: str,
+                     has_header: bool) -> tuple[pd.DataFrame, list[str] | None] | None:
+    """The file as ``pandas.read_csv(header=None, dtype="category", ...)`` reads it,
+    minus the header record, and the header's raw fields (None without a header).
+    None where the caller must read it with pandas."""
+    name = codecs.lookup(codec).name
+    encoding = _ARROW_CODECS.get(codec if codec == "utf-8-sig" else name)
+    if encoding is None or not (delimiter + quotechar).isascii():
+        return None
+    # Arrow ends a quoted value left open at the end of the file silently (pandas
+    # refuses it). Every quote opens or closes a quoted value unless a value holds a
+    # quote (doubled, or in the middle of an unquoted value): so with no value holding
+    # one (checked below), an odd count means a value is left open.
+    quotes = _quotes(path, ord(quotechar))
+    if quotes % 2:
+        return None
+    width = _first_record_width(path, delimiter, quotechar, codec)
+    if not width or width < 2:  # pandas skips a lone column's whitespace-only lines
+        return None
+    # without quotes no value spans lines: Arrow splits the file faster
+    table = _arrow_table(path, delimiter, quotechar, encoding, width, quotes > 0)
+    if table is None or table.num_rows == 0:
+        return None
+    columns, first = {}, []
+    for j in range(width):
+        built = _column(table.column(0).chunks, has_header, quotechar if quotes else None)
+        table = table.drop_columns([table.column_names[0]])  # its memory goes now
+        if built is None:
+            return None
+        columns[j], value = built
+        first.append(str(value))
+    return pd.DataFrame(columns), (first if has_header else None)
