@@ -40,10 +40,11 @@ from engine.errors import DataError
 #: copy a CSV file's text to Parquet while counting its rows (pages deep in the file,
 #: distinct values and counts then read the copy)
 PAGES_COPY = True
+#: rows read on opening: the first page, and the values that give the data types of a
+#: file opened without the import wizard
+HEAD_ROWS = 1000
 #: DuckDB's memory limit for the views' queries when the settings give none
 VIEW_MEMORY_LIMIT = "1GB"
-#: rows whose values give the data types of a file opened without the import wizard
-SAMPLE_ROWS = 1000
 #: file suffixes the out-of-core path reads
 SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -93,9 +94,13 @@ class OutOfCoreData:
         if not self._names:
             raise DataError(f"{self.source.label} has no columns")
         self._n_rows: int | None = self._parquet_rows()
+        self._count_lock = threading.Lock()  # one count (and CSV copy) at a time
+        self._pages: Path | None = None    # the Parquet copy of a CSV file's text
+        #: the first rows, read on opening: the first page shows at once even while
+        #: other queries keep DuckDB busy
+        self._head = self.query(f"SELECT * FROM {{data}} LIMIT {HEAD_ROWS}")
         self._distinct: dict[str, pd.DataFrame] = {}
         self._release = None               # a second backend for released pages
-        self._pages: Path | None = None    # the Parquet copy of a CSV file's text
         #: data types detected from the first rows ({column: (type, format)})
         self.detected_types: dict = {}
         self._release_plan_id = None
@@ -179,12 +184,13 @@ class OutOfCoreData:
         of its text in DuckDB's temporary folder (``PAGES_COPY``): the scan counts the
         rows, and pages deep in the file, distinct values and counts then read the copy
         (a page at row 10 M: 0.2 s instead of a 10 s scan)."""
-        if self._n_rows is None:
-            if self.kind == "csv" and PAGES_COPY:
-                self._copy_pages()
-            else:
-                n = self._scalar(f"SELECT count(*) FROM {self.backend.scan()}")
-                self._n_rows = int(n)
+        with self._count_lock:
+            if self._n_rows is None:
+                if self.kind == "csv" and PAGES_COPY:
+                    self._copy_pages()
+                else:
+                    n = self._scalar(f"SELECT count(*) FROM {self.backend.scan()}")
+                    self._n_rows = int(n)
         return self._n_rows
 
     def _scalar(self, sql: str):
@@ -217,9 +223,12 @@ class OutOfCoreData:
     def page(self, start: int, count: int) -> pd.DataFrame:
         """Rows ``start .. start + count - 1`` in file order, every value as text."""
         start, count = max(0, int(start)), max(0, int(count))
+        head = self._head
+        if start + count <= len(head) or len(head) < HEAD_ROWS:  # within the first rows
+            return head.iloc[start:start + count].reset_index(drop=True)
         return self.query(f"SELECT * FROM {{data}} LIMIT {count} OFFSET {start}")
 
-    def sample(self, n: int = 1000) -> pd.DataFrame:
+    def sample(self, n: int = HEAD_ROWS) -> pd.DataFrame:
         """The first ``n`` rows (for type detection and previews)."""
         return self.page(0, n)
 
@@ -228,6 +237,7 @@ class OutOfCoreData:
         sorted by value as the in-memory reader sorts its dictionary (cached)."""
         if column not in self._names:
             raise DataError(f"{self.label} has no column '{column}'")
+        self._wait_for_copy()
         if column not in self._distinct:
             from engine.backends.duckdb_backend import ident
             c = ident(column)
@@ -248,6 +258,7 @@ class OutOfCoreData:
         for c in todo:
             if c not in self._names:
                 raise DataError(f"{self.label} has no column '{c}'")
+        self._wait_for_copy()
         if len(todo) < 2:
             for c in todo:
                 self.distinct(c)
@@ -264,6 +275,12 @@ class OutOfCoreData:
             self._distinct[c] = pd.DataFrame(
                 {"value": values[order],
                  "count": part["count"].to_numpy(dtype=np.int64)[order]})
+
+    def _wait_for_copy(self) -> None:
+        """A CSV file's distinct values are counted on its Parquet copy (a scan of the
+        CSV beside the copy's would compete with it for DuckDB's threads)."""
+        if self.kind == "csv" and PAGES_COPY:
+            self.count_rows()
 
     def distinct_values(self, column: str) -> np.ndarray:
         """The sorted distinct values of ``column`` (object array of text)."""
@@ -344,7 +361,7 @@ def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
         from app.wizards.columns_page import column_choices
         data.detected_types = {c.name: (None if c.data_type == "string" else c.data_type,
                                         c.format)
-                               for c in column_choices(data.sample(SAMPLE_ROWS))}
+                               for c in column_choices(data.sample(HEAD_ROWS))}
     return data
 
 
