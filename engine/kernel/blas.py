@@ -12,13 +12,23 @@ from __future__ import annotations
 import contextlib
 
 try:  # optional (comes with scikit-learn); without it BLAS keeps its threads
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import ThreadpoolController
 except ImportError:  # pragma: no cover
-    threadpool_limits = None
+    ThreadpoolController = None
+
+_controller = None
 
 
 def one_blas_thread():
-    """A context manager limiting BLAS to one thread while it is open."""
-    if threadpool_limits is None:  # pragma: no cover
+    """A context manager limiting BLAS to one thread while it is open.
+
+    The BLAS libraries loaded are looked up once, at the first call (numpy's is
+    loaded by then): each lookup reads the process's memory map, several
+    milliseconds that a small job's whole search does not take."""
+    global _controller
+    if ThreadpoolController is None:  # pragma: no cover
         return contextlib.nullcontext()
-    return threadpool_limits(1, user_api="blas")
+    if _controller is None:
+        import numpy  # noqa: F401 - its BLAS is the one limited
+        _controller = ThreadpoolController()
+    return _controller.limit(limits=1, user_api="blas")

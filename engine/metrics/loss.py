@@ -51,6 +51,15 @@ class LossMetric(Metric):
             self.generalized_sum.append(np.array(
                 [self.g * float(counts @ shares[l][h.maps[l]]) for l in range(h.levels)]))
             self.minimum[j] = self.g * ctx.n_records / h.n_rows
+        # per attribute and level (padded): the generalized sums, indexed by levels
+        depth = max((len(g) for g in self.generalized_sum), default=1)
+        self.generalized_table = np.zeros((ctx.dims, depth))
+        for j, g in enumerate(self.generalized_sum):
+            self.generalized_table[j, :len(g)] = g
+        self.dims_index = np.arange(ctx.dims)
+        span = ctx.n_records - self.minimum
+        self.span_positive = span > 0
+        self.safe_span = np.where(self.span_positive, span, 1.0)
         flat = [s for per_level in self.shares for s in per_level]
         self.shares_flat = np.concatenate(flat) if flat else np.zeros(0)
         max_levels = max((len(p) for p in self.shares), default=1)
@@ -62,10 +71,8 @@ class LossMetric(Metric):
                 pos += len(s)
 
     def _normalize(self, x: np.ndarray) -> np.ndarray:
-        n = self.ctx.n_records
-        span = n - self.minimum
-        out = np.where(span > 0, (x - self.minimum) / np.where(span > 0, span, 1.0), 0.0)
-        return np.maximum(out, 0.0)
+        out = np.where(self.span_positive, (x - self.minimum) / self.safe_span, 0.0)
+        return np.maximum(out, 0.0, out=out)
 
     def upper_bound_per_attribute(self):
         return np.ones(len(self.ctx.weights))
@@ -95,11 +102,10 @@ class LossMetric(Metric):
 
     def per_attribute(self, classes: Classes, suppressed: np.ndarray,
                       counts: np.ndarray) -> np.ndarray:
-        x = np.array([self.generalized_sum[j][classes.levels[j]]
-                      for j in range(self.ctx.dims)], dtype=float)
+        levels = np.asarray(classes.levels, dtype=np.int64)
+        x = self.generalized_table[self.dims_index, levels]
         if suppressed.any():
-            x += _suppression_extra(classes.gen, counts, suppressed,
-                                    np.asarray(classes.levels, dtype=np.int64), self.shares_flat,
+            x += _suppression_extra(classes.gen, counts, suppressed, levels, self.shares_flat,
                                     self.share_offsets, self.g, self.s)
         x = self._normalize(x)
         if self.ctx.microaggregated:
