@@ -145,7 +145,7 @@ class TransformationConfig:
         help="seeds the randomized searches (absent: a new draw each run)")
     heuristic_threshold: int = param_field(
         "int", 100_000, low=0, unit="transformations", label="Heuristic above",
-        help="the optimal search hands over to Lightning above this lattice size")
+        help="the optimal search hands over to the genetic search above this lattice size")
     genetic: dict = field(default_factory=FrozenMap)
     #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off

@@ -88,8 +88,9 @@ def test_search_limits_are_disabled_where_the_algorithm_ignores_them(qtbot, wind
     use("optimal", 100_000)
     assert not panel.time_limit.isEnabled() and not panel.step_limit.isEnabled()
     assert "ignores time and step limits" in panel.time_limit.toolTip()
-    use("optimal", 1000)  # above the threshold: Lightning takes over and honours them
-    assert panel.time_limit.isEnabled() and "hands over to Lightning" in panel.note.text()
+    use("optimal", 1000)  # above the threshold: the genetic search takes over, honours them
+    assert (panel.time_limit.isEnabled()
+            and "hands over to the genetic search" in panel.note.text())
     use("exhaustive")
     assert not panel.time_limit.isEnabled() and not panel.threshold.isEnabled()
     use("genetic")

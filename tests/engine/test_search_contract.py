@@ -193,11 +193,13 @@ def test_genetic_ends_with_a_top_down_start_that_searched_everything():
     assert trajectory(out) == trajectory(run("top-down", problem))
 
 
-def test_optimal_hands_over_to_lightning_above_the_threshold():
+def test_optimal_hands_over_to_the_genetic_search_above_the_threshold():
     problem = synthetic_problem(n_qis=6, rows=300, levels=4, k=3, suppression_limit=0.2,
                                 heuristic_threshold=100, step_limit=30)
     out = run_search(problem)
-    assert out.algorithm == "lightning" and out.checked <= 30
+    assert out.algorithm == "genetic" and out.checked <= 30
+    set_transformation(problem, heuristic_threshold=problem.lattice.size)  # not above
+    assert run_search(problem).algorithm == "optimal"
 
 
 @pytest.mark.parametrize("name", ["genetic", "kgen", "top-down"])

@@ -21,7 +21,7 @@ GENETIC_SETTINGS = {"genetic": GeneticParameters, "kgen": KgenParameters}
 LIMIT_KEYS = ("time_limit_s", "step_limit", "seed", "heuristic_threshold")
 DECLARED = {p.name: p for p in dataclass_params(TransformationConfig)}
 THRESHOLD_TIP = ("Above this many transformations the optimal search hands over to "
-                 "Lightning, a heuristic that stops at the time and step limits")
+                 "the genetic search, a heuristic that stops at the time and step limits")
 
 
 def limits_apply(algorithm: str, threshold: int, lattice: int | None) -> tuple[bool, str]:
@@ -34,12 +34,12 @@ def limits_apply(algorithm: str, threshold: int, lattice: int | None) -> tuple[b
     if algorithm == "optimal":
         if lattice is not None and lattice > threshold:
             return True, (f"This lattice ({lattice:,} transformations) is above the heuristic "
-                          f"threshold: the search hands over to Lightning, which stops at the "
-                          f"time and step limits with the best transformation found (not "
-                          f"proven optimal).")
+                          f"threshold: the search hands over to the genetic search, which stops "
+                          f"at the time and step limits with the best transformation found "
+                          f"(not proven optimal).")
         return False, ("The optimal search runs until it has proven the optimum and ignores "
                        "time and step limits; they apply only above the heuristic threshold, "
-                       "where it hands over to Lightning." + size)
+                       "where it hands over to the genetic search." + size)
     return True, ("A heuristic: it stops at the time or step limit (without one, after its "
                   "own default) with the best transformation found, not proven optimal.")
 
