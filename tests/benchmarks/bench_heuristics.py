@@ -11,7 +11,9 @@ the released table all count within the limit), then one CLI process
 (``anonymist anonymize job --output --result``, timed from its start to its exit),
 per seed. The calls of one data set share a process: its first call loads the
 numba kernels from their disk cache (reported as "first"); the CLI processes
-are fresh ones. Every run reports its wall and CPU seconds (user + system) and
+are fresh ones (they load the kernels before their limit starts).
+``--cpu-clock`` counts the limit of the ``engine.anonymize`` calls in CPU seconds
+of the process: what the limit gives on an idle machine, whatever the load. Every run reports its wall and CPU seconds (user + system) and
 the 1-minute load average, and the table gives the median and worst loss.
 
 k = 5, 100% suppression limit, Loss with geometric mean; every column with a
@@ -146,10 +148,25 @@ def write_job(name: str, algorithm: str, limit: float, seed: int, folder: Path) 
     return path
 
 
-def calls_in_process(jobs: list[str]) -> list[dict]:
+def use_cpu_clock() -> None:
+    """Count the time limit in CPU seconds of this process instead of wall seconds: what
+    the limit would give on an idle machine, whatever the load (a benchmark's view
+    only; the engine counts wall time). The engine's two clocks are replaced together:
+    ``engine.api``'s (preparing, the deadline) and the searches' (``anytime.clock``)."""
+    import types
+
+    import engine.api
+    from engine.search import anytime
+    engine.api.time = types.SimpleNamespace(perf_counter=time.process_time)
+    anytime.clock = time.process_time
+
+
+def calls_in_process(jobs: list[str], cpu_clock: bool = False) -> list[dict]:
     """Run ``engine.anonymize`` on each job in turn (in this process; the caller starts
     a fresh one) and return what each call reached and cost."""
     from engine.api import anonymize
+    if cpu_clock:
+        use_cpu_clock()
     out = []
     for job in jobs:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -180,7 +197,8 @@ def cli_run(job: Path, folder: Path) -> dict:
             "search_s": r["elapsed_s"]}
 
 
-def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[int]) -> None:
+def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[int],
+          cpu_clock: bool = False) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_heuristics_") as tmp:
         folder = Path(tmp)
@@ -189,15 +207,18 @@ def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[
                 jobs = [write_job(name, algorithm, limit, s, folder) for s in seeds]
                 code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
                         "from tests.benchmarks.bench_heuristics import calls_in_process; "
-                        "print(json.dumps(calls_in_process(sys.argv[2:])))")
-                done = subprocess.run([sys.executable, "-c", code, str(ROOT)]
+                        "print(json.dumps(calls_in_process(sys.argv[3:], sys.argv[2] == "
+                        "'cpu')))")
+                done = subprocess.run([sys.executable, "-c", code, str(ROOT),
+                                       "cpu" if cpu_clock else "wall"]
                                       + [str(j) for j in jobs], check=True,
                                       capture_output=True, text=True)
                 calls = json.loads(done.stdout.strip().splitlines()[-1])
-                clis = [cli_run(j, folder) for j in jobs]
+                clis = [] if cpu_clock else [cli_run(j, folder) for j in jobs]
                 arx = ARX.get((name, GOAL_FROM))
                 arx_best = min(a[0] for a in arx) if arx else None
-                for kind, runs in (("anonymize", calls), ("CLI", clis)):
+                kinds = [("anonymize" + (" (CPU clock)" if cpu_clock else ""), calls)]
+                for kind, runs in kinds + ([("CLI", clis)] if clis else []):
                     for seed, r in zip(seeds, runs):
                         print(f"{name:10s} {algorithm:9s} {kind:9s} seed {seed}: loss {r['loss']:.4f} "
                               f"checked {r['checked']:5d} wall {r['wall']:.2f} s CPU {r['cpu']:.2f} s "
@@ -228,13 +249,16 @@ def main(argv=None) -> None:
     ap.add_argument("--whole", type=float, default=None, metavar="LIMIT",
                     help="whole engine.anonymize calls and CLI processes with this time limit")
     ap.add_argument("--seeds", default="0,1,2,3,4", help="seeds of the --whole runs")
+    ap.add_argument("--cpu-clock", action="store_true",
+                    help="--whole: count the limit in CPU seconds of the process (what an "
+                         "idle machine would give); engine.anonymize calls only")
     args = ap.parse_args(argv)
     if args.whole is not None:
         datasets = args.datasets.split(",")
         if "wide30" in datasets:
             ensure_wide()
         whole(datasets, args.algorithms.split(","), args.whole,
-              [int(x) for x in args.seeds.split(",")])
+              [int(x) for x in args.seeds.split(",")], args.cpu_clock)
         return
     limits = [float(x) for x in args.limits.split(",")]
     ensure_wide()
