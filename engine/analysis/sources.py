@@ -13,7 +13,8 @@ analysis functions read weighted tables instead, which give the same figures:
 * for other columns (an insensitive attribute's distribution, a contingency table
   with it), a GROUP BY through the backend: of the input columns, or of the
   released table the backend writes (the export's own release query), so no
-  record is read into Python.
+  record is read into Python. The first distribution asked for counts every such
+  column's in the same scan (GROUPING SETS).
 
 Tables are counted once per set of columns and kept.
 """
@@ -47,6 +48,7 @@ class AnalysisTables:
         self.backend = getattr(problem, "backend", None)
         self._counted: dict[tuple, EncodedTable] = {}
         self._plan = None
+        self._columns_counted = False
         self._lock = threading.Lock()
 
     @property
@@ -67,8 +69,23 @@ class AnalysisTables:
         """A table of the input holding ``columns``."""
         if not self.out_of_core or self.holds(columns):
             return self.problem.table
+        if len(columns) == 1 and hasattr(self.backend, "column_counts"):
+            self._count_columns(progress)
         return self._count(("input", *sorted(columns)), lambda: self.backend.frequency_table(
             list(columns), progress))
+
+    def _count_columns(self, progress: PhaseProgress | None) -> None:
+        """Every column's distribution the frequency table does not hold, counted in one
+        scan the first time one is asked for (the next ones need none)."""
+        with self._lock:
+            if self._columns_counted:
+                return
+            self._columns_counted = True
+        wanted = [n for n in self.problem.table.source_names
+                  if n not in self.problem.table and n not in self.problem.identifying]
+        for name, table in self.backend.column_counts(wanted, progress).items():
+            with self._lock:
+                self._counted.setdefault(("input", name), table)
 
     def output(self, columns: Sequence[str], progress: PhaseProgress | None = None
                ) -> EncodedTable:

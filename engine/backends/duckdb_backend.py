@@ -185,6 +185,28 @@ class DuckDBBackend(Backend):
             table.row_subset = np.asarray(result["__in"], dtype=bool)
         return table
 
+    def column_counts(self, columns: list[str],
+                      progress: PhaseProgress | None = None) -> dict[str, EncodedTable]:
+        """Each column's distinct values with their record counts (a weighted table of
+        that column), every column counted in one scan (GROUPING SETS)."""
+        names = self.columns()
+        columns = [c for c in names if c in set(columns)]
+        if not columns:
+            return {}
+        cols = ", ".join(ident(c) for c in columns)
+        flags = ", ".join(f"grouping({ident(c)}) AS __g{j}" for j, c in enumerate(columns))
+        sets = ", ".join(f"({ident(c)})" for c in columns)
+        sql = (f"SELECT {cols}, count(*) AS __w, {flags} FROM (SELECT "
+               f"{', '.join(_as_text(c) for c in columns)} FROM {self.scan()}) "
+               f"GROUP BY GROUPING SETS ({sets})")
+        result = self._run(sql, "aggregate", progress, _numpy)
+        out = {}
+        for j, c in enumerate(columns):
+            mine = np.asarray(result[f"__g{j}"]) == 0
+            out[c] = frequency_columns({c: np.asarray(result[c], dtype=object)[mine]},
+                                       np.asarray(result["__w"], dtype=np.int64)[mine], names)
+        return out
+
     # --- release ------------------------------------------------------------------
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:

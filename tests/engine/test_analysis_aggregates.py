@@ -190,3 +190,15 @@ def test_columns_beyond_the_frequency_table_are_counted_by_duckdb(problems):
     assert tables.output(["occupation", "age"]) is counted  # counted once
     assert tables.input(["occupation"]) is tables.output(["occupation"])  # released as is
     assert "*" in counted.column("age").dictionary
+    # one distribution asked for: every other column's counted in the same scan
+    calls = []
+    backend = problem.backend
+    original = backend.column_counts
+    backend.column_counts = lambda *a, **k: calls.append(a) or original(*a, **k)
+    try:
+        fresh = AnalysisTables(problem, transform(problem, (1, 2, 1, 1, 2)))
+        workclass = fresh.input(["workclass"])
+        assert fresh.input(["salary-class"]).n_records == workclass.n_records == 30162
+        assert len(calls) == 1 and set(calls[0][0]) == set(OTHERS)
+    finally:
+        del backend.column_counts

@@ -17,6 +17,10 @@ MODEL_LABELS = {"logistic-regression": "Logistic regression", "naive-bayes": "Na
                 "random-forest": "Random forest"}
 
 
+PLACEHOLDER = ("No comparison yet. Tick the features, choose the target and press Compare: "
+               "the same model is trained on the input and on the output, and their "
+               "accuracy, AUC, Brier score and ROC curves appear here.")
+
 class ClassificationPanel(QWidget):
     """Choose features, target, model and folds; Run trains in the worker.
 
@@ -109,10 +113,7 @@ class ClassificationPanel(QWidget):
         right.addLayout(cards)
         # before a comparison: a note instead of an empty table and a bare ROC axis
         self.results = QStackedWidget()
-        self.placeholder = QLabel(
-            "No comparison yet. Tick the features, choose the target and press Compare: "
-            "the same model is trained on the input and on the output, and their accuracy, "
-            "AUC, Brier score and ROC curves appear here.")
+        self.placeholder = QLabel(PLACEHOLDER)
         self.placeholder.setObjectName("mutedLabel")
         self.placeholder.setWordWrap(True)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -209,9 +210,15 @@ class ClassificationPanel(QWidget):
         self.results.setCurrentIndex(0)
         self.status.setText(message)
 
+    def set_unavailable(self, reason: str | None) -> None:
+        """Say why no comparison can be made (None: it can), instead of the prompt."""
+        self.clear_results("" if reason else "Choose features and a target, then Compare.")
+        self.placeholder.setText(reason or PLACEHOLDER)
+        self.run.setEnabled(reason is None)
+
     def message_text(self) -> str:
-        """The status line (what is shown instead of results, or why none are)."""
-        return self.status.text()
+        """What is shown instead of results (the prompt, or why there are none)."""
+        return f"{self.placeholder.text()} {self.status.text()}".strip()
 
     def show_comparison(self, c: ClassificationComparison) -> None:
         self.cards["input"].set_value(f"{100 * c.input.accuracy:.2f} %")

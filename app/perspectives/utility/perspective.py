@@ -231,12 +231,9 @@ class UtilityPerspective(QWidget):
         self.pages.setCurrentIndex(1)
         if self.comparison is None:
             self._show_no_output()
-        elif self.comparison.out_of_core:
-            self.classification.clear_results(an.NO_CLASSIFICATION_OUT_OF_CORE)
-            self.classification.run.setEnabled(False)
         else:
-            self.classification.run.setEnabled(True)
-            self.classification.clear_results("Choose features and a target, then Compare.")
+            self.classification.set_unavailable(an.NO_CLASSIFICATION_OUT_OF_CORE
+                                                if self.comparison.out_of_core else None)
         self.result_shown.emit()
         self._refresh()
 
