@@ -380,17 +380,41 @@ class ReleasedTable:
     def plan(self):
         """This release as a per-record mapping (``engine.backends.ReleasePlan``) for a
         DuckDB or Spark backend to apply where the records are: the labels, suppressed
-        classes, marker and columns of this table. Transformation methods that need
-        more than the record's own values (pseudonyms, coding rules, microaggregation,
-        removed values, a DP sample) are released in memory only."""
+        classes, marker and columns of this table, coding rules on insensitive
+        attributes by value and microaggregated attributes by class (from this table's
+        own columns, so the values are the in-memory release's). Pseudonyms, removed
+        values, MDAV clusters, a local recoding and a DP sample are released in memory
+        only."""
         from engine.backends.base import ReleasePlan
-        special = sorted(self._finished_names)
+        from engine.transform.coding import RULES, code_values
+        problem, qis = self.problem, self.qis
+        attrs = problem.job.attributes
+        micro = {m.attribute: m for m in problem.micro}
+        coded = {n for n in self._finished_names if n not in micro and n in attrs
+                 and attrs[n].transformation in RULES and n not in self.pseudonymized
+                 and not problem.job.transformation.remove_suppressed_values}
+        special = sorted(n for n in self._finished_names if n not in coded and (
+            n not in micro or micro[n].clustering == "mdav"))
         if special or self.withheld is not None or self.base_levels is not None:
             what = ", ".join(special) or ("a local recoding" if self.base_levels is not None
                                           else "a differential-privacy sample")
             raise DataError(f"the release of {what} is built in memory only: run the job "
                             f"with [engine] backend = \"memory\"")
-        problem, qis = self.problem, self.qis
+        recoded = []
+        for name in sorted(coded, key=self.names.index):
+            if attrs[name].transformation == "identity":
+                continue
+            values = problem.table.column(name).dictionary
+            recoded.append((name, values, code_values(values, attrs[name], name, self.marker)))
+        aggregated = []
+        if micro:
+            kept = np.flatnonzero(~self.suppressed_rows)
+            classes, first = np.unique(self.row_classes()[kept], return_index=True)
+            for name in sorted(set(micro) & set(self.names), key=self.names.index):
+                labels = np.asarray(self.values(name), dtype=object)[kept[first]]
+                aggregated.append((name, np.asarray(self.classes.gen[classes],
+                                                    dtype=np.int64).reshape(-1, len(qis)),
+                                   labels))
         return ReleasePlan(
             tuple(n for n in problem.table.source_names if n not in self.removed),
             tuple(qis),
@@ -401,7 +425,7 @@ class ReleasedTable:
                   for j in range(len(qis))),
             np.asarray(self.classes.gen[self.violating], dtype=np.int64).reshape(
                 -1, len(qis)),
-            self.marker)
+            self.marker, tuple(recoded), tuple(aggregated))
 
     # --- whole table --------------------------------------------------------------------
     @property

@@ -189,9 +189,8 @@ class AnonymizationResult:
             out["local_recoding"] = self.local_recoding.to_dict()
         if self.problem.micro and self.optimum is not None:
             from engine.transform.release import microaggregation_utility
-            data = self.transformed()
-            out["microaggregation"] = microaggregation_utility(self.problem, data.frame,
-                                                               data.suppressed_rows)
+            out["microaggregation"] = microaggregation_utility(self.problem,
+                                                               self.transformed())
         return out
 
     @property

@@ -13,7 +13,7 @@ import glob
 from pathlib import Path
 
 from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
-from engine.config import QUASI_IDENTIFYING, Job
+from engine.config import INSENSITIVE, QUASI_IDENTIFYING, Job
 from engine.errors import DataError, JobError
 
 BACKENDS = ("auto", "memory", "duckdb", "spark")
@@ -57,6 +57,9 @@ def needed_columns(job: Job) -> list[str]:
         if attribute:
             names.append(attribute)
     names.extend(getattr(job.metric, "responses", []) or [])
+    from engine.transform.coding import RULES  # coded by value: their values are needed
+    names.extend(n for n, a in job.attributes.items() if a.type == INSENSITIVE
+                 and getattr(a, "transformation", None) in RULES and a.transformation != "identity")
     if job.subset and "query" in job.subset:
         from engine.query import query_columns
         names.extend(query_columns(job.subset["query"]))
@@ -82,20 +85,21 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
 
 def check_supported(job: Job) -> None:
     """Refuse, before any counting, what the DuckDB and Spark releases do not build:
-    they release each record's generalized values (or the marker) and other columns
-    as they are."""
+    they release each record's generalized values (or the marker), coding rules and
+    microaggregates (by value and by class: ``ReleasePlan``), other columns as they
+    are."""
     memory = "; set [engine] backend = \"memory\""
     for name, a in job.attributes.items():
-        method = getattr(a, "transformation", "generalization")
-        if method not in ("generalization", None) and not (
-                method == "identity" and a.type != QUASI_IDENTIFYING):
-            raise JobError(f"attribute '{name}': transformation = \"{method}\" is released "
-                           f"in memory only{memory}")
+        if getattr(a, "transformation", None) == "microaggregation" and \
+                getattr(a, "clustering", "none") == "mdav":
+            raise JobError(f"attribute '{name}': clustering = \"mdav\" clusters the records "
+                           f"one by one, in memory only{memory}")
         if getattr(a, "pseudonym", None) is not None:
             raise JobError(f"attribute '{name}': pseudonyms are released in memory only{memory}")
     t = job.transformation
     if getattr(t, "local_recoding", None):
-        raise JobError(f"local recoding is released in memory only{memory}")
+        raise JobError(f"local recoding is released in memory only (it recodes the "
+                       f"records of each class one by one){memory}")
     if getattr(t, "remove_suppressed_values", False):
         raise JobError(f"remove_suppressed_values is released in memory only{memory}")
 

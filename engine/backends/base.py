@@ -57,6 +57,13 @@ class ReleasePlan:
     (``sizes[j]`` codes at the chosen level). A record is suppressed (every
     quasi-identifier becomes ``marker``) when the tuple of its generalized codes
     is a row of ``suppressed``.
+
+    Columns the transformation methods change are released by value or by class:
+    ``recoded`` holds (column, its input values, their released values) for a coding
+    rule on an insensitive attribute; ``aggregated`` (column, classes x qis
+    generalized codes, their labels) for a microaggregated attribute: a record of a
+    released class takes its class's label ("" for a class not listed), a suppressed
+    record the marker.
     """
 
     columns: tuple[str, ...]
@@ -67,6 +74,8 @@ class ReleasePlan:
     sizes: tuple[int, ...]
     suppressed: np.ndarray   # classes x qis generalized codes
     marker: str
+    recoded: tuple[tuple[str, np.ndarray, np.ndarray], ...] = ()
+    aggregated: tuple[tuple[str, np.ndarray, np.ndarray], ...] = ()
 
     def key_strides(self) -> np.ndarray | None:
         """Mixed-radix strides that turn generalized codes into one int64 key, or None
@@ -81,11 +90,16 @@ class ReleasePlan:
         return strides
 
     def suppressed_keys(self) -> np.ndarray | None:
+        return self.class_keys(self.suppressed)
+
+    def class_keys(self, gen: np.ndarray) -> np.ndarray | None:
+        """The int64 keys of classes given as rows of generalized codes (None when the
+        generalized space does not fit 62 bits)."""
         strides = self.key_strides()
         if strides is None:
             return None
-        return (self.suppressed.astype(np.int64) * strides).sum(axis=1) if len(
-            self.suppressed) else np.zeros(0, np.int64)
+        return (np.asarray(gen, dtype=np.int64) * strides).sum(axis=1) if len(gen) \
+            else np.zeros(0, np.int64)
 
 
 class Backend:

@@ -254,19 +254,36 @@ class DuckDBBackend(Backend):
                             "\"memory\"")
         gens = [f"getvariable('__gen{j}')[__c{j} + 1]" for j in range(len(plan.qis))]
         key = " + ".join(f"{g} * {int(s)}" for g, s in zip(gens, strides)) or "0"
-        sup = self._membership(plan.suppressed_keys(), int(np.prod(plan.sizes, dtype=float)))
+        space = int(np.prod(plan.sizes, dtype=float))
+        sup = self._membership(plan.suppressed_keys(), space)
+        recoded = {name: i for i, (name, _, _) in enumerate(plan.recoded)}
+        for i, (_, values, coded) in enumerate(plan.recoded):
+            self._enum(f"__rv{i}", [str(v) for v in values])
+            self._variable(f"__rl{i}", [str(x) for x in coded], "VARCHAR")
+        aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels, space)
+                      for i, (name, gen, labels) in enumerate(plan.aggregated)}
         inner = []
         for c in self.columns():
             if c in qi_index:
                 j = qi_index[c]
                 inner.append(f"enum_code(CAST(coalesce(CAST({ident(c)} AS VARCHAR), '') "
                              f"AS __v{j})) AS __c{j}")
-            elif c in plan.columns:
+            elif c in recoded:
+                i = recoded[c]
+                inner.append(f"enum_code(CAST(coalesce(CAST({ident(c)} AS VARCHAR), '') "
+                             f"AS __rv{i})) AS __r{i}")
+            elif c in plan.columns and c not in aggregated:
                 inner.append(_as_text(c))
         wrap = (lambda e: f"nullif({e}, '')") if empty_as_null else (lambda e: e)
         outer = []
         for c in plan.columns:
-            if c in qi_index:
+            if c in aggregated:  # the class's aggregate (a QI's value takes no part)
+                outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "
+                                  f"coalesce({aggregated[c]}, '') END") + f" AS {ident(c)}")
+            elif c in recoded:
+                outer.append(wrap(f"getvariable('__rl{recoded[c]}')[__r{recoded[c]} + 1]")
+                             + f" AS {ident(c)}")
+            elif c in qi_index:
                 j = qi_index[c]
                 outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "
                                   f"getvariable('__lab{j}')[__c{j} + 1] END") + f" AS {ident(c)}")
@@ -292,6 +309,27 @@ class DuckDBBackend(Backend):
         m = len(table)
         return "(" + " OR ".join(f"getvariable('__supk')[(__k % {m} + {d}) % {m} + 1] = __k"
                                  for d in range(probes)) + ")"
+
+    def _lookup(self, name: str, keys: np.ndarray, labels, space: int) -> str:
+        """A SQL expression: the label of class key ``__k`` among ``keys`` (NULL for
+        another key), by a list over the key space when it is small, else by an
+        open-addressing table of the keys and a list of their labels beside it."""
+        if len(keys) == 0:
+            return "NULL"
+        if space <= DENSE_KEYS:
+            dense = [None] * space
+            for k, label in zip(keys.tolist(), labels):
+                dense[k] = str(label)
+            self._variable(name, dense, "VARCHAR")
+            return f"getvariable('{name}')[__k + 1]"
+        table, probes = probe_table(keys)
+        by_key = dict(zip(keys.tolist(), (str(x) for x in labels)))
+        self._variable(f"{name}k", table.tolist(), "BIGINT")
+        self._variable(f"{name}l", [by_key.get(k) for k in table.tolist()], "VARCHAR")
+        m = len(table)
+        slots = [f"(__k % {m} + {d}) % {m} + 1" for d in range(probes)]
+        return "CASE " + " ".join(f"WHEN getvariable('{name}k')[{s}] = __k THEN "
+                                  f"getvariable('{name}l')[{s}]" for s in slots) + " END"
 
     def _enum(self, name: str, values: list[str]) -> None:
         with self._lock:

@@ -141,9 +141,23 @@ class SparkBackend(Backend):
             key = key + F.element_at(gen, col).cast("long") * F.lit(int(strides[j]))
         keys = [int(k) for k in plan.suppressed_keys()]
         suppressed = key.isin(keys) if keys else F.lit(False)
+        recoded = {name: F.create_map(*[F.lit(x) for v, r in zip(values, coded)
+                                        for x in (str(v), str(r))])
+                   for name, values, coded in plan.recoded}
+        aggregated = {}
+        for name, gen, labels_ in plan.aggregated:
+            pairs = [F.lit(x) for k, lab in zip(plan.class_keys(gen).tolist(), labels_)
+                     for x in (int(k), str(lab))]
+            aggregated[name] = F.coalesce(F.element_at(F.create_map(*pairs), key), F.lit("")) \
+                if pairs else F.lit("")
         out = []
         for c in plan.columns:
-            if c in qi_index:
+            if c in aggregated:  # the class's aggregate; suppressed records the marker
+                out.append(F.when(suppressed, F.lit(plan.marker)).otherwise(aggregated[c])
+                           .alias(c))
+            elif c in recoded:
+                out.append(F.element_at(recoded[c], F.col(f"`{c}`")).alias(c))
+            elif c in qi_index:
                 out.append(F.when(suppressed, F.lit(plan.marker)).otherwise(labels[c]).alias(c))
             else:
                 out.append(F.col(f"`{c}`").alias(c))

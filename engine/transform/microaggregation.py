@@ -131,68 +131,143 @@ def _statistic(x: np.ndarray, function: str) -> float:
 
 
 def aggregate_by_class(values: np.ndarray, row_class: np.ndarray, released: np.ndarray,
-                       spec: MicroSpec) -> np.ndarray:
-    """Each released row's class aggregate (object array of strings; others "")."""
+                       spec: MicroSpec, weights: np.ndarray | None = None) -> np.ndarray:
+    """Each released row's class aggregate (object array of strings; others ""). With
+    ``weights`` each row stands for that many records (a backend's frequency table)."""
     out = np.full(len(values), "", dtype=object)
     rows = np.flatnonzero(released)
     if not len(rows):
         return out
-    classes = row_class[rows]
-    v = np.asarray(values)[rows].astype(str)
-    if spec.function == "mode" or spec.function == "interval":
-        frame = pd.DataFrame({"c": classes, "v": v})
-        agg = {c: aggregate_values(g.to_numpy(), spec)
-               for c, g in frame.groupby("c", sort=False)["v"]}
-        out[rows] = [agg[c] for c in classes]
-        return out
-    x = numbers(v, spec.attribute)
-    if spec.ignore_missing:
-        keep = ~np.isnan(x)
-    else:
-        x = np.nan_to_num(x, nan=0.0)
-        keep = np.ones(len(x), dtype=bool)
-    frame = pd.DataFrame({"c": classes[keep], "x": x[keep]})
-    if spec.function == "geometric-mean":
-        if (frame["x"] <= -1).any():
-            raise JobError(f"attribute '{spec.attribute}': the geometric mean needs values "
-                           f"greater than -1")
-        stat = np.expm1(np.log1p(frame["x"]).groupby(frame["c"]).mean())
-    elif spec.function == "arithmetic-mean":
-        stat = frame.groupby("c")["x"].mean()
-    else:
-        stat = frame.groupby("c")["x"].median()
-    text = {c: format_number(s, spec.integer) for c, s in stat.items()}
-    out[rows] = [text.get(c, "") for c in classes]
+    classes = np.asarray(row_class)[rows]
+    codes, dictionary = pd.factorize(pd.Series(np.asarray(values)[rows]).astype(str),
+                                     sort=True)
+    w = np.ones(len(rows), np.int64) if weights is None else np.asarray(weights)[rows]
+    ids, labels = class_aggregates(classes, codes, np.asarray(dictionary, dtype=object), w,
+                                   spec)
+    text = dict(zip(ids.tolist(), labels))
+    out[rows] = [text.get(c, "") for c in classes.tolist()]
     return out
 
 
+def class_aggregates(classes: np.ndarray, codes: np.ndarray, dictionary: np.ndarray,
+                     weights: np.ndarray, spec: MicroSpec) -> tuple[np.ndarray, list[str]]:
+    """The released aggregate of every class given its records as (class, value code
+    into ``dictionary``, weight) triples: the class ids that have one, and their labels.
+
+    The triples are first summed per (class, distinct value), so the result depends on
+    the multiset of records alone, not on how they are split into rows or ordered:
+    the in-memory records and a backend's frequency table give the same labels. Sums
+    are exactly rounded (``math.fsum`` of value x count), the median is the middle of
+    the sorted records (the mean of the two middle ones for an even count)."""
+    dictionary = np.asarray([str(v) for v in dictionary], dtype=object)
+    n_values = max(len(dictionary), 1)
+    key = np.asarray(classes, np.int64) * n_values + np.asarray(codes, np.int64)
+    pairs, inverse = np.unique(key, return_inverse=True)
+    count = np.bincount(inverse, weights=np.asarray(weights, np.float64)).astype(np.int64)
+    cls, code = pairs // n_values, pairs % n_values
+    if spec.function in ("mode", "interval"):
+        x = None
+    else:
+        x = numbers(dictionary, spec.attribute)
+        if spec.function == "geometric-mean" and (x[~np.isnan(x)] <= -1).any():
+            raise JobError(f"attribute '{spec.attribute}': the geometric mean needs values "
+                           f"greater than -1")
+    missing = np.array([v.strip() in MISSING for v in dictionary], dtype=bool)
+    starts = np.flatnonzero(np.r_[True, cls[1:] != cls[:-1]]) if len(cls) else np.zeros(0, int)
+    ends = np.r_[starts[1:], len(cls)]
+    ids, labels = [], []
+    for a, b in zip(starts.tolist(), ends.tolist()):
+        label = _class_label(code[a:b], count[a:b], dictionary, x, missing, spec)
+        if label is not None:
+            ids.append(int(cls[a]))
+            labels.append(label)
+    return np.asarray(ids, dtype=np.int64), labels
+
+
+def _class_label(codes: np.ndarray, counts: np.ndarray, dictionary: np.ndarray,
+                 x: np.ndarray | None, missing: np.ndarray, spec: MicroSpec) -> str | None:
+    """One class's aggregate from its distinct values (codes, sorted) and their counts;
+    "" when no value is left, None for a class without records."""
+    if not counts.sum():
+        return None
+    if spec.function == "mode":
+        keep = ~missing[codes] if spec.ignore_missing else np.ones(len(codes), bool)
+        if not keep.any():
+            return ""
+        c, n = codes[keep], counts[keep]
+        top = [str(dictionary[v]) for v in c[n == n.max()]]
+        return sorted(top, key=_sort_key)[0]
+    if spec.function == "interval":
+        v = numbers(dictionary[codes], spec.attribute)
+        v = v[~np.isnan(v)]
+        if not len(v):
+            return ""
+        return f"[{format_number(v.min(), spec.integer)}, {format_number(v.max(), spec.integer)}]"
+    v = x[codes]
+    n = counts
+    if spec.ignore_missing:
+        keep = ~np.isnan(v)
+        v, n = v[keep], n[keep]
+    else:
+        v = np.nan_to_num(v, nan=0.0)
+    total = int(n.sum())
+    if not total:
+        return ""
+    if spec.function == "arithmetic-mean":
+        stat = math.fsum((v * n).tolist()) / total
+    elif spec.function == "geometric-mean":
+        stat = math.expm1(math.fsum((np.log1p(v) * n).tolist()) / total)
+    else:  # the median of the records: the sorted values repeated by their counts
+        order = np.argsort(v, kind="stable")
+        v, cum = v[order], np.cumsum(n[order])
+        lo = float(v[np.searchsorted(cum, (total - 1) // 2, side="right")])
+        hi = float(v[np.searchsorted(cum, total // 2, side="right")])
+        stat = lo if lo == hi else (lo + hi) / 2
+    return format_number(stat, spec.integer)
+
+
 def utility(original: np.ndarray, released_values: np.ndarray, released: np.ndarray,
-            spec: MicroSpec) -> dict:
+            spec: MicroSpec, weights: np.ndarray | None = None) -> dict:
     """Squared error of the released aggregates (numeric functions) and statistics of
-    the released values, over the released records."""
+    the released values, over the released records (``weights``: records per row, for
+    a backend's frequency table)."""
     out: dict = {"function": spec.function, "ignore_missing": spec.ignore_missing,
                  "clustering": spec.clustering}
     rows = np.flatnonzero(released)
+    w = None if weights is None else np.asarray(weights, dtype=np.int64)
+    out["records"] = int(len(rows)) if w is None else int(w[rows].sum())
     if spec.function == "interval":
-        out["records"] = int(len(rows))
         return out
     try:
         orig = numbers(np.asarray(original)[rows].astype(str), spec.attribute)
         rel = numbers(np.asarray(released_values)[rows].astype(str), spec.attribute)
     except JobError:
-        out["records"] = int(len(rows))
         return out
     both = ~np.isnan(orig) & ~np.isnan(rel)
     err = (orig[both] - rel[both]) ** 2
     everything = numbers(np.asarray(original).astype(str), spec.attribute)
     lo, hi = np.nanmin(everything), np.nanmax(everything)
     span = hi - lo
+    if w is None:
+        sse, n_both = float(err.sum()), int(both.sum())
+        stats = {"released_mean": float(np.nanmean(rel)) if len(rel) else None,
+                 "released_median": float(np.nanmedian(rel)) if len(rel) else None}
+    else:
+        rw = w[rows]
+        sse, n_both = float((err * rw[both]).sum()), int(rw[both].sum())
+        known = ~np.isnan(rel)
+        v, vw = rel[known], rw[known]
+        order = np.argsort(v, kind="stable")
+        v, cum = v[order], np.cumsum(vw[order])
+        total = int(cum[-1]) if len(cum) else 0
+        stats = {"released_mean": float((v * vw[order]).sum() / total) if total else None,
+                 "released_median": float((v[np.searchsorted(cum, (total - 1) // 2, "right")]
+                                           + v[np.searchsorted(cum, total // 2, "right")]) / 2)
+                 if total else None}
     out.update({
-        "records": int(len(rows)),
-        "sse": float(err.sum()),
-        "nmse": float(err.sum() / span ** 2 / max(int(both.sum()), 1)) if span > 0 else 0.0,
-        "released_mean": float(np.nanmean(rel)) if len(rel) else None,
-        "released_median": float(np.nanmedian(rel)) if len(rel) else None,
+        "sse": sse,
+        "nmse": float(sse / span ** 2 / max(n_both, 1)) if span > 0 else 0.0,
+        **stats,
         "released_min": float(np.nanmin(rel)) if len(rel) else None,
         "released_max": float(np.nanmax(rel)) if len(rel) else None,
     })

@@ -45,7 +45,7 @@ def finish_columns(problem, columns: dict, row_class: np.ndarray,
             continue
         original = problem.table.column(spec.attribute).values()
         groups = clusters if spec.clustering == "mdav" else row_class
-        values = aggregate_by_class(original, groups, released, spec)
+        values = aggregate_by_class(original, groups, released, spec, problem.table.weights)
         values[suppressed] = marker
         columns[spec.attribute] = values
     for name, a in job.attributes.items():
@@ -74,14 +74,16 @@ def mdav_clusters(problem, row_class: np.ndarray, released: np.ndarray) -> np.nd
     return split_classes(problem, scaled_matrix(columns), row_class, released, k)
 
 
-def microaggregation_utility(problem, frame, suppressed: np.ndarray) -> dict:
-    """Per microaggregated attribute: its function, squared error and the released
-    values' statistics (over released records)."""
+def microaggregation_utility(problem, released) -> dict:
+    """Per microaggregated attribute of the released table ``released``
+    (`engine.output.ReleasedTable`): its function, squared error and the released
+    values' statistics (over released records; a frequency table's rows weighted)."""
     out = {}
+    kept = ~np.asarray(released.suppressed_rows, dtype=bool)
     for spec in problem.micro:
-        if spec.attribute not in frame.columns:
+        if spec.attribute not in released.names:
             continue
         original = problem.table.column(spec.attribute).values()
-        out[spec.attribute] = utility(original, frame[spec.attribute].to_numpy(),
-                                      ~np.asarray(suppressed, dtype=bool), spec)
+        out[spec.attribute] = utility(original, released.values(spec.attribute), kept, spec,
+                                      problem.table.weights)
     return out
