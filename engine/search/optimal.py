@@ -22,9 +22,10 @@ Some models also bound, per class, the records that every specialization must
 suppress (``Problem.floors``: t-closeness's distance is convex, so a class far
 over t keeps a share of its records over t however it splits). Where the bounds
 sum to more than the limit, the transformation and all its specializations are
-not anonymous; before checking a transformation the search binary-searches a
-path of unchecked generalizations that may still beat the best loss for such a
-one, so one check rules out many.
+not anonymous. Before checking a transformation the monotonic part passes, the
+search binary-searches a path of unchecked generalizations that may still beat
+the best loss for such a one, then ascends from it to a maximal one, so one
+check rules out many.
 """
 from __future__ import annotations
 
@@ -98,7 +99,7 @@ class _OptimalSearch:
         self.is_checked[idx] = True
         self.space.record(idx, ev.anonymous, ev.loss, ev.suppressed_records)
         if ev.anonymous:
-            if better(ev.loss, self.best):
+            if better(ev.loss, self.best) or (self.floors and self.ties_first(ev.loss, idx)):
                 self.best, self.best_id = ev.loss, idx
             if self.tag:
                 self.space.tag_generalizations(idx)
@@ -107,6 +108,10 @@ class _OptimalSearch:
         if ev.specializations_fail and not self.doomed[idx]:
             self.doomed[idx] = 1
             flood(self.doomed, idx, 1, self.radix, self.strides, False)
+            if self.prune and self.part[idx] == UNKNOWN:
+                # ruled out as surely as by the monotonic part: climbs pass above it
+                self.part[idx] = NOT_ANONYMOUS
+                flood(self.part, idx, NOT_ANONYMOUS, self.radix, self.strides, False)
         if self.prune:
             part = ANONYMOUS if ev.monotonic_part_ok else NOT_ANONYMOUS
             if self.part[idx] == UNKNOWN:
@@ -116,6 +121,13 @@ class _OptimalSearch:
                              if self.best_id is not None else None, self.best,
                              done=self.share_done)
         return ev.anonymous
+
+    def ties_first(self, loss, idx: int) -> bool:
+        """Whether ``idx`` ties with the best loss and comes first in the visiting order:
+        with floors, climbs check transformations out of that order, and the optimum
+        among equal losses must not depend on which the climbs reached first."""
+        return (self.best_id is not None and not better(self.best, loss)
+                and self.rank[idx] < self.rank[self.best_id])
 
     def share_done(self) -> float:
         """The share of the lattice settled: every transformation before the current one
@@ -223,14 +235,14 @@ class _OptimalSearch:
             position += 1
             if states[idx] == UNKNOWN and self.tag:
                 self.climb(idx, states)
-            if self.floors and not self.doomed[idx] and not self.is_checked[idx]:
-                self.climb_doomed(idx)
-                if self.doomed[idx]:
-                    continue
             if self.prune:
                 if self.part[idx] == UNKNOWN:
                     self.climb(idx, self.part)
                 if self.part[idx] == NOT_ANONYMOUS:
+                    continue
+            if self.floors and not self.doomed[idx] and not self.is_checked[idx]:
+                self.climb_doomed(idx)
+                if self.doomed[idx]:
                     continue
             state = states[idx]
             if state == NOT_ANONYMOUS or self.is_checked[idx]:
