@@ -382,9 +382,9 @@ class ReleasedTable:
         DuckDB or Spark backend to apply where the records are: the labels, suppressed
         classes, marker and columns of this table, coding rules on insensitive
         attributes by value and microaggregated attributes by class (from this table's
-        own columns, so the values are the in-memory release's). Pseudonyms, removed
-        values, MDAV clusters, a local recoding and a DP sample are released in memory
-        only."""
+        own columns, so the values are the in-memory release's), pseudonyms by their
+        specification (the backend reads the key). Removed values, MDAV clusters, a
+        local recoding and a DP sample are released in memory only."""
         from engine.backends.base import ReleasePlan
         from engine.transform.coding import RULES, code_values
         problem, qis = self.problem, self.qis
@@ -393,8 +393,9 @@ class ReleasedTable:
         coded = {n for n in self._finished_names if n not in micro and n in attrs
                  and attrs[n].transformation in RULES and n not in self.pseudonymized
                  and not problem.job.transformation.remove_suppressed_values}
-        special = sorted(n for n in self._finished_names if n not in coded and (
-            n not in micro or micro[n].clustering == "mdav"))
+        special = sorted(n for n in self._finished_names if n not in coded
+                         and n not in self.pseudonymized
+                         and (n not in micro or micro[n].clustering == "mdav"))
         if special or self.withheld is not None or self.base_levels is not None:
             what = ", ".join(special) or ("a local recoding" if self.base_levels is not None
                                           else "a differential-privacy sample")
@@ -425,7 +426,9 @@ class ReleasedTable:
                   for j in range(len(qis))),
             np.asarray(self.classes.gen[self.violating], dtype=np.int64).reshape(
                 -1, len(qis)),
-            self.marker, tuple(recoded), tuple(aggregated))
+            self.marker, tuple(recoded), tuple(aggregated),
+            tuple((n, attrs[n].pseudonym, problem.job.base_dir)
+                  for n in problem.table.source_names if n in self.pseudonymized))
 
     # --- whole table --------------------------------------------------------------------
     @property

@@ -200,12 +200,22 @@ def create_key(path: str | Path) -> Path:
 def hmac_pseudonyms(values, key: bytes, length: int = DEFAULT_LENGTH) -> np.ndarray:
     """HMAC-SHA-256 pseudonyms (first ``length`` hex characters) of distinct values;
     empty values stay empty. Raises ``JobError`` if two values would share one."""
-    out = np.array([hmac.new(key, str(v).encode("utf-8"), hashlib.sha256).hexdigest()[:length]
-                    if str(v) != "" else "" for v in values], dtype=object)
+    out = hmac_digests(values, key, length)
     nonempty = out[out != ""]
     if len(set(nonempty)) < len(nonempty):
-        raise JobError(f"two values share a {length}-character pseudonym: raise length")
+        raise JobError(shared_pseudonym(length))
     return out
+
+
+def hmac_digests(values, key: bytes, length: int = DEFAULT_LENGTH) -> np.ndarray:
+    """The pseudonym of each value (repeated values repeat it; empty stays empty), with
+    no check that distinct values get distinct pseudonyms (`hmac_pseudonyms` checks)."""
+    return np.array([hmac.new(key, str(v).encode("utf-8"), hashlib.sha256).hexdigest()[:length]
+                     if str(v) != "" else "" for v in values], dtype=object)
+
+
+def shared_pseudonym(length: int) -> str:
+    return f"two values share a {length}-character pseudonym: raise length"
 
 
 def mask_values(values, keep: int, mask_char: str = "*") -> np.ndarray:

@@ -76,6 +76,11 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
         raise JobError(f"the {backend.name} backend selects a [subset] by a query only "
                        f"(its rows have no consecutive numbers): give the subset as a "
                        f"query, or set [engine] backend = \"duckdb\" or \"memory\"")
+    keyed = [n for n, a in job.attributes.items() if getattr(a, "pseudonym", None) is not None]
+    if keyed and not backend.releases_pseudonyms:
+        raise JobError(f"attribute '{keyed[0]}': the {backend.name} backend does not release "
+                       f"pseudonyms (the key would travel to its executors): set [engine] "
+                       f"backend = \"duckdb\" or \"memory\"")
     rows = subset_rows(job, backend.count_rows)
     table = backend.frequency_table(columns, progress, rows)
     if rows is not None:
@@ -94,8 +99,6 @@ def check_supported(job: Job) -> None:
                 getattr(a, "clustering", "none") == "mdav":
             raise JobError(f"attribute '{name}': clustering = \"mdav\" clusters the records "
                            f"one by one, in memory only{memory}")
-        if getattr(a, "pseudonym", None) is not None:
-            raise JobError(f"attribute '{name}': pseudonyms are released in memory only{memory}")
     t = job.transformation
     if getattr(t, "local_recoding", None):
         raise JobError(f"local recoding is released in memory only (it recodes the "

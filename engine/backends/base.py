@@ -76,6 +76,10 @@ class ReleasePlan:
     marker: str
     recoded: tuple[tuple[str, np.ndarray, np.ndarray], ...] = ()
     aggregated: tuple[tuple[str, np.ndarray, np.ndarray], ...] = ()
+    #: identifying attributes released as pseudonyms: (column, its
+    #: ``engine.pseudonyms.PseudonymSpec``, the job's folder); the key is read by the
+    #: backend when it writes the release, and kept nowhere
+    pseudonyms: tuple[tuple[str, object, Path], ...] = ()
 
     def key_strides(self) -> np.ndarray | None:
         """Mixed-radix strides that turn generalized codes into one int64 key, or None
@@ -116,6 +120,8 @@ class Backend:
 
     #: whether ``frequency_table`` resolves a research subset of row numbers
     subset_by_row_number = True
+    #: whether ``write_release`` releases pseudonyms (it reads their keys)
+    releases_pseudonyms = True
 
     def count_rows(self) -> int:
         """The number of records (a random sample's subset is drawn from it)."""

@@ -219,12 +219,64 @@ class DuckDBBackend(Backend):
         try:
             with self._lock:  # the query's types and variables are the connection's
                 sql = self.release_query(plan, empty_as_null=not parquet)
+                self._check_pseudonyms(plan)
                 self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
                           progress)
             os.replace(tmp, path)
         finally:
+            self._forget_pseudonyms(plan)
             if tmp.exists():
                 tmp.unlink()
+
+    def _pseudonym_functions(self, plan: ReleasePlan) -> dict[str, str]:
+        """Register a vectorized function per pseudonymized column (the key, read now,
+        lives in its closure only: never in SQL text, never on disk) and return the
+        SQL calling each."""
+        import pyarrow as pa
+
+        from engine.pseudonyms import hmac_digests, load_key, mask_values
+        def vectorized(make):  # DuckDB passes one Arrow array per call
+            def udf(array):
+                return pa.array(list(make(array.to_pylist())), type=pa.string())
+            return udf
+
+        calls = {}
+        for i, (name, spec, base_dir) in enumerate(plan.pseudonyms):
+            if spec.method == "mask":
+                udf = vectorized(lambda v, s=spec: mask_values(v, s.keep, s.mask_char))
+            else:
+                key = load_key(spec, base_dir, name)
+                udf = vectorized(lambda v, k=key, n=spec.length: hmac_digests(v, k, n))
+            fn = f"__pseudo{i}"
+            self._forget(fn)
+            self.con.create_function(fn, udf, ["VARCHAR"], "VARCHAR", type="arrow")
+            calls[name] = f"{fn}({ident(name)})"
+        return calls
+
+    def _check_pseudonyms(self, plan: ReleasePlan) -> None:
+        """Refuse, before writing, keyed pseudonyms two distinct values would share (as
+        the in-memory release does): their distinct values counted against their
+        distinct pseudonyms, in one more scan."""
+        from engine.pseudonyms import shared_pseudonym
+        for i, (name, spec, _) in enumerate(plan.pseudonyms):
+            if spec.method == "mask":
+                continue
+            sql = (f"SELECT count(*) - count(DISTINCT __p) FROM (SELECT __pseudo{i}(v) AS __p "
+                   f"FROM (SELECT DISTINCT coalesce(CAST({ident(name)} AS VARCHAR), '') AS v "
+                   f"FROM {self.scan()}) WHERE v <> '')")
+            if self._run(sql, "release", None)[0][0]:
+                raise DataError(f"attribute '{name}': {shared_pseudonym(spec.length)}")
+
+    def _forget_pseudonyms(self, plan: ReleasePlan) -> None:
+        with self._lock:
+            for i in range(len(plan.pseudonyms)):
+                self._forget(f"__pseudo{i}")
+
+    def _forget(self, fn: str) -> None:
+        try:
+            self.con.remove_function(fn)
+        except Exception:  # not registered
+            pass
 
     def release_counts(self, plan: ReleasePlan, columns: list[str],
                        progress: PhaseProgress | None = None) -> EncodedTable:
@@ -262,6 +314,7 @@ class DuckDBBackend(Backend):
             self._variable(f"__rl{i}", [str(x) for x in coded], "VARCHAR")
         aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels, space)
                       for i, (name, gen, labels) in enumerate(plan.aggregated)}
+        pseudonyms = self._pseudonym_functions(plan)
         inner = []
         for c in self.columns():
             if c in qi_index:
@@ -283,6 +336,8 @@ class DuckDBBackend(Backend):
             elif c in recoded:
                 outer.append(wrap(f"getvariable('__rl{recoded[c]}')[__r{recoded[c]} + 1]")
                              + f" AS {ident(c)}")
+            elif c in pseudonyms:
+                outer.append(wrap(pseudonyms[c]) + f" AS {ident(c)}")
             elif c in qi_index:
                 j = qi_index[c]
                 outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "

@@ -39,6 +39,7 @@ def spark_memory(size: str | None) -> str | None:
 class SparkBackend(Backend):
     name = "spark"
     subset_by_row_number = False  # CSV rows have no consecutive number in Spark
+    releases_pseudonyms = False  # the key would travel to the executors
 
     def __init__(self, source: DataSource, master: str = "local[2]",
                  memory_limit: str | None = None):
@@ -123,6 +124,10 @@ class SparkBackend(Backend):
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:
         from pyspark.sql import functions as F
+        if plan.pseudonyms:
+            raise DataError(f"attribute '{plan.pseudonyms[0][0]}': pseudonyms are released by "
+                            f"the memory or duckdb backend (the key would travel to Spark's "
+                            f"executors): set [engine] backend = \"duckdb\" or \"memory\"")
         df, names = self.frame()
         strides = plan.key_strides()
         if strides is None:

@@ -156,3 +156,81 @@ def test_class_lookup_by_probed_table(data, capsys, monkeypatch):
     attrs = ('[attributes."hours"]\ntype = "quasi-identifying"\n'
              'transformation = "microaggregation"\nfunction = "arithmetic-mean"\n')
     same_release(data, capsys, attrs, k=8)
+
+
+PSEUDONYMS = ('[attributes."id"]\ntype = "identifying"\npseudonymize = "hmac-sha256"\n'
+              'key_env = "ANONYMIST_TEST_KEY"\nlength = 12\n'
+              '[attributes."phone"]\ntype = "identifying"\npseudonymize = "mask"\nkeep = 3\n')
+KEY = "00112233445566778899aabbccddeeff0123456789abcdef"
+
+
+@pytest.fixture
+def with_ids(data, monkeypatch):
+    """The data with an identifier (a few repeated, a few empty) and a phone number."""
+    frame = pd.read_csv(data / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame["id"] = [f"P{(i if i % 50 else i - 1):06d}" if i % 333 else "" for i in range(ROWS)]
+    frame["phone"] = [f"+41 79 {i:07d}"[: 8 + i % 7] for i in range(ROWS)]
+    frame.to_csv(data / "ids.csv", sep=";", index=False)
+    monkeypatch.setenv("ANONYMIST_TEST_KEY", KEY)
+    return data
+
+
+def test_pseudonyms_released_as_in_memory(with_ids, capsys):
+    """Keyed and masked pseudonyms written by DuckDB (a vectorized function holding the
+    key) as in memory; the key is in no file written."""
+    before = set(with_ids.iterdir())
+    for backend in ("memory", "duckdb"):
+        text = job_text(backend, PSEUDONYMS).replace('path = "adult.csv"', 'path = "ids.csv"')
+        (with_ids / f"{backend}.toml").write_text(text)
+        assert main(["anonymize", str(with_ids / f"{backend}.toml"), "--output",
+                     str(with_ids / f"{backend}.csv"), "--quiet"]) == 0
+    released = (with_ids / "duckdb.csv").read_bytes()
+    assert released == (with_ids / "memory.csv").read_bytes()
+    frame = pd.read_csv(with_ids / "duckdb.csv", sep=";", dtype=str, keep_default_na=False)
+    assert frame["id"].str.fullmatch(r"[0-9a-f]{12}|").all() and frame["id"].nunique() > 5000
+    assert frame["phone"].str[3:].str.fullmatch(r"\**").all()
+    assert main(["verify", str(with_ids / "duckdb.csv"), str(with_ids / "duckdb.toml")]) == 0
+    capsys.readouterr()
+    for f in set(with_ids.iterdir()) - before:
+        assert KEY.encode() not in f.read_bytes() and bytes.fromhex(KEY) not in f.read_bytes()
+
+
+def test_shared_keyed_pseudonym_refused_as_in_memory(with_ids, capsys, monkeypatch):
+    """Two distinct values with one pseudonym are refused out of core too (counted in
+    DuckDB before anything is written)."""
+    import engine.pseudonyms as pseudonyms
+    real = pseudonyms.hmac_digests
+    monkeypatch.setattr(pseudonyms, "hmac_digests",
+                        lambda values, key, length=16: real(values, key, 1))
+    for backend in ("memory", "duckdb"):
+        text = job_text(backend, PSEUDONYMS).replace('path = "adult.csv"', 'path = "ids.csv"')
+        (with_ids / f"{backend}.toml").write_text(text)
+        (with_ids / f"{backend}.csv").unlink(missing_ok=True)
+        assert main(["anonymize", str(with_ids / f"{backend}.toml"), "--output",
+                     str(with_ids / f"{backend}.csv"), "--quiet"]) != 0
+        assert "share a 12-character pseudonym" in capsys.readouterr().err
+        assert not (with_ids / f"{backend}.csv").exists()
+
+
+@pytest.mark.parametrize("extra, message", [
+    (PSEUDONYMS, "does not release pseudonyms"),
+    ('[subset]\nindices = [1, 2]\n', "selects a [subset] by a query only"),
+])
+def test_spark_says_before_counting_what_it_does_not_do(data, extra, message):
+    """Spark's refusals come before any counting (a stand-in backend: no session)."""
+    from engine.api import as_job
+    from engine.backends import Backend, count_records
+    from engine.errors import JobError
+
+    class SparkLike(Backend):
+        name = "spark"
+        subset_by_row_number = False
+        releases_pseudonyms = False
+
+        def frequency_table(self, *a, **k):
+            raise AssertionError("counted")
+
+    (data / "job.toml").write_text(job_text("spark", extra))
+    with pytest.raises(JobError, match=message.replace("[", r"\[")) as e:
+        count_records(SparkLike(None), as_job(data / "job.toml"))
+    assert 'backend = "duckdb"' in str(e.value)
