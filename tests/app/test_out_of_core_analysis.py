@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.perspectives.explore.details import inspect_transformation
 from app.perspectives.risk.analysis import result_sides
@@ -122,6 +123,21 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
     capsys.readouterr()
     assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
         capsys.readouterr()
+    # the records Analyze utility shows side by side are the file's and the export's
+    import pandas as pd
+    exported = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    original = pd.read_csv(adult_like / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    records = utility.records
+    for model, frame in ((records.input_model, original), (records.output_model, exported)):
+        assert model.rowCount() == len(frame) == 3000
+        assert [model.headerData(c, Qt.Orientation.Horizontal)
+                for c in range(model.columnCount())] == list(frame.columns)
+        cells = lambda: [[model.data(model.index(r, c)) for c in range(model.columnCount())]
+                         for r in range(2990, 3000)]
+        cells()  # asks for the block
+        qtbot.waitUntil(lambda: "…" not in sum(cells(), []), timeout=30_000)
+        assert cells() == frame.iloc[2990:3000].values.tolist()
+    assert (exported[list(QIS)] == "*").all(axis=1).any()  # suppressed records among them
     assert not [m for m in messages if "Traceback" in m[1]]
 
 
