@@ -94,8 +94,9 @@ class AnalysisTables:
             raise ValueError("no transformation to analyse: there is no output")
         if not self.out_of_core or self.holds(columns):
             return self.released.encoded()
-        if not any(c in self.released.level_of for c in columns):
-            return self.input(columns, progress)  # released unchanged
+        released = self.released
+        if not any(c in released.level_of or released.is_generalized(c) for c in columns):
+            return self.input(columns, progress)  # released as they are
         return self._count(("output", *sorted(columns)), lambda: self.backend.release_counts(
             self.plan(), list(columns), progress))
 
