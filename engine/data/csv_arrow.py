@@ -68,7 +68,7 @@ def _arrow_table(path: Path, delimiter: str, quotechar: str, encoding: str, widt
             convert_options=pacsv.ConvertOptions(
                 column_types={f"f{i}": text for i in range(width)}, null_values=[],
                 strings_can_be_null=False, quoted_strings_can_be_null=False))
-    except (pa.ArrowInvalid, UnicodeDecodeError):
+    except (pa.ArrowException, UnicodeError, ValueError):  # pandas reads it, or says why
         return None
     if table.num_columns != width or any(t != text for t in table.schema.types):
         return None
