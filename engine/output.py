@@ -346,13 +346,9 @@ class ReleasedTable:
             with self._lock:
                 return self._columns.setdefault(name, built)
         labels = self._labels[name]
-        dictionary = labels
-        star = np.flatnonzero(labels == self.marker)
-        if len(star):
-            star_code = int(star[0])
-        else:
-            star_code = len(labels)
-            dictionary = np.append(labels, self.marker).astype(object)
+        star_code = self._star_code(name)
+        dictionary = labels if star_code < len(labels) else \
+            np.append(labels, self.marker).astype(object)
         codes = compact_codes(self._maps[name], len(dictionary))[col.codes]
         if self.any_suppressed:
             codes[self.suppressed_rows] = star_code
@@ -370,8 +366,24 @@ class ReleasedTable:
         if name in self._finished_names or (name in self._maps and self.base_levels is not None):
             codes, uniques = pd.factorize(as_text(self.values(name)), sort=False)
             return codes.astype(np.int32), np.asarray(uniques, dtype=object)
+        if name in self._maps and self.withheld is None:
+            # a generalized quasi-identifier is its record's distinct combination's
+            # (row_to_base): written per combination, then per row
+            labels, star = self._labels[name], self._star_code(name)
+            dictionary = labels if star < len(labels) else np.append(labels, self.marker)
+            base_codes = self.problem.classifier.base.rep[:, self.qis.index(name)]
+            codes = compact_codes(self._maps[name], len(dictionary))[base_codes]
+            codes[self._base_suppressed] = star
+            return (self._row_to_base, codes), as_text(dictionary)
         col = self.column(name)
         return col.codes, as_text(col.dictionary)
+
+    def _star_code(self, name: str) -> int:
+        """The code of the suppression marker among ``name``'s labels (one past them
+        when no label is the marker)."""
+        labels = self._labels[name]
+        star = np.flatnonzero(labels == self.marker)
+        return int(star[0]) if len(star) else len(labels)
 
     def encoded(self) -> "ReleasedColumns":
         """The released table as an `EncodedTable` (for the analysis functions)."""

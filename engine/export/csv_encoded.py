@@ -28,8 +28,9 @@ STATELESS_CODECS = frozenset({"utf-8", "ascii", "iso8859-1", "cp1252", "iso8859-
 #: rows joined per Arrow call (about 10 MB of text for Adult's 15 columns)
 CHUNK_ROWS = 131_072
 
-#: ``column(name) -> (codes, labels)``: the codes of every row and the text of each code
-ColumnSource = Callable[[str], tuple[np.ndarray, np.ndarray]]
+#: ``column(name) -> (codes, labels)``: the codes of every row (or ``(rows, codes)``,
+#: see `write_encoded_csv`) and the text of each code
+ColumnSource = Callable[[str], tuple]
 
 
 def supports(encoding: str, n_columns: int) -> bool:
@@ -94,30 +95,43 @@ def write_encoded_csv(f, names: Sequence[str], n_rows: int, column: ColumnSource
                       stop: Callable[[], bool] | None = None) -> bool:
     """Write the header and ``n_rows`` rows of ``names`` to the binary file ``f``.
 
-    ``column(name)`` gives the column's codes (one per row) and the text of each code
-    (see `as_text`). ``report(rows_written, n_rows)`` follows each chunk; when
-    ``stop()`` returns True the writing ends early and False is returned. Raises
-    ``UnicodeEncodeError`` for text the encoding cannot hold and ``csv.Error`` where
-    the csv writer would (both before anything is written)."""
+    ``column(name)`` gives the column's codes and the text of each code (see
+    `as_text`). The codes are one per row, or a pair ``(rows, codes)``: every row's
+    item and each item's code (``codes[rows]``); consecutive columns whose pairs share
+    one ``rows`` array are joined per item once (the released quasi-identifiers of a
+    record are its distinct combination's), then per row. ``report(rows_written,
+    n_rows)`` follows each chunk; when ``stop()`` returns True the writing ends early
+    and False is returned. Raises ``UnicodeEncodeError`` for text the encoding cannot
+    hold and ``csv.Error`` where the csv writer would (both before anything is
+    written)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     dialect = _dialect(delimiter, quoting, quotechar, lineterminator)
     head = header_line(names, dialect).encode(encoding)
-    codes, fields = [], []
+    sep = delimiter.encode(encoding)
+    parts: list[list] = []  # [row index, [text per index entry, one per column]]
     for j, name in enumerate(names):
-        c, labels = column(name)
+        codes, labels = column(name)
         text = render(labels, dialect)
         if j == len(names) - 1:
             text = [t + lineterminator for t in text]
-        fields.append(pa.array([t.encode(encoding) for t in text], pa.binary()))
-        codes.append(c)
-    sep = delimiter.encode(encoding)
+        field = pa.array([t.encode(encoding) for t in text], pa.binary())
+        if isinstance(codes, tuple):
+            rows, codes = codes
+            if parts and parts[-1][0] is rows:
+                parts[-1][1].append(pc.take(field, pa.array(codes)))
+            else:
+                parts.append([rows, [pc.take(field, pa.array(codes))]])
+        else:
+            parts.append([codes, [field]])
+    index = [p[0] for p in parts]
+    texts = [p[1][0] if len(p[1]) == 1 else pc.binary_join_element_wise(*p[1], sep)
+             for p in parts]
     f.write(head)
     for start in range(0, n_rows, chunk_rows):
         end = min(n_rows, start + chunk_rows)
-        cells = [pc.take(fields[j], pa.array(codes[j][start:end]))
-                 for j in range(len(names))]
-        joined = pc.binary_join_element_wise(*cells, sep)
+        cells = [pc.take(t, pa.array(i[start:end])) for t, i in zip(texts, index)]
+        joined = cells[0] if len(cells) == 1 else pc.binary_join_element_wise(*cells, sep)
         offsets = np.frombuffer(joined.buffers()[1], np.int32,
                                 len(joined) + 1, joined.offset * 4)
         f.write(memoryview(joined.buffers()[2])[offsets[0]:offsets[-1]])

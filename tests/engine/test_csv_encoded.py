@@ -87,6 +87,41 @@ def test_random_tables_are_written_as_pandas_writes_them(tmp_path_factory, label
     assert new == old
 
 
+class Items(Encoded):
+    """Columns given per item (``(rows, codes)``) for the columns in ``per_item``."""
+
+    def __init__(self, names, codes, labels, rows, per_item):
+        super().__init__(names, codes, labels)
+        self.rows, self.per_item = rows, per_item
+
+    def csv_column(self, name):
+        codes, text = super().csv_column(name)
+        if name not in self.per_item:
+            return codes, text
+        j = self.names.index(name)
+        return (self.rows, self.item_codes[j]), text
+
+    @property
+    def frame(self):
+        return pd.DataFrame({n: lab[self.item_codes[j][self.rows]] if n in self.per_item
+                             else lab[self.codes[j]]
+                             for j, (n, lab) in enumerate(zip(self.names, self.labels))})
+
+
+@pytest.mark.parametrize("per_item", [["a", "b"], ["a", "c"], ["a", "b", "c", "d"], ["d"]])
+def test_columns_given_per_item_are_written_alike(tmp_path, per_item):
+    """Runs of consecutive per-item columns are joined per item, then per row."""
+    labels = np.asarray(AWKWARD, dtype=object)
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 40, 700)
+    table = Items(list("abcd"), [rng.integers(0, len(labels), 700) for _ in range(4)],
+                  [labels] * 4, rows, per_item)
+    table.item_codes = [rng.integers(0, len(labels), 40) for _ in range(4)]
+    for options in (CsvOptions(), CsvOptions(quoting="all", line_ending="crlf")):
+        old, new = both(tmp_path, table, options, batch_rows=64)
+        assert new == old
+
+
 def test_unwritable_text_and_unquoted_delimiters_are_refused_like_pandas(tmp_path):
     table = Encoded(["a", "b"], [np.array([0, 1]), np.array([1, 0])],
                     [np.array(["x", "€ 5"], dtype=object)] * 2)
