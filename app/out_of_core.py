@@ -259,7 +259,8 @@ class OutOfCoreData:
             if c not in self._names:
                 raise DataError(f"{self.label} has no column '{c}'")
         self._wait_for_copy()
-        if len(todo) < 2:
+        if len(todo) < 2 or self.kind == "parquet" or self._pages is not None:
+            # Parquet is read column by column: one query per column reads less
             for c in todo:
                 self.distinct(c)
             return

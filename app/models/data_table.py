@@ -11,7 +11,7 @@ then read-only (the research subset is selected by a query).
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from app.document import Document
 from app.models.paged_model import PagedModel
@@ -24,10 +24,17 @@ SUBSET_COLUMN = 0
 _CELL_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _CHECK_FLAGS = _CELL_FLAGS | Qt.ItemFlag.ItemIsUserCheckable
 PENDING = "…"
+#: out of core, the view shows this many rows at a time (a window moved by the Rows
+#: pager): a view of ten million rows would keep one header section per row
+ROW_WINDOW = 100_000
 
 
 class DataTableModel(PagedModel):
     """Rows of the document's table; columns of the current page plus the subset box."""
+
+    #: out of core: the row window moved (first row shown, rows in the data)
+    row_window_changed = Signal(int, int)
+    row_window = ROW_WINDOW
 
     def __init__(self, document: Document, page_size: int = 100, parent=None):
         super().__init__(page_size, parent)
@@ -37,6 +44,7 @@ class DataTableModel(PagedModel):
         #: out of core: the rows the view knows of (the first block until counted;
         #: changed on the GUI thread only, with the view told)
         self._ooc_rows = 0
+        self.row_start = 0  # out of core: the data row shown as the first model row
         self.rows = RowBlocks(self._fetch_rows, self)
         self.rows.arrived.connect(self._rows_arrived)
         self._load_page()
@@ -73,16 +81,31 @@ class DataTableModel(PagedModel):
         self.beginResetModel()
         self._page = 0
         self.rows.clear()
+        self.row_start = 0
         self._ooc_rows = self._known_rows()
         self._load_page()
         self.endResetModel()
         self.page_changed.emit(self._page, self.page_count)
 
     def _known_rows(self) -> int:
+        """Model rows out of core: the window's share of the rows (the first block
+        until they are counted)."""
         data = self.doc.backend_source
         if data is None:
             return 0
-        return data.n_rows if data.n_rows is not None else self.rows.block_rows
+        n = data.n_rows if data.n_rows is not None else self.rows.block_rows
+        return max(0, min(self.row_window, n - self.row_start))
+
+    def set_row_start(self, row: int) -> None:
+        """Out of core: show the window of rows holding data row ``row``."""
+        n = self.doc.row_count or 0
+        start = max(0, min(int(row), max(n - 1, 0))) // self.row_window * self.row_window
+        if start != self.row_start:
+            self.beginResetModel()
+            self.row_start = start
+            self._ooc_rows = self._known_rows()
+            self.endResetModel()
+        self.row_window_changed.emit(self.row_start, n)
 
     def rows_counted(self) -> None:
         """The out-of-core row count became known: the rows after the first block are
@@ -96,6 +119,7 @@ class DataTableModel(PagedModel):
             self.beginRemoveRows(QModelIndex(), new, old - 1)
             self._ooc_rows = new
             self.endRemoveRows()
+        self.row_window_changed.emit(self.row_start, self.doc.row_count or 0)
 
     def _fetch_rows(self, start: int, count: int):
         """In the worker: rows of the out-of-core data (all columns, as text)."""
@@ -106,7 +130,8 @@ class DataTableModel(PagedModel):
 
     def _rows_arrived(self, first: int, last: int) -> None:
         n = self.rowCount()
-        if n and first < n and self._names:
+        first, last = max(first - self.row_start, 0), last - self.row_start
+        if n and first < n and last >= 0 and self._names:
             self.dataChanged.emit(self.index(first, 1),
                                   self.index(min(last, n - 1), len(self._names)),
                                   [Qt.ItemDataRole.DisplayRole])
@@ -153,7 +178,7 @@ class DataTableModel(PagedModel):
             if self._columns:
                 c = self._columns[col - 1]
                 return str(c.dictionary[c.codes[row]])
-            value = self.rows.value(row, self._names[col - 1])
+            value = self.rows.value(self.row_start + row, self._names[col - 1])
             return PENDING if value is None else value
         return None
 
@@ -180,7 +205,7 @@ class DataTableModel(PagedModel):
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Vertical:
             if role == Qt.ItemDataRole.DisplayRole:
-                return str(section + 1)
+                return str(self.row_start + section + 1)
             return None
         if section == SUBSET_COLUMN or section > len(self._names):
             if role == Qt.ItemDataRole.ToolTipRole and section == SUBSET_COLUMN:

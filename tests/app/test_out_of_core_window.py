@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from PySide6.QtCore import Qt
 
 from app.data_sources import ImportSpec
 from app.settings import AppSettings
@@ -78,6 +79,18 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
              for c in range(1, model.columnCount())]
     names = [model.attribute_at(c) for c in range(1, model.columnCount())]
     assert shown == [expected.at[r, n] for r in range(row, row + 30) for n in names]
+    # rows in windows (ten million header sections would stall the view): Go to row
+    panel = window.configure.data
+    model.row_window = 1000
+    panel.go_to.setValue(2901)
+    assert model.row_start == 2000 and model.rowCount() == ROWS - 2000
+    assert model.headerData(900, Qt.Orientation.Vertical) == "2901"
+    assert panel.view.currentIndex().row() == 900
+    assert panel.row_pager.label.text() == "Rows 2,001–3,000 of 3,000"
+    if model.data(model.index(900, 1)) == "…":
+        qtbot.waitSignal(model.rows.arrived, timeout=20_000).wait()
+    assert [model.data(model.index(900, c)) for c in range(1, model.columnCount())] == \
+        [expected.at[2900, n] for n in names]
 
 
 def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_like, tmp_path,

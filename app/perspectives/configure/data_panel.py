@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
-                               QTableView, QToolButton, QVBoxLayout, QWidget)
+                               QSpinBox, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from app.document import Document
 from app.models.data_table import DataTableModel
@@ -32,6 +32,21 @@ class DataPanel(QWidget):
         self.info.setObjectName("mutedLabel")
         head.addWidget(self.info)
         head.addStretch()
+        # out of core: rows in windows (DataTableModel.row_window), and a jump to any row
+        self.row_pager = Pager("Rows")
+        self.row_pager.page_requested.connect(
+            lambda page: self.model.set_row_start(page * self.model.row_window))
+        self.row_pager.hide()
+        head.addWidget(self.row_pager)
+        self.go_to = QSpinBox()
+        self.go_to.setObjectName("goToRow")
+        self.go_to.setPrefix("Row ")
+        self.go_to.setToolTip("Show this row (read from the file by DuckDB)")
+        self.go_to.setKeyboardTracking(False)
+        self.go_to.setRange(1, 1)
+        self.go_to.valueChanged.connect(self.go_to_row)
+        self.go_to.hide()
+        head.addWidget(self.go_to)
         self.pager = Pager("Columns")
         self.pager.page_requested.connect(self.model.set_page)
         head.addWidget(self.pager)
@@ -71,6 +86,7 @@ class DataPanel(QWidget):
         document.subset_changed.connect(self._update_info)
         document.rows_counted.connect(self.model.rows_counted)
         document.rows_counted.connect(self._update_info)
+        self.model.row_window_changed.connect(self._row_window_changed)
         self.model.rows.failed.connect(self._update_info)
         self._after_reset()
 
@@ -96,7 +112,10 @@ class DataPanel(QWidget):
         t = self.doc.table
         out = self.doc.out_of_core
         for button in (self.subset_all, self.subset_none):
-            button.setEnabled(not out)
+            button.setVisible(not out)  # out of core the subset is a query (Select by…)
+        if not out:
+            self.row_pager.hide()
+            self.go_to.hide()
         if out:
             from app.out_of_core import describe
             data = self.doc.backend_source
@@ -124,6 +143,28 @@ class DataPanel(QWidget):
         self.info.setToolTip(how)
         self.pager.update_state(self.model.page, self.model.page_count, len(t.names),
                                 self.model.page_size)
+
+    def go_to_row(self, row: int) -> None:
+        """Out of core: show data row ``row`` (1-based), moving the window if needed."""
+        if not self.doc.out_of_core or not self.doc.row_count:
+            return
+        row = max(1, min(int(row), self.doc.row_count))
+        self.model.set_row_start(row - 1)
+        index = self.model.index(row - 1 - self.model.row_start, 1)
+        self.view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
+        self.view.setCurrentIndex(index)
+
+    def _row_window_changed(self, start: int, total: int) -> None:
+        out = self.doc.out_of_core and total > 0
+        size = self.model.row_window
+        pages = -(-total // size) if total else 1
+        self.row_pager.update_state(start // size, pages, total, size)
+        self.row_pager.setVisible(out and pages > 1)
+        self.go_to.setVisible(out)
+        if out:
+            self.go_to.blockSignals(True)
+            self.go_to.setRange(1, total)
+            self.go_to.blockSignals(False)
 
     def make_subset_dialog(self) -> SubsetDialog:
         """The subset dialog (tests drive it without ``exec``)."""
