@@ -77,8 +77,9 @@ class ExportDialog(QDialog):
         form.addRow("Format", self.format)
         if out_of_core:
             note = QLabel("The data is too big for memory: DuckDB writes the released table "
-                          "straight from the input file (CSV or Parquet). The release "
-                          "documents are written for data anonymized in memory.")
+                          "straight from the input file (CSV or Parquet), and the value "
+                          "mapping. The release report and the pseudonym table are written "
+                          "for data anonymized in memory.")
             note.setObjectName("exportOutOfCore")
             note.setWordWrap(True)
             form.addRow("Out of core", note)
@@ -125,12 +126,14 @@ class ExportDialog(QDialog):
         dform.addRow(self.with_lookup)
         dform.addRow(self.lookup_row)
         lay.addWidget(docs)
-        docs.setEnabled(not out_of_core)
         for box, edit in ((self.with_mapping, self.mapping_path),
                           (self.with_report, self.report_path),
                           (self.with_lookup, self.lookup_path)):
             edit.setEnabled(False)
             box.toggled.connect(edit.setEnabled)
+        if out_of_core:  # DuckDB writes the mapping; the report and table need the rows
+            self.with_report.setEnabled(False)
+            self.with_lookup.setEnabled(False)
 
         self.error = QLabel()
         self.error.setObjectName("exportError")

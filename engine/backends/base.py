@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from engine.data.table import EncodedTable
+from engine.errors import DataError
 
 #: receives (phase, fraction done in [0, 1] or None when unknown)
 PhaseProgress = Callable[[str, "float | None"], None]
@@ -150,6 +151,13 @@ class Backend:
         ``delimiter``, minimal quoting, utf-8, as the in-memory export writes it) or
         "parquet" (text columns)."""
         raise NotImplementedError
+
+    def suppressed_rows(self, plan: ReleasePlan) -> np.ndarray:
+        """The 0-based data-row numbers of the records ``plan`` suppresses, ascending
+        (the value mapping's ``suppressed_rows``)."""
+        raise DataError(f"the {self.name} backend does not number the records: the value "
+                        f"mapping's suppressed rows need [engine] backend = \"duckdb\" or "
+                        f"\"memory\"")
 
     def close(self) -> None:
         pass

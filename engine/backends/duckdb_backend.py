@@ -292,7 +292,14 @@ class DuckDBBackend(Backend):
         return frequency_columns({c: result[c] for c in columns},
                                  np.asarray(result["__w"], dtype=np.int64), list(plan.columns))
 
-    def release_query(self, plan: ReleasePlan, empty_as_null: bool) -> str:
+    def suppressed_rows(self, plan: ReleasePlan) -> np.ndarray:
+        with self._lock:  # the query's types and variables are the connection's
+            sql = self.release_query(plan, empty_as_null=False, suppressed_rows=True)
+            result = self._run(sql, "release", None, _numpy)
+        return np.asarray(result["__row"], dtype=np.int64)
+
+    def release_query(self, plan: ReleasePlan, empty_as_null: bool,
+                      suppressed_rows: bool = False) -> str:
         """SELECT writing the released table in input order (single-table query)."""
         qi_index = {q: j for j, q in enumerate(plan.qis)}
         for j in range(len(plan.qis)):
@@ -314,8 +321,8 @@ class DuckDBBackend(Backend):
             self._variable(f"__rl{i}", [str(x) for x in coded], "VARCHAR")
         aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels, space)
                       for i, (name, gen, labels) in enumerate(plan.aggregated)}
-        pseudonyms = self._pseudonym_functions(plan)
-        inner = []
+        pseudonyms = {} if suppressed_rows else self._pseudonym_functions(plan)
+        inner = ["row_number() OVER () - 1 AS __row"] if suppressed_rows else []
         for c in self.columns():
             if c in qi_index:
                 j = qi_index[c]
@@ -344,6 +351,10 @@ class DuckDBBackend(Backend):
                                   f"getvariable('__lab{j}')[__c{j} + 1] END") + f" AS {ident(c)}")
             else:
                 outer.append(wrap(ident(c)) + f" AS {ident(c)}")
+        if suppressed_rows:  # their row numbers, in order, instead of the records
+            return (f"SELECT __row FROM (SELECT __row, {sup} AS __s FROM (SELECT *, {key} AS "
+                    f"__k FROM (SELECT {', '.join(inner)} FROM {self.scan()}))) WHERE __s "
+                    f"ORDER BY __row")
         return (f"SELECT {', '.join(outer)} FROM (SELECT *, {sup} AS __s FROM "
                 f"(SELECT *, {key} AS __k FROM "
                 f"(SELECT {', '.join(inner) or '1 AS __none'} FROM {self.scan()})))")

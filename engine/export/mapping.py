@@ -59,6 +59,7 @@ def value_mapping(problem: Problem, levels, released: ReleasedTable) -> ValueMap
     ``levels``): hierarchy labels at ``levels`` and the released rows' suppression."""
     levels = [int(x) for x in levels]
     suppressed = np.asarray(released.suppressed_rows, dtype=bool)
+    weights = problem.table.weights  # a backend's frequency table: records per row
     tables = {}
     micro = {spec.attribute for spec in problem.micro}
     for j, q in enumerate(problem.qis):
@@ -66,15 +67,21 @@ def value_mapping(problem: Problem, levels, released: ReleasedTable) -> ValueMap
             continue
         col, h = problem.table.column(q), problem.hierarchies[j]
         labels = h.labels[levels[j]][h.maps[levels[j]]]
-        records = np.bincount(col.codes, minlength=len(col.dictionary))
-        sup = np.bincount(col.codes[suppressed], minlength=len(col.dictionary))
+        records = np.bincount(col.codes, weights=weights,
+                              minlength=len(col.dictionary)).astype(np.int64)
+        sup = np.bincount(col.codes[suppressed],
+                          weights=None if weights is None else weights[suppressed],
+                          minlength=len(col.dictionary)).astype(np.int64)
         present = records > 0
         tables[q] = pd.DataFrame({"input": col.dictionary[present].astype(str),
                                   "released": labels[present].astype(str),
                                   "records": records[present].astype(np.int64),
                                   "suppressed_records": sup[present].astype(np.int64)})
+    # the data rows of the suppressed records: the backend holding them numbers them
+    rows = (problem.backend.suppressed_rows(released.plan()) if problem.backend is not None
+            else np.flatnonzero(suppressed))
     return ValueMapping(tables, {q: lv for q, lv in zip(problem.qis, levels) if q in tables},
-                        np.flatnonzero(suppressed), problem.job.transformation.suppression_string)
+                        rows, problem.job.transformation.suppression_string)
 
 
 def apply_mapping(frame: pd.DataFrame, tables: dict[str, pd.DataFrame],

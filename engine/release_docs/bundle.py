@@ -131,17 +131,21 @@ def _write_through_backend(result, request: ReleaseRequest, levels, report, stop
                            ) -> ReleaseWritten:
     """`write_release` for a job counted by a DuckDB or Spark backend: the table only."""
     name = result.problem.backend.name
-    if any(x is not None for x in (request.mapping, request.report, request.pseudonym_table)):
+    if any(x is not None for x in (request.report, request.pseudonym_table)):
         raise AnonymistError(
             f"the records are held by the {name} backend (data beyond memory): it writes "
-            f"the released table only; the value mapping, pseudonym table and release "
-            f"report are written for data anonymized in memory")
+            f"the released table and the value mapping; the pseudonym table and release "
+            f"report are written for data anonymized in memory (set [engine] backend = "
+            f"\"memory\")")
     out = ReleaseWritten()
     if request.target is not None:
         what = request.target.describe()
         write_backend_table(result, request.target, levels,
                             lambda f: report(f, f"writing {what}"), stop)
         out.written.append(what)
+    if request.mapping is not None:
+        out.written += write_documents(result, ReleaseRequest(None, request.mapping),
+                                       levels).written
     report(1.0, "done")
     return out
 
@@ -154,6 +158,11 @@ def write_documents(result, request: ReleaseRequest, levels=None, targets=(),
     report = progress or (lambda fraction, what: None)
     out = ReleaseWritten()
     targets = list(targets)
+    backend = getattr(result.problem, "backend", None)
+    if backend is not None and request.pseudonym_table is not None:
+        raise AnonymistError(f"the records are held by the {backend.name} backend: the "
+                             f"pseudonym table is written for data anonymized in memory "
+                             f"(set [engine] backend = \"memory\")")
     if request.mapping is not None:
         from engine.export.mapping import value_mapping, write_mapping
         if levels is None and getattr(result, "local_recoding", None) is not None:

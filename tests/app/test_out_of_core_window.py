@@ -149,9 +149,22 @@ def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_lik
         ["csv", "parquet"]
     dialog.format.setCurrentIndex(1)
     dialog.path.setText(str(tmp_path / "released.parquet"))
+    # the value mapping is written out of core too (the report and pseudonym table not)
+    assert dialog.with_mapping.isEnabled() and not dialog.with_report.isEnabled()
+    dialog.with_mapping.setChecked(True)
+    dialog.mapping_path.setText(str(tmp_path / "mapping"))
     request = dialog.build_request()
     with qtbot.waitSignal(window.files.exported, timeout=60_000):
         window.files.export_release(request)
+    from engine.export.mapping import apply_mapping, value_mapping
+    expected = value_mapping(memory.problem, [memory.optimum.levels[q] for q in
+                                              memory.problem.qis], memory.transformed())
+    rows = pd.read_csv(tmp_path / "mapping" / "suppressed_rows.csv", sep=";").iloc[:, 0]
+    assert rows.tolist() == expected.suppressed_rows.tolist()
+    source = pd.read_csv(adult_like / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    tables = {q: pd.read_csv(tmp_path / "mapping" / f"{q}.csv", sep=";", dtype=str,
+                             keep_default_na=False) for q in qis}
+    assert apply_mapping(source, tables, rows.to_numpy()).equals(exported[list(qis)])
     capsys.readouterr()
     assert cli_main(["verify", str(tmp_path / "released.parquet"), str(job_path)]) == 0, \
         capsys.readouterr()
