@@ -14,7 +14,8 @@ analysis functions read weighted tables instead, which give the same figures:
   with it), a GROUP BY through the backend: of the input columns, or of the
   released table the backend writes (the export's own release query), so no
   record is read into Python. The first distribution asked for counts every such
-  column's in the same scan (GROUPING SETS).
+  column's in the same scan (GROUPING SETS); a quasi-identifier with such a column
+  is counted in input and output by one scan of the release query.
 
 Tables are counted once per set of columns and kept.
 """
@@ -71,6 +72,8 @@ class AnalysisTables:
             return self.problem.table
         if len(columns) == 1 and hasattr(self.backend, "column_counts"):
             self._count_columns(progress)
+        if self._pairs_apply(columns):
+            return self._pairs(columns, progress)[0]
         return self._count(("input", *sorted(columns)), lambda: self.backend.frequency_table(
             list(columns), progress))
 
@@ -97,8 +100,23 @@ class AnalysisTables:
         released = self.released
         if not any(c in released.level_of or released.is_generalized(c) for c in columns):
             return self.input(columns, progress)  # released as they are
+        if self._pairs_apply(columns):
+            return self._pairs(columns, progress)[1]
         return self._count(("output", *sorted(columns)), lambda: self.backend.release_counts(
             self.plan(), list(columns), progress))
+
+    def _pairs_apply(self, columns: Sequence[str]) -> bool:
+        """Whether input and output of ``columns`` come from one scan (`_pairs`): a
+        quasi-identifier among columns otherwise released as they are."""
+        r = self.released
+        return (r is not None and hasattr(self.backend, "release_pairs")
+                and any(c in r.level_of for c in columns)
+                and all(c in r.level_of or not r.is_generalized(c) for c in columns))
+
+    def _pairs(self, columns: Sequence[str], progress: PhaseProgress | None):
+        """Input and output tables of ``columns`` from one scan of the release query."""
+        return self._count(("pairs", *sorted(columns)), lambda: self.backend.release_pairs(
+            self.plan(), sorted(columns), progress))
 
     def plan(self):
         """The release as the backend applies it (``ReleasedTable.plan``)."""

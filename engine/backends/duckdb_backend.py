@@ -298,9 +298,40 @@ class DuckDBBackend(Backend):
             result = self._run(sql, "release", None, _numpy)
         return np.asarray(result["__row"], dtype=np.int64)
 
+    def release_pairs(self, plan: ReleasePlan, columns: list[str],
+                      progress: PhaseProgress | None = None
+                      ) -> tuple[EncodedTable, EncodedTable]:
+        """The input's and the release's tables of ``columns`` (quasi-identifiers and
+        columns released as they are) counted in one scan of the release query: per
+        distinct input combination and suppression its records; the two tables are
+        row-aligned (the released labels of each row's input values)."""
+        qi_index = {q: j for j, q in enumerate(plan.qis)}
+        select = [f"__c{qi_index[c]} AS {ident(c)}" if c in qi_index else ident(c)
+                  for c in columns] + ["__s"]
+        with self._lock:
+            sql = self.release_query(plan, empty_as_null=False, outer=select)
+            result = self._run(f"SELECT *, count(*) AS __w FROM ({sql}) GROUP BY ALL",
+                               "aggregate", progress, _numpy)
+        weights = np.asarray(result["__w"], dtype=np.int64)
+        suppressed = np.asarray(result["__s"], dtype=bool)
+        before, after = {}, {}
+        for c in columns:
+            if c in qi_index:
+                j, codes = qi_index[c], np.asarray(result[c], dtype=np.int64)
+                before[c] = np.asarray(plan.values[j], dtype=object)[codes]
+                after[c] = np.where(suppressed, plan.marker,
+                                    np.asarray(plan.labels[j], dtype=object)[codes])
+            else:
+                before[c] = after[c] = np.asarray(result[c], dtype=object)
+        names = list(plan.columns)
+        return (frequency_columns(before, weights, names),
+                frequency_columns(after, weights, names))
+
     def release_query(self, plan: ReleasePlan, empty_as_null: bool,
-                      suppressed_rows: bool = False) -> str:
-        """SELECT writing the released table in input order (single-table query)."""
+                      suppressed_rows: bool = False, outer: list[str] | None = None) -> str:
+        """SELECT writing the released table in input order (single-table query);
+        ``outer`` replaces its select list (``__c{j}``: quasi-identifier ``j``'s input
+        code, ``__s``: the record is suppressed, other columns by name)."""
         qi_index = {q: j for j, q in enumerate(plan.qis)}
         for j in range(len(plan.qis)):
             self._enum(f"__v{j}", [str(v) for v in plan.values[j]])
@@ -335,8 +366,8 @@ class DuckDBBackend(Backend):
             elif c in plan.columns and c not in aggregated:
                 inner.append(_as_text(c))
         wrap = (lambda e: f"nullif({e}, '')") if empty_as_null else (lambda e: e)
-        outer = []
-        for c in plan.columns:
+        outer = list(outer or [])
+        for c in plan.columns if not outer else ():
             if c in aggregated:  # the class's aggregate (a QI's value takes no part)
                 outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "
                                   f"coalesce({aggregated[c]}, '') END") + f" AS {ident(c)}")

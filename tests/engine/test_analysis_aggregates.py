@@ -156,7 +156,7 @@ def figures(problem, levels) -> dict:
             got[side, name] = (frequencies(table, name, types.get(name)),
                                summary_statistics(table, name, types.get(name)))
     for a, b in (("age", "sex"), ("education", "occupation"), ("race", "salary-class"),
-                 ("workclass", "salary-class")):
+                 ("workclass", "salary-class"), ("salary-class", "age")):
         got["contingency", a, b] = (contingency(tables.input([a, b]), a, b, types),
                                     contingency(tables.output([a, b]), a, b, types))
     cin, cout = tables.input(QIS), tables.output(QIS)
@@ -192,6 +192,9 @@ def test_columns_beyond_the_frequency_table_are_counted_by_duckdb(problems):
     counted = tables.output(["age", "workclass"])
     assert counted.weights is not None and counted.n_records == problem.table.n_records
     assert tables.output(["workclass", "age"]) is counted  # counted once
+    before = tables.input(["age", "workclass"])  # the same scan, row-aligned
+    assert before.n_rows == counted.n_rows and (before.weights == counted.weights).all()
+    assert "*" not in before.column("age").dictionary
     assert tables.input(["workclass"]) is tables.output(["workclass"])  # released as is
     assert tables.input(["occupation"]) is not tables.output(["occupation"])  # coded
     assert "*" in counted.column("age").dictionary
