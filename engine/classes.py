@@ -135,10 +135,13 @@ class Classifier:
         found = self._cache.best_specialization(levels)
         return found if found is not None and found.n_classes < self.base.n_classes else self.base
 
-    def rollup(self, source: Classes, levels: np.ndarray) -> tuple[Classes, np.ndarray]:
-        """Classes at ``levels`` from a specialization's classes, and the item->class map."""
+    def rollup(self, source: Classes, levels: np.ndarray,
+               groups: bool = True) -> tuple[Classes, np.ndarray]:
+        """Classes at ``levels`` from a specialization's classes, and the item->class map
+        (which may be left empty without ``groups`` when the source has no aggregates)."""
         group_of, first, counts, gen, rep = rollup_classes(
-            source.rep, source.counts, self.maps_flat, self.offsets, levels, self.sizes)
+            source.rep, source.counts, self.maps_flat, self.offsets, levels, self.sizes,
+            groups or bool(source.aggregates))
         n = len(first)
         aggs = {k: merge_aggregate(v, group_of, n) for k, v in source.aggregates.items()}
         classes = Classes(levels.copy(), rep, gen, counts, aggs)
@@ -150,7 +153,7 @@ class Classifier:
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        classes, _ = self.rollup(self._source(levels), levels)
+        classes, _ = self.rollup(self._source(levels), levels, groups=False)
         if cache:
             self._cache.put(key, classes)
         return classes

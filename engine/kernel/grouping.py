@@ -223,7 +223,7 @@ DIRECT_MIN = 1 << 12
 
 
 @njit(cache=True, nogil=True)
-def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
+def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes, need_groups):
     """Roll items up to the classes of ``levels`` in one call, when the generalized
     codes fit a 62-bit mixed-radix key (``sizes[j, l]``: codes of attribute ``j`` at
     level ``l``). ``rep_t[j, i]`` is item ``i``'s original code of attribute ``j``
@@ -234,8 +234,9 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
     classes directly when the key space is small (``DIRECT_PER_ITEM``), else they
     are grouped by open addressing. Returns ``(fits, group_of, first, class_counts,
     gen, class_rep_t)``, classes in order of first appearance, ``gen`` their
-    generalized codes, ``class_rep_t`` their first items' codes (as ``rep_t``); when
-    the keys do not fit, ``fits`` is False and nothing else is set.
+    generalized codes, ``class_rep_t`` their first items' codes (as ``rep_t``);
+    ``group_of`` (each item's class) is empty unless ``need_groups``. When the keys
+    do not fit, ``fits`` is False and nothing else is set.
     """
     q, m = rep_t.shape
     base = np.empty(q, dtype=np.int64)
@@ -250,7 +251,7 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
             fits = False
             break
         total *= r
-    group_of = np.empty(m if fits else 0, dtype=np.int64)
+    group_of = np.empty(m if fits and need_groups else 0, dtype=np.int64)
     if not fits:
         return (False, group_of, group_of, group_of, np.empty((0, q), dtype=np.int32),
                 np.empty((q, 0), dtype=rep_t.dtype))
@@ -264,6 +265,7 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
         for i in range(m):
             keys[i] += np.int64(maps_flat[o + codes[i]]) * stride
     first = np.empty(m, dtype=np.int64)
+    class_counts = np.zeros(m, dtype=counts.dtype)
     n = 0
     if total <= max(DIRECT_PER_ITEM * m, DIRECT_MIN):
         table = np.full(total, -1, dtype=np.int32)  # items (m) fit 31 bits
@@ -274,7 +276,9 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
                 table[keys[i]] = g
                 first[n] = i
                 n += 1
-            group_of[i] = g
+            class_counts[g] += counts[i]
+            if need_groups:
+                group_of[i] = g
     else:
         table = _empty_slots(m)
         mask = len(table) - 1
@@ -295,11 +299,11 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
                 if class_key[g] == key:
                     break
                 slot = (slot + 1) & mask
-            group_of[i] = g
-    class_counts = np.zeros(n, dtype=counts.dtype)
-    for i in range(m):
-        class_counts[group_of[i]] += counts[i]
+            class_counts[g] += counts[i]
+            if need_groups:
+                group_of[i] = g
     first = first[:n].copy()
+    class_counts = class_counts[:n].copy()
     gen = np.empty((n, q), dtype=np.int32)
     class_rep_t = np.empty((q, n), dtype=rep_t.dtype)
     for j in range(q):
@@ -313,17 +317,20 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes):
 
 
 def rollup_classes(rep: np.ndarray, counts: np.ndarray, maps_flat: np.ndarray,
-                   offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray):
+                   offsets: np.ndarray, levels: np.ndarray, sizes: np.ndarray,
+                   need_groups: bool = True):
     """Classes of items ``rep`` (original codes, items x attributes; fastest when
     stored column by column, ``Classes.rep``) at ``levels``: ``(group_of, first,
     class_counts, gen, class_rep)``, as ``group_rows`` on the generalized codes and
     ``sum_by_group`` of ``counts`` would give (``gen``: each class's generalized
     codes; ``class_rep``: ``rep[first]`` stored column by column), mostly without
-    materializing the items' generalized codes."""
+    materializing the items' generalized codes. Without ``need_groups``,
+    ``group_of`` may be left empty."""
     levels = np.asarray(levels, dtype=np.int64)
     if rep.shape[1] > 0:
         fits, group_of, first, class_counts, gen, class_rep_t = _rollup_keyed(
-            np.ascontiguousarray(rep.T), counts, maps_flat, offsets, levels, sizes)
+            np.ascontiguousarray(rep.T), counts, maps_flat, offsets, levels, sizes,
+            need_groups)
         if fits:
             return group_of, first, class_counts, gen, class_rep_t.T
     gen = generalize(np.ascontiguousarray(rep), maps_flat, offsets, levels)

@@ -38,6 +38,11 @@ class NonUniformEntropy(Metric):
         self.level_sizes = np.ones((self.ctx.dims, depth), dtype=np.int64)
         for j, h in enumerate(self.ctx.hierarchies):
             self.level_sizes[j, :h.levels] = [h.level_size(l) for l in range(h.levels)]
+        # the generalization part per attribute and level (padded), indexed by levels
+        self.generalized_table = np.zeros((self.ctx.dims, depth))
+        for j, g in enumerate(self.generalized):
+            self.generalized_table[j, :len(g)] = g
+        self.dims_index = np.arange(self.ctx.dims)
         # the code of the single root value at each level, if the hierarchy has one
         # (a value generalized to the root counts as suppressed in SafePub's score)
         self.root_code = []
@@ -72,7 +77,7 @@ class NonUniformEntropy(Metric):
 
     def per_attribute(self, classes: Classes, suppressed: np.ndarray,
                       counts: np.ndarray) -> np.ndarray:
-        x = np.array([self.generalized[j][classes.levels[j]] for j in range(self.ctx.dims)])
+        x = self.generalized_table[self.dims_index, np.asarray(classes.levels, np.int64)]
         if not self.monotonic:
             x = x + self.s * self.suppressed_entropy(classes, suppressed, counts)
         return x
@@ -127,6 +132,6 @@ class NormalizedEntropy(NonUniformEntropy):
         return None
 
     def per_attribute(self, classes, suppressed, counts):
-        x = np.array([self.generalized[j][classes.levels[j]] for j in range(self.ctx.dims)])
+        x = self.generalized_table[self.dims_index, np.asarray(classes.levels, np.int64)]
         x = x + self.s * self.suppressed_entropy(classes, suppressed, counts)
         return x / self.upper

@@ -86,8 +86,12 @@ def test_rollup_paths_agree(monkeypatch):
     monkeypatch.setattr(grouping, "DIRECT_PER_ITEM", 0)
     monkeypatch.setattr(grouping, "DIRECT_MIN", 0)
     with np.errstate(over="ignore"):  # the hash multiplies with wrap-around
-        hashed = fn(np.ascontiguousarray(rep.T), counts, flat, offsets, levels, sizes)
+        hashed = fn(np.ascontiguousarray(rep.T), counts, flat, offsets, levels, sizes, True)
     for a, b in zip(direct[:4], hashed[1:5]):
+        assert np.array_equal(a, b)
+    # without the item->class map: the same classes
+    lean = rollup_classes(rep, counts, flat, offsets, levels, sizes, need_groups=False)
+    for a, b in zip(direct[1:], lean[1:]):
         assert np.array_equal(a, b)
 
 
