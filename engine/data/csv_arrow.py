@@ -21,6 +21,9 @@ import pandas as pd
 #: files smaller than this are read by pandas (fast enough; Arrow's threads pay off
 #: from a few MB)
 MIN_BYTES = 4 * 2**20
+#: bytes Arrow parses per block (a thread's share; each block's dictionaries are mapped
+#: onto the categories in Python, so not too small)
+BLOCK_BYTES = 4 * 2**20
 #: codecs Arrow decodes as pandas does: UTF-8 natively (a byte order mark skipped),
 #: single-byte codecs through Python's codec
 _ARROW_CODECS = {"utf-8-sig": "utf8", "utf-8": "utf8", "cp1252": "cp1252",
@@ -60,7 +63,8 @@ def _arrow_table(path: Path, delimiter: str, quotechar: str, encoding: str, widt
     try:
         table = pacsv.read_csv(
             path,
-            read_options=pacsv.ReadOptions(autogenerate_column_names=True, encoding=encoding),
+            read_options=pacsv.ReadOptions(autogenerate_column_names=True, encoding=encoding,
+                                           block_size=BLOCK_BYTES),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quotechar,
                                              double_quote=True, escape_char=False,
                                              newlines_in_values=quoted_newlines,
