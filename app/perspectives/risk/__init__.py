@@ -78,6 +78,7 @@ def create_perspective(context) -> RiskPerspective:
             doc.update_settings(population=population)
 
     def refresh() -> None:
+        view._deferred = None  # a count waiting for the view to be shown is stale
         if doc.result is not None:
             view.set_result(doc.result, doc.applied_levels)
         elif doc.table is not None:

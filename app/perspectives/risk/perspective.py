@@ -149,7 +149,15 @@ class RiskPerspective(QWidget):
     def set_input_counted(self, count, qis: Sequence[str]) -> None:
         """Show the risks of data too big for memory that was not anonymized yet:
         ``count()`` gives the frequency table of the quasi-identifiers (a DuckDB scan,
-        run in the worker)."""
+        run in the worker when the view is first shown: a scan per edit of the
+        attributes would compete with everything else)."""
+        if not self.isVisible():
+            self._deferred = (count, tuple(qis))
+            self.output_task.cancel_and_forget()
+            self.set_sides(None, None)
+            self.empty.text.setText(COUNTING)
+            return
+        self._deferred = None
         if not qis:
             self.set_sides(None, None)
             self.empty.text.setText(NO_QIS)
@@ -225,6 +233,12 @@ class RiskPerspective(QWidget):
         self.attackers.set_summaries(*self.summaries, self.thresholds)
 
     # --- heavy analyses ---------------------------------------------------------------------
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        deferred = getattr(self, "_deferred", None)
+        if deferred is not None:
+            self.set_input_counted(*deferred)
+
     def _tab_shown(self, index: int) -> None:
         if index not in self._pending:
             return
