@@ -119,8 +119,16 @@ LOAD_RUNS = [RUNS[0]] + [r for r in RUNS if r[3].get("algorithm") in
                          ("lightning", "genetic", "top-down")]
 
 
+def _wide_rows() -> None:
+    """Group rows whose codes do not fit one 62-bit key (wide tables such as credit
+    card's 24 QIs hash whole rows; the small table's keys always fit)."""
+    from engine.kernel.grouping import group_rows
+    group_rows(np.zeros((2, 2), dtype=np.int32))
+
+
 def _anonymize_runs(runs, out, cancelled) -> bool:
-    """Anonymize the small table for each run; False when ``cancelled()`` stopped it."""
+    """Anonymize the small table for each run, then group wide rows; False when
+    ``cancelled()`` stopped it."""
     from engine.api import anonymize
 
     with tempfile.TemporaryDirectory(prefix="anonymist-warmup-") as tmp:
@@ -135,6 +143,7 @@ def _anonymize_runs(runs, out, cancelled) -> bool:
             if out is not None:
                 print(f"  {label:<40} {time.perf_counter() - t0:5.1f} s", file=out,
                       flush=True)
+    _wide_rows()
     return True
 
 
