@@ -50,7 +50,7 @@ class TCloseness(SensitiveAttributeModel):
         self.parent_flat = self.parent_off = self.n_nodes = None
         self.mass_flat = self.node_off = None
         self.hierarchy = None  # the sensitive attribute's Hierarchy (hierarchical distance)
-        self.point_emd: np.ndarray | None = None  # distance of a class holding one value
+        self._points: tuple | None = None  # (overall, mass_flat, their point distances)
 
     def bind(self, ctx: ModelContext) -> None:
         super().bind(ctx)
@@ -75,10 +75,18 @@ class TCloseness(SensitiveAttributeModel):
                                                          minlength=int(self.n_nodes[k]))
                                              for k in range(enc.levels)])
 
-        m = len(self.overall)
-        self.point_emd = self.emd(SparseCounts(np.arange(m + 1, dtype=np.int64),
-                                               np.arange(m, dtype=np.int32),
-                                               np.ones(m, dtype=np.int64), m))
+    @property
+    def point_emd(self) -> np.ndarray:
+        """The distance of a class holding one value, per value; recomputed when the
+        overall distribution is replaced (local recoding's parts take the table's)."""
+        cached = self._points
+        if cached is None or cached[0] is not self.overall or cached[1] is not self.mass_flat:
+            m = len(self.overall)
+            points = self.emd(SparseCounts(np.arange(m + 1, dtype=np.int64),
+                                           np.arange(m, dtype=np.int32),
+                                           np.ones(m, dtype=np.int64), m))
+            self._points = cached = (self.overall, self.mass_flat, points)
+        return cached[2]
 
     def emd(self, dist: SparseCounts) -> np.ndarray:
         """Earth Mover's Distance of each class's distribution from the overall one."""

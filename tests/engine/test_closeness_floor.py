@@ -108,3 +108,28 @@ def test_floor_is_tight_when_parts_lie_on_one_line(distance, t):
     assert violating and 15.0 <= floor <= 20.0
     ev = problem.evaluate([1])  # 20 suppressed records are more than 1 % of 620
     assert not ev.anonymous and ev.specializations_fail
+
+
+@pytest.mark.parametrize("distance", ["equal", "ordered", "hierarchical"])
+def test_point_distances_follow_the_overall_distribution(distance):
+    """Local recoding gives its parts the whole table's overall distribution: the
+    floors' single-value distances must then be the whole table's too."""
+    from engine.kernel.sparse_counts import SparseCounts
+    df = pd.DataFrame({"q": ["x"] * 10, "s": ["s0"] * 6 + ["s1", "s2", "s3", "s4"]})
+    attrs = {"q": AttributeConfig("quasi-identifying",
+                                  Hierarchy.from_rows([("x", "*")], "q")),
+             "s": AttributeConfig("sensitive", Hierarchy.from_rows(SENSITIVE_HIERARCHY, "s"))}
+    job = Job(attributes=attrs, privacy=[TCloseness("s", 0.2, distance)],
+              transformation=TransformationConfig(suppression_limit=0.1),
+              metric=metric_from_dict({"name": "loss"}))
+    model = Problem(EncodedTable.from_dataframe(df), job).models[0]
+    m = len(model.overall)
+    single = SparseCounts(np.arange(m + 1), np.arange(m, dtype=np.int32), np.ones(m, np.int64), m)
+    before = model.point_emd.copy()
+    assert np.allclose(before, model.emd(single))
+    model.overall = np.full(m, 1.0 / m)
+    if model.mass_flat is not None:
+        model.mass_flat = model.mass_flat.copy()
+        model.mass_flat[:m] = model.overall
+    assert np.allclose(model.point_emd, model.emd(single))
+    assert not np.allclose(model.point_emd, before)
