@@ -135,13 +135,20 @@ class DuckDBBackend(Backend):
     def rows(self, start: int, count: int, plan: ReleasePlan | None = None) -> pd.DataFrame:
         """Records ``start .. start + count - 1`` in input order (released by ``plan`` if
         given, as `write_release` writes them), every column as text, missing as ''."""
+        page = f"LIMIT {max(0, int(count))} OFFSET {max(0, int(start))}"
+        if plan is None:  # no types or variables of the connection: a cursor of its own,
+            # so a page does not wait for an aggregate running on the connection
+            sql = f"SELECT {', '.join(_as_text(c) for c in self.columns())} FROM {self.scan()}"
+            cur = self.con.cursor()
+            try:
+                return cur.execute(f"SELECT * FROM ({sql}) {page}").df()
+            except self._duckdb.Error as e:
+                raise DataError(f"{self.source.label}: {str(e).splitlines()[0]}") from None
+            finally:
+                cur.close()
         with self._lock:
-            if plan is None:
-                sql = f"SELECT {', '.join(_as_text(c) for c in self.columns())} FROM {self.scan()}"
-            else:
-                sql = self.release_query(plan, empty_as_null=False)
-            return self._run(f"SELECT * FROM ({sql}) LIMIT {max(0, int(count))} "
-                             f"OFFSET {max(0, int(start))}", "read", None, _frame)
+            sql = self.release_query(plan, empty_as_null=False)
+            return self._run(f"SELECT * FROM ({sql}) {page}", "read", None, _frame)
 
     def columns(self) -> list[str]:
         if self._columns is None:
