@@ -6,10 +6,12 @@ engine's ``auto`` rule allows in memory (``engine.backends.choose_backend``:
 ``OutOfCoreData`` instead of an ``EncodedTable`` (``Document.backend_source``).
 Everything the GUI needs of the records is a query on the file:
 
-- ``names`` (the columns), ``n_rows`` (known at once for Parquet, counted by a
-  scan for CSV: ``count_rows()``, in a worker);
+- ``names`` (the columns), ``n_rows`` (known at once for Parquet; for CSV counted
+  by ``count_rows()``, in a worker, whose scan also copies the file's text to a
+  Parquet file that later queries read instead of the CSV);
 - ``page(start, count)``: rows ``start ..`` in file order, every value as text
-  (missing as ``""``, as the in-memory reader and the backend see them);
+  (missing as ``""``, as the in-memory reader and the backend see them); the first
+  ``HEAD_ROWS`` are read on opening and served from memory;
 - ``distinct(column)``: its distinct values with their record counts, sorted by
   value (the dictionary the in-memory reader would build); ``distinct_values``;
 - ``sample(n)``: the first ``n`` rows, for type detection;

@@ -221,3 +221,40 @@ def test_subset_query_counted_by_duckdb(qtbot, window, adult_like):
     assert dialog.status.text() == f"{n:,} of {ROWS:,} records selected"
     assert doc.subset_spec == {"query": "sex = 'Female' and age > 40"}
     assert doc.build_job().subset == {"query": "sex = 'Female' and age > 40"}
+
+
+def test_hierarchy_wizard_gets_distinct_values_from_duckdb(qtbot, window, adult_like,
+                                                           monkeypatch):
+    """Create… on an attribute out of core: its distinct values and their record counts
+    are counted by DuckDB in a worker, then the wizard opens on them and builds a
+    hierarchy that covers the data."""
+    from PySide6.QtWidgets import QWizard
+
+    from app.wizards import hierarchy as wizards
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    frame = pd.read_csv(adult_like / "adult.csv", sep=";", dtype=str)
+    seen = {}
+
+    def drive(parent, columns, data_type=None, existing=None, spec=None):
+        seen.update(columns)
+        wizard = wizards.HierarchyWizard(columns, data_type, existing, spec, parent)
+        qtbot.addWidget(wizard)
+        wizard.show()
+        wizard.start_page.choices["intervals"].setChecked(True)
+        qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton),
+                         Qt.MouseButton.LeftButton)
+        with qtbot.waitSignal(wizard.finished_with, timeout=20_000) as blocker:
+            qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),
+                             Qt.MouseButton.LeftButton)
+        return dict(blocker.args[0])
+
+    monkeypatch.setattr(wizards, "run_hierarchy_wizard", drive)
+    doc.update_attributes(["age"], data_type="integer")
+    window.configure.attributes.select(["age"])
+    window.create_hierarchy("age")
+    qtbot.waitUntil(lambda: "age" in seen, timeout=30_000)
+    column = seen["age"]
+    counts = frame["age"].value_counts()
+    assert dict(zip(column.dictionary, column.value_counts().tolist())) == \
+        {v: int(counts[v]) for v in counts.index}
+    qtbot.waitUntil(lambda: doc.hierarchy_status("age").complete, timeout=10_000)
