@@ -101,6 +101,7 @@ class DuckDBBackend(Backend):
         if threads:
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
         self._columns = None
+        self._settings = (memory_limit, threads)
         #: one call at a time on the connection (DuckDB refuses concurrent calls on it):
         #: a query and its fetch, or a release query's types and variables and its run
         self._lock = threading.RLock()
@@ -131,6 +132,11 @@ class DuckDBBackend(Backend):
                 return fetch(result)
         except self._duckdb.Error as e:
             raise DataError(f"{self.source.label}: {str(e).splitlines()[0]}") from None
+
+    def twin(self) -> "DuckDBBackend":
+        """Another backend on the same data with its own connection (pages of a release
+        that must not wait for this one's aggregates); close it when done."""
+        return DuckDBBackend(self.source, *self._settings)
 
     def rows(self, start: int, count: int, plan: ReleasePlan | None = None) -> pd.DataFrame:
         """Records ``start .. start + count - 1`` in input order (released by ``plan`` if

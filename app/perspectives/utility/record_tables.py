@@ -107,19 +107,27 @@ class RecordTables(QWidget):
         row.addWidget(self.input, 1)
         row.addWidget(self.output, 1)
         lay.addLayout(row, 1)
+        self.pager = None  # the backend reading the pages
         a, b = self.input.view.verticalScrollBar(), self.output.view.verticalScrollBar()
         a.valueChanged.connect(b.setValue)
         b.valueChanged.connect(a.setValue)
 
     def set_release(self, view) -> None:
         """Show the records of ``view``'s problem (held by its backend) and their
-        release (None: clear)."""
+        release (None: clear). The pages are read by a twin of the backend, so they do
+        not wait for the analyses' scans on the backend itself."""
+        if self.pager is not None:
+            self.wait()
+            self.pager.close()
+            self.pager = None
         if view is None:
             for m in (self.input_model, self.output_model):
                 m.set_source(None, [], 0)
             return
         problem = view.problem
-        rows = problem.backend.rows
+        twin = getattr(problem.backend, "twin", None)
+        self.pager = twin() if twin is not None else None
+        rows = (self.pager or problem.backend).rows
         plan = view.plan()
         n = problem.table.n_records
         self.input_model.set_source(lambda s, c: rows(s, c), problem.table.source_names, n)
