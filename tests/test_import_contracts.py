@@ -34,7 +34,8 @@ LAYERS = [
     {"release_docs"},
     {"guide"},
     {"api"},
-    {"cli", "warmup"},
+    {"warmup"},
+    {"cli"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 GUI = ("PySide6", "pyqtgraph", "shiboken6", "app")
