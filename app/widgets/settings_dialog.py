@@ -1,8 +1,9 @@
-"""Edit > Settings: table page size, project saving, recent files."""
+"""Edit > Settings: table page size, project saving, recent files, data beyond memory."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QFormLayout, QPushButton,
-                               QSpinBox, QVBoxLayout)
+from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QDoubleSpinBox,
+                               QFormLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
+                               QVBoxLayout)
 
 from app.settings import AppSettings
 
@@ -26,6 +27,26 @@ class SettingsDialog(QDialog):
         self.clear_recent = QPushButton("Clear recent files")
         self.clear_recent.clicked.connect(settings.clear_recent_files)
         form.addRow("Recent files", self.clear_recent)
+        # data beyond memory: the engine's [engine] memory_share and memory_limit
+        self.memory_share = QDoubleSpinBox()
+        self.memory_share.setObjectName("memoryShare")
+        self.memory_share.setRange(0.01, 100.0)
+        self.memory_share.setDecimals(2)
+        self.memory_share.setSuffix(" % of memory")
+        self.memory_share.setValue(settings.memory_share * 100)
+        self.memory_share.setToolTip(
+            "A CSV or Parquet file the in-memory path would need more memory for is opened "
+            "out of core: DuckDB reads the rows shown and counts what the search needs")
+        form.addRow("Open out of core beyond", self.memory_share)
+        self.memory_limit = QLineEdit(settings.memory_limit or "")
+        self.memory_limit.setObjectName("memoryLimit")
+        self.memory_limit.setPlaceholderText("DuckDB's default (80 % of memory)")
+        self.memory_limit.setToolTip("DuckDB's memory limit out of core, e.g. 4GB")
+        form.addRow("DuckDB memory limit", self.memory_limit)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b22222")
+        self.error.setWordWrap(True)
+        form.addRow(self.error)
         lay.addLayout(form)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok |
                                    QDialogButtonBox.StandardButton.Cancel)
@@ -34,6 +55,20 @@ class SettingsDialog(QDialog):
         lay.addWidget(buttons)
 
     def accept(self) -> None:
+        limit = self.memory_limit.text().strip()
+        if limit and not _memory_size(limit):
+            self.error.setText(f"DuckDB memory limit '{limit}' is not a size such as 4GB "
+                               f"or 512MB")
+            return
+        self.settings.memory_share = self.memory_share.value() / 100
+        self.settings.memory_limit = limit or None
         self.settings.page_size = self.page_size.value()
         self.settings.include_data_in_project = self.include_data.isChecked()
         super().accept()
+
+
+def _memory_size(text: str) -> bool:
+    """Whether ``text`` is a size DuckDB's memory_limit takes (``4GB``, ``512 MB``)."""
+    import re
+    return re.fullmatch(r"\s*\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*", text,
+                        re.IGNORECASE) is not None

@@ -258,3 +258,20 @@ def test_hierarchy_wizard_gets_distinct_values_from_duckdb(qtbot, window, adult_
     assert dict(zip(column.dictionary, column.value_counts().tolist())) == \
         {v: int(counts[v]) for v in counts.index}
     qtbot.waitUntil(lambda: doc.hierarchy_status("age").complete, timeout=10_000)
+
+
+def test_settings_edit_the_out_of_core_threshold(qtbot):
+    from app.widgets.settings_dialog import SettingsDialog
+    settings = AppSettings()
+    assert settings.memory_share == 0.25 and settings.memory_limit is None
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.memory_share.setValue(5.0)
+    dialog.memory_limit.setText("4 gigs")
+    dialog.accept()
+    assert "not a size" in dialog.error.text() and settings.memory_share == 0.25
+    dialog.memory_limit.setText("4GB")
+    dialog.accept()
+    assert settings.memory_share == 0.05 and settings.memory_limit == "4GB"
+    engine = settings.engine_config()
+    assert (engine.memory_share, engine.memory_limit) == (0.05, "4GB")
