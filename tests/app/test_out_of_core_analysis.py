@@ -144,3 +144,26 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
 def an_index(utility, kind: str) -> int:
     from app.perspectives.utility.perspective import TABS
     return TABS.index(kind)
+
+
+def test_risk_profile_counted_while_hidden_keeps_its_scale(qtbot):
+    """Counted before its page was ever shown, the profile's y axis still spans 0 to the
+    largest share (a range set before the first layout used to be distorted by it)."""
+    import numpy as np
+    import pandas as pd
+
+    from app.perspectives.risk.perspective import RiskPerspective
+    from engine.data.table import EncodedTable
+    values = np.random.RandomState(0).randint(0, 300, 5000).astype(str)
+    table = EncodedTable.from_dataframe(pd.DataFrame({"a": values}))
+    view = RiskPerspective([])
+    qtbot.addWidget(view)
+    view.resize(1200, 700)
+    view.set_input_counted(lambda: table, ["a"])  # hidden: waits to be shown
+    assert view.sides[0] is None
+    view.show()
+    qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=20_000)
+    qtbot.wait(50)
+    low, high = view.profile.input.plot.getViewBox().viewRange()[1]
+    top = view.sides[0].profile["share"].max() * 100
+    assert low == pytest.approx(0.0, abs=1e-9) and high == pytest.approx(top * 1.08)

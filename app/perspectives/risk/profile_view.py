@@ -59,8 +59,16 @@ class ProfilePlot(BarPlot):
         self.selected = row
         self.redraw()
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        # a range set before the plot was first laid out (its page not shown yet) is
+        # distorted by that layout: set it again
+        if getattr(self, "_scale", None) is not None:
+            self.set_scale(*self._scale)
+
     def set_scale(self, log: bool, floor: float, top: float) -> None:
         """Linear (``top`` = largest share in %) or log scale (from 10**floor %)."""
+        self._scale = (log, floor, top)
         self.log, self.floor = log, floor
         self.getAxis("left").setLogMode(False, log)
         if log:
