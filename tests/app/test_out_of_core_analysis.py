@@ -113,6 +113,20 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
         assert_same(got.summary(0.2), want.summary(0.2))
         assert got.kept_records == want.kept_records
     assert risk.profile.input.isEnabled() and risk.profile.output.isEnabled()
+    # HIPAA detection reads the first records of every column (input) and of the release
+    hipaa = risk.identifiers
+    outcome = []
+    hipaa.job.succeeded.connect(lambda v: outcome.append(("ok", v)))
+    hipaa.job.failed.connect(lambda m: outcome.append(("failed", m)))
+    hipaa.run()
+    qtbot.waitUntil(lambda: bool(outcome), timeout=60_000)
+    assert outcome[0][0] == "ok", outcome
+    assert all(c.text() for c in hipaa.captions)
+    from engine.analysis.hipaa import detect_identifiers, identifiers_frame
+    records = risk.sides[0].identifier_data()  # 3,000 records: all of them, as in memory
+    assert list(records.columns) == list(doc.column_names) and len(records) == 3000
+    found = identifiers_frame(detect_identifiers(memory.problem.table))
+    assert len(found) and outcome[0][1][0].equals(found)
     # Explore's properties of the optimum and of another transformation
     for levels in (tuple(result.optimum.levels.values()), (1, 1, 1, 1, 1)):
         assert_same(inspect_transformation(result, levels),
