@@ -57,6 +57,21 @@ def test_file_errors_name_the_file(tmp_path):
         read_hierarchy(bad, "x")
 
 
+def test_read_rows_are_the_files_cells(tmp_path):
+    """Rows come from the CSV reader as tuples of str (quoted cells, blank lines
+    skipped), equal to a hierarchy built from the same rows; broken files are named."""
+    path = tmp_path / "h.csv"
+    path.write_text('a;"a;b";*\n\nb;"a;b";*\n"c ""x""";c;*\n')
+    h = read_hierarchy(path, "x", delimiter=";")
+    expected = Hierarchy.from_rows([["a", "a;b", "*"], ["b", "a;b", "*"], ['c "x"', "c", "*"]],
+                                   "x")
+    assert h == expected and hash(h) == hash(expected) and h.rows == expected.rows
+    assert all(type(c) is str for r in h.rows for c in r)
+    path.write_text("a;ab;*\nb;ab\n")
+    with pytest.raises(HierarchyError, match=r"h\.csv.*row 2 \(value 'b'\) has 2 levels"):
+        read_hierarchy(path, "x")
+
+
 def test_uncovered_value_names_attribute_value_and_row():
     df = pd.DataFrame({"x": ["a", "b", "zz", "a"]})
     h = Hierarchy.from_rows([("a", "*"), ("b", "*")], "x")
