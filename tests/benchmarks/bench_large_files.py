@@ -1,0 +1,137 @@
+"""Large files as a user measures them (issue 19 item 3): workloads E and F as whole
+``anonymist anonymize`` processes, and the phases of one anonymize run, for this
+source tree and optionally an earlier one, interleaved in one run.
+
+    python3 tests/benchmarks/bench_large_files.py                      # E0, E4, F
+    python3 tests/benchmarks/bench_large_files.py --before /tmp/before --rounds 2
+
+(``/tmp/before``: an earlier tree, e.g. ``git archive fcc5038 | tar -x -C /tmp/before``.)
+Workloads are bench_user.py's (E: 603,240 Adult-like rows, k=100, 0 % / 4 %; F:
+3,000,000 rows, k=5, 4 %; the tables are generated once by ../shared/tools/datagen.py).
+
+``process``: ``python -m engine.cli anonymize JOB --output OUT --quiet`` in a fresh
+process (numba's cache of that tree warmed by one discarded run): wall seconds, CPU
+seconds (user + system from ``wait4``, all threads) and peak RSS; the trees alternate
+run by run and the released files are compared byte for byte. ``phases`` (with
+``--phases``, F): the same steps in one process, CPU seconds each: import, read the
+CSV, encode, prepare the problem, search, build the released table, write the CSV.
+The machine is shared: compare CPU seconds, measured in the same minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+
+from bench_user import workloads, write_job  # noqa: E402
+
+PHASES = r'''
+import json, resource, sys, time
+from pathlib import Path
+def clock():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return time.perf_counter(), r.ru_utime + r.ru_stime
+marks, t0 = [], clock()
+def mark(name):
+    global t0
+    t = clock(); marks.append((name, t[1] - t0[1])); t0 = t
+import engine.api as api
+from engine.data.csv_import import read_csv
+from engine.data.table import EncodedTable
+from engine.problem import Problem
+from engine.export import targets
+mark("import")
+job = api.as_job(sys.argv[1])
+frame = read_csv(job.resolve(job.data.path), delimiter=job.data.delimiter,
+                 encoding=job.data.encoding, header=True, categorical=True)
+mark("read")
+table = EncodedTable.from_dataframe(frame); del frame
+mark("encode")
+problem = Problem(table, job)
+mark("prepare")
+result = api.anonymize_prepared(problem)
+mark("search")
+if hasattr(targets, "write_released"):  # the encoded writer
+    released = result.transformed(); mark("release")
+    targets.write_released(released, targets.file_target(sys.argv[2]))
+else:  # the DataFrame of the whole table, written by pandas
+    frame = result.output; mark("release")
+    targets.write_table(frame, targets.file_target(sys.argv[2]))
+mark("write")
+print(json.dumps({"cpu": {n: round(c, 2) for n, c in marks},
+                  "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
+'''
+
+
+def anonymize(tree: Path, job: Path, out: Path) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds and peak MB of the command, run from ``tree`` (``-m``
+    imports from the working folder first)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "anonymize", str(job),
+                             "--output", str(out), "--quiet"], cwd=tree,
+                            env=dict(os.environ, PYTHONPATH=str(tree)),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    err = proc.stderr.read().decode(errors="replace")
+    proc.stderr.close()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError(f"anonymize in {tree} failed:\n{err[-2000:]}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def phases(tree: Path, job: Path, out: Path) -> dict:
+    proc = subprocess.run([sys.executable, "-c", PHASES, str(job), str(out)], cwd=tree,
+                          env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True,
+                          text=True, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--before", type=Path, help="an earlier source tree to compare with")
+    ap.add_argument("--only", default="E0,E4,F")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--phases", action="store_true", help="also time F's phases")
+    args = ap.parse_args()
+    trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
+    only = set(args.only.split(","))
+    with tempfile.TemporaryDirectory(prefix="anonymist-large-") as tmp:
+        tmp = Path(tmp)
+        for name, _, job in [w for w in workloads(only | {n[0] for n in only})
+                             if w[0] in only]:
+            job_path = write_job(tmp, job)
+            outs = {t: tmp / f"{name}-{t}.csv" for t in trees}
+            runs: dict[str, list] = {t: [] for t in trees}
+            for t, tree in trees.items():
+                anonymize(tree, job_path, outs[t])  # this tree's numba cache
+            for _ in range(args.rounds):
+                for t, tree in trees.items():
+                    runs[t].append(anonymize(tree, job_path, outs[t]))
+            same = all(filecmp.cmp(outs[t], outs["after"], shallow=False) for t in trees)
+            for t in trees:
+                cpu = " ".join(f"{r[1]:.2f}" for r in sorted(runs[t], key=lambda r: r[1]))
+                wall = " ".join(f"{r[0]:.1f}" for r in sorted(runs[t]))
+                rss = max(r[2] for r in runs[t])
+                print(f"{name:3} {t:7} CPU {cpu} s  wall {wall} s  peak {rss:.0f} MB  "
+                      f"(load {os.getloadavg()[0]:.1f}; releases identical: {same})",
+                      flush=True)
+            if args.phases and name == "F":
+                for t, tree in trees.items():
+                    print(f"F   {t:7} phases {json.dumps(phases(tree, job_path, outs[t]))}",
+                          flush=True)
+
+
+if __name__ == "__main__":
+    main()
