@@ -14,7 +14,9 @@ kernels from their disk cache (``engine.warmup.load_kernels``, as the app does
 when it starts; not counted); the CLI processes are fresh ones (they load the
 kernels before their limit starts, and their wall time counts it).
 ``--cpu-clock`` counts the limit of the ``engine.anonymize`` calls in CPU seconds
-of the process: what the limit gives on an idle machine, whatever the load. Every run reports its wall and CPU seconds (user + system) and
+of the process: what the limit gives on an idle machine, whatever the load.
+``--in-memory`` calls ``engine.anonymize(table, job)`` as the app does: the job with
+its hierarchies and the encoded table are made before each call (not counted). Every run reports its wall and CPU seconds (user + system) and
 the 1-minute load average, and the table gives the median and worst loss.
 
 k = 5, 100% suppression limit, Loss with geometric mean; every column with a
@@ -162,10 +164,13 @@ def use_cpu_clock() -> None:
     anytime.clock = time.process_time
 
 
-def calls_in_process(jobs: list[str], cpu_clock: bool = False) -> list[dict]:
+def calls_in_process(jobs: list[str], cpu_clock: bool = False,
+                     in_memory: bool = False) -> list[dict]:
     """Run ``engine.anonymize`` on each job in turn (in this process; the caller starts
-    a fresh one) and return what each call reached and cost."""
-    from engine.api import anonymize
+    a fresh one) and return what each call reached and cost. ``in_memory``: as the app
+    calls it, with the job (hierarchies read) and the encoded table made beforehand."""
+    from engine.api import anonymize, as_table
+    from engine.project.job_file import load_job
     from engine.warmup import load_kernels
     cold = time.process_time()
     load_kernels()  # as the app does when it starts and the CLI before its clock
@@ -174,8 +179,12 @@ def calls_in_process(jobs: list[str], cpu_clock: bool = False) -> list[dict]:
         use_cpu_clock()
     out = []
     for job in jobs:
+        data = None
+        if in_memory:
+            job = load_job(job)
+            data = as_table(None, job)
         wall, cpu = time.perf_counter(), time.process_time()
-        result = anonymize(None, job, build_output=True)
+        result = anonymize(data, job, build_output=True)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
         opt = result.outcome.optimum
         out.append({"loss": opt.loss if opt else None, "checked": result.outcome.checked,
@@ -204,7 +213,7 @@ def cli_run(job: Path, folder: Path) -> dict:
 
 
 def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[int],
-          cpu_clock: bool = False) -> None:
+          cpu_clock: bool = False, in_memory: bool = False) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_heuristics_") as tmp:
         folder = Path(tmp)
@@ -213,17 +222,19 @@ def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[
                 jobs = [write_job(name, algorithm, limit, s, folder) for s in seeds]
                 code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
                         "from tests.benchmarks.bench_heuristics import calls_in_process; "
-                        "print(json.dumps(calls_in_process(sys.argv[3:], sys.argv[2] == "
-                        "'cpu')))")
+                        "print(json.dumps(calls_in_process(sys.argv[4:], sys.argv[2] == "
+                        "'cpu', sys.argv[3] == 'memory')))")
                 done = subprocess.run([sys.executable, "-c", code, str(ROOT),
-                                       "cpu" if cpu_clock else "wall"]
+                                       "cpu" if cpu_clock else "wall",
+                                       "memory" if in_memory else "files"]
                                       + [str(j) for j in jobs], check=True,
                                       capture_output=True, text=True)
                 calls = json.loads(done.stdout.strip().splitlines()[-1])
-                clis = [] if cpu_clock else [cli_run(j, folder) for j in jobs]
+                clis = [] if cpu_clock or in_memory else [cli_run(j, folder) for j in jobs]
                 arx = ARX.get((name, GOAL_FROM))
                 arx_best = min(a[0] for a in arx) if arx else None
-                kinds = [("anonymize" + (" (CPU clock)" if cpu_clock else ""), calls)]
+                kinds = [("anonymize" + (" (in memory)" if in_memory else "")
+                          + (" (CPU clock)" if cpu_clock else ""), calls)]
                 for kind, runs in kinds + ([("CLI", clis)] if clis else []):
                     for seed, r in zip(seeds, runs):
                         print(f"{name:10s} {algorithm:9s} {kind:9s} seed {seed}: loss {r['loss']:.4f} "
@@ -258,13 +269,16 @@ def main(argv=None) -> None:
     ap.add_argument("--cpu-clock", action="store_true",
                     help="--whole: count the limit in CPU seconds of the process (what an "
                          "idle machine would give); engine.anonymize calls only")
+    ap.add_argument("--in-memory", action="store_true",
+                    help="--whole: the job and the table loaded before each call (as the app "
+                         "calls engine.anonymize); engine.anonymize calls only")
     args = ap.parse_args(argv)
     if args.whole is not None:
         datasets = args.datasets.split(",")
         if "wide30" in datasets:
             ensure_wide()
         whole(datasets, args.algorithms.split(","), args.whole,
-              [int(x) for x in args.seeds.split(",")], args.cpu_clock)
+              [int(x) for x in args.seeds.split(",")], args.cpu_clock, args.in_memory)
         return
     limits = [float(x) for x in args.limits.split(",")]
     ensure_wide()
