@@ -162,6 +162,9 @@ class _OptimalSearch:
                 hi = mid
             else:
                 lo = mid + 1
+        if self.floors and lo >= 1 and self.doomed[int(path[lo - 1])]:
+            # the highest failing node of the path: on to a maximal doomed one
+            self.ascend_doomed(int(path[lo - 1]))
 
     def climb_doomed(self, start: int) -> None:
         """Check up a path of unchecked generalizations of ``start`` for one whose floors
