@@ -252,10 +252,12 @@ class FileOperations(QObject):
         self.background.submit(data.count_rows, ("count", data))
 
     def stop_background(self) -> None:
-        """Interrupt the queries on data out of core and wait for them (closing)."""
+        """Closing: interrupt the queries on data out of core, wait for them and release
+        DuckDB (its temporary folder with the CSV copy goes with it)."""
         if self.doc.backend_source is not None:
-            self.doc.backend_source.cancel()
+            self.doc.backend_source.close()
         self.background.wait(5000)
+        self.doc.wait_for_queries(5000)
 
     def _background_done(self, tag, _value) -> None:
         if tag[0] == "count" and tag[1] is self.doc.backend_source:

@@ -92,6 +92,10 @@ class OutOfCoreData:
         self.backend = DuckDBBackend(self.source, memory_limit or VIEW_MEMORY_LIMIT)
         self._lock = threading.RLock()      # the backend's own connection
         self._cursors: set = set()
+        #: guards ``_cursors`` and ``_closed``; notified when a query ends
+        self._queries = threading.Condition()
+        self._closed = False
+        self._copy_failed = False  # the CSV copy could not be made: scan the CSV
         self._names = self.backend.columns()
         if not self._names:
             raise DataError(f"{self.source.label} has no columns")
@@ -147,18 +151,21 @@ class OutOfCoreData:
 
     # --- queries ------------------------------------------------------------------------
     def _cursor(self):
-        with self._lock:
+        with self._queries:
+            if self._closed:
+                raise DataError(f"{self.label}: the data was closed")
             cur = self.backend.con.cursor()
             self._cursors.add(cur)
         return cur
 
     def _done(self, cur) -> None:
-        with self._lock:
-            self._cursors.discard(cur)
         try:
             cur.close()
         except Exception:  # noqa: BLE001 - interrupted or already closed
             pass
+        with self._queries:
+            self._cursors.discard(cur)
+            self._queries.notify_all()
 
     def _text_scan(self) -> str:
         """A subquery of every column as text (missing as ''): the Parquet copy of a CSV
@@ -188,9 +195,14 @@ class OutOfCoreData:
         (a page at row 10 M: 0.2 s instead of a 10 s scan)."""
         with self._count_lock:
             if self._n_rows is None:
-                if self.kind == "csv" and PAGES_COPY:
-                    self._copy_pages()
-                else:
+                if self.kind == "csv" and PAGES_COPY and not self._copy_failed:
+                    try:
+                        self._copy_pages()
+                    except DataError as e:
+                        if self._closed or "interrupt" in str(e).lower():
+                            raise
+                        self._copy_failed = True  # e.g. no room: count and scan the CSV
+                if self._n_rows is None:
                     n = self._scalar(f"SELECT count(*) FROM {self.backend.scan()}")
                     self._n_rows = int(n)
         return self._n_rows
@@ -282,7 +294,7 @@ class OutOfCoreData:
     def _wait_for_copy(self) -> None:
         """A CSV file's distinct values are counted on its Parquet copy (a scan of the
         CSV beside the copy's would compete with it for DuckDB's threads)."""
-        if self.kind == "csv" and PAGES_COPY:
+        if self.kind == "csv" and PAGES_COPY and not self._copy_failed:
             self.count_rows()
 
     def distinct_values(self, column: str) -> np.ndarray:
@@ -323,22 +335,36 @@ class OutOfCoreData:
 
     # --- lifetime -----------------------------------------------------------------------
     def cancel(self) -> None:
-        """Interrupt the queries running on cursors (they raise DataError)."""
-        with self._lock:
+        """Interrupt the running queries (they raise DataError)."""
+        with self._queries:
             cursors = list(self._cursors)
         for cur in cursors:
             try:
                 cur.interrupt()
             except Exception:  # noqa: BLE001 - ended meanwhile
                 pass
+        try:
+            self.backend.con.interrupt()  # a frequency table being counted
+        except Exception:  # noqa: BLE001
+            pass
 
-    def close(self) -> None:
+    def close(self, wait_s: float = 10.0) -> None:
+        """Refuse new queries, interrupt the running ones, wait for them (up to
+        ``wait_s``) and release DuckDB and its temporary folder (the CSV copy)."""
+        with self._queries:
+            self._closed = True
         self.cancel()
-        with self._lock:
-            if self._release is not None:
-                self._release.close()
-                self._release = None
-            self.backend.close()
+        with self._queries:
+            self._queries.wait_for(lambda: not self._cursors, timeout=wait_s)
+        with self._lock:  # a frequency table or released page ends first
+            for backend in (self._release, self.backend):
+                if backend is None:
+                    continue
+                try:
+                    backend.close()
+                except Exception:  # noqa: BLE001 - still busy: released at exit
+                    pass
+            self._release = None
 
 
 def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:

@@ -131,3 +131,15 @@ def test_cancel_interrupts_the_count(adult_part):
     problem = engine.api.prepare(None, job, cancel=lambda: False)
     assert problem.table.n_records == 2000
     problem.backend.close()
+
+
+def test_closed_data_refuses_queries(adult_part):
+    data = OutOfCoreData(adult_part)
+    data.count_rows()
+    folder = Path(data.backend._tmp)
+    assert (folder / "pages.parquet").is_file()  # the CSV's copy
+    data.close()
+    data.close()  # twice is harmless
+    assert not folder.exists()
+    with pytest.raises(Exception, match="closed"):
+        data.page(1500, 10)
