@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from engine.analysis.qi_analysis import qi_analysis
 from engine.analysis.quality import quality
 from engine.analysis.risk import class_size_profile, class_sizes, risk_profile, risk_summary
 from engine.analysis.sources import AnalysisTables
@@ -112,6 +113,9 @@ def test_weighted_table_gives_the_records_figures(rows, suppress, band):
         assert_same(risk_summary(full, 0.3), risk_summary(agg, 0.3))
     assert_same(quality(frame, out, qis, data_types=types, suppressed=sup),
                 quality(w_in, w_out, qis, data_types=types, suppressed=w_sup))
+    for full, agg, rows in ((frame, w_in, None), (out, w_out, ~sup)):
+        assert_same(qi_analysis(full, qis, rows=rows).table,
+                    qi_analysis(agg, qis, rows=None if rows is None else ~w_sup).table)
 
 
 def _renamed(col, name):
