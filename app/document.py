@@ -280,6 +280,8 @@ class Document(QObject):
             then()
 
     def _distinct_failed(self, tag, message: str) -> None:
+        if tag[0] is not self.backend_source:  # replaced or closed since
+            return
         self._distinct_pending.difference_update(tag[1])
         self.query_failed.emit(message)
 

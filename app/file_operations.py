@@ -49,8 +49,7 @@ class FileOperations(QObject):
         #: queries on data out of core that may scan it (counting its rows)
         self.background = SerialWorker(self)
         self.background.done.connect(self._background_done)
-        self.background.failed.connect(lambda _tag, message: self.window.statusBar(
-            ).showMessage(f"Out of core: {message}", 15000))
+        self.background.failed.connect(self._background_failed)
 
     # --- worker plumbing ---------------------------------------------------------------
     def run(self, label: str, fn: Callable[[], object], done: Callable[[object], None]) -> int:
@@ -258,6 +257,10 @@ class FileOperations(QObject):
             self.doc.backend_source.close()
         self.background.wait(5000)
         self.doc.wait_for_queries(5000)
+
+    def _background_failed(self, tag, message: str) -> None:
+        if tag[1] is self.doc.backend_source:  # not the data replaced or closed since
+            self.window.statusBar().showMessage(f"Out of core: {message}", 15000)
 
     def _background_done(self, tag, _value) -> None:
         if tag[0] == "count" and tag[1] is self.doc.backend_source:

@@ -134,6 +134,8 @@ class MainWindow(QMainWindow):
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.document.data_changed.connect(self._update_data_label)
         self.document.rows_counted.connect(self._update_data_label)
+        self.document.query_failed.connect(
+            lambda message: self.statusBar().showMessage(f"Out of core: {message}", 15000))
         self.menus["recent"].aboutToShow.connect(self._update_recent_menu)
 
     # --- perspectives ----------------------------------------------------------------------
