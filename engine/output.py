@@ -408,7 +408,9 @@ class ReleasedTable:
         special = sorted(n for n in self._finished_names if n not in coded
                          and n not in self.pseudonymized
                          and (n not in micro or micro[n].clustering == "mdav"))
-        if special or self.withheld is not None or self.base_levels is not None:
+        sample = problem.table.sample_bits if self.withheld is not None else None
+        if special or (self.withheld is not None and sample is None) or \
+                self.base_levels is not None:
             what = ", ".join(special) or ("a local recoding" if self.base_levels is not None
                                           else "a differential-privacy sample")
             raise DataError(f"the release of {what} is built in memory only: run the job "
@@ -440,7 +442,7 @@ class ReleasedTable:
                 -1, len(qis)),
             self.marker, tuple(recoded), tuple(aggregated),
             tuple((n, attrs[n].pseudonym, problem.job.base_dir)
-                  for n in problem.table.source_names if n in self.pseudonymized))
+                  for n in problem.table.source_names if n in self.pseudonymized), sample)
 
     # --- whole table --------------------------------------------------------------------
     @property

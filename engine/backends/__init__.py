@@ -81,10 +81,32 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
         raise JobError(f"attribute '{keyed[0]}': the {backend.name} backend does not release "
                        f"pseudonyms (the key would travel to its executors): set [engine] "
                        f"backend = \"duckdb\" or \"memory\"")
-    rows = subset_rows(job, backend.count_rows)
-    table = backend.frequency_table(columns, progress, rows)
+    counted: list[int] = []
+
+    def count_rows() -> int:
+        if not counted:
+            counted.append(backend.count_rows())
+        return counted[0]
+    rows = subset_rows(job, count_rows)
+    dp = next((m for m in job.privacy if m.name == "differential-privacy"), None)
+    bits = None
+    if dp is not None:  # SafePub's sample, drawn as in memory for the number of records
+        if not backend.subset_by_row_number:
+            raise JobError(f"differential privacy samples records by their row numbers, "
+                           f"which the {backend.name} backend does not have: set [engine] "
+                           f"backend = \"duckdb\" or \"memory\"")
+        if job.subset and "query" in job.subset:
+            raise JobError("differential privacy within a [subset] query is drawn in memory "
+                           "only (the sample is per record, the query per combination): give "
+                           "the subset as row indices, or set [engine] backend = \"memory\"")
+        if rows is not None:
+            check_indices(rows, count_rows())
+        from engine.privacy.differential_privacy import sample_bits
+        bits = sample_bits(count_rows(), dp.beta, dp.seed, rows)
+    table = backend.frequency_table(columns, progress, rows, bits)
     if rows is not None:
         check_indices(rows, table.n_records)
+    table.sample_bits = bits
     return table
 
 

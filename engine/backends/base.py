@@ -81,6 +81,9 @@ class ReleasePlan:
     #: ``engine.pseudonyms.PseudonymSpec``, the job's folder); the key is read by the
     #: backend when it writes the release, and kept nowhere
     pseudonyms: tuple[tuple[str, object, Path], ...] = ()
+    #: under differential privacy the records released, one bit per record (most
+    #: significant first); the others are written suppressed
+    sample: bytes | None = None
 
     def key_strides(self) -> np.ndarray | None:
         """Mixed-radix strides that turn generalized codes into one int64 key, or None
@@ -129,13 +132,15 @@ class Backend:
         raise NotImplementedError
 
     def frequency_table(self, columns: list[str], progress: PhaseProgress | None = None,
-                        subset: np.ndarray | None = None) -> EncodedTable:
+                        subset: np.ndarray | None = None,
+                        sample: bytes | None = None) -> EncodedTable:
         """Distinct combinations of ``columns`` with their record counts (``weights``),
         rows in order of first occurrence in the data, each column's dictionary its
         distinct values sorted (as the in-memory reader encodes them). With ``subset``
         (sorted distinct 0-based row numbers: a research subset) a combination's
         records in the subset and those outside are two rows, ``row_subset`` telling
-        which."""
+        which; likewise with ``sample`` (one bit per record, most significant first:
+        a differential-privacy sample), ``row_sample``."""
         raise NotImplementedError
 
     def release_counts(self, plan: ReleasePlan, columns: list[str],

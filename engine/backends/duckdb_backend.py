@@ -166,7 +166,8 @@ class DuckDBBackend(Backend):
         return int(self._run(f"SELECT count(*) FROM {self.scan()}", "aggregate", None)[0][0])
 
     def frequency_table(self, columns: list[str], progress: PhaseProgress | None = None,
-                        subset: np.ndarray | None = None) -> EncodedTable:
+                        subset: np.ndarray | None = None,
+                        sample: bytes | None = None) -> EncodedTable:
         names = self.columns()
         missing = [c for c in columns if c not in names]
         if missing:
@@ -180,6 +181,9 @@ class DuckDBBackend(Backend):
             keys.append("__in")
             source = (f"(SELECT *, __rn - 1 IN (SELECT i FROM __subset_rows) AS __in "
                       f"FROM {source})")
+        if sample is not None:  # a differential-privacy sample: a bit per record
+            keys.append("__dp")
+            source = f"(SELECT *, {self._sample_test(sample, '__rn - 1')} AS __dp FROM {source})"
         cols = ", ".join(keys)
         sql = (f"SELECT {cols + ', ' if cols else ''}count(*) AS __w, min(__rn) AS __first "
                f"FROM {source} {'GROUP BY ' + cols if cols else ''} ORDER BY __first")
@@ -196,7 +200,20 @@ class DuckDBBackend(Backend):
         table = frequency_columns({c: result[c] for c in columns}, weights, names)
         if subset is not None:
             table.row_subset = np.asarray(result["__in"], dtype=bool)
+        if sample is not None:
+            table.row_sample = np.asarray(result["__dp"], dtype=bool)
         return table
+
+    def _sample_test(self, bits: bytes, row: str) -> str:
+        """SQL: whether record ``row`` (0-based) is in the sample ``bits`` (a BIT string
+        held in a variable: one bit a record, looked up by position)."""
+        if len(bits) * 8 >= 2**31:
+            raise DataError("a differential-privacy sample of more than 2^31 records is "
+                            "drawn in memory only: use [engine] backend = \"memory\"")
+        with self._lock:
+            self.con.execute("SET VARIABLE __dpbits = CAST(CAST(? AS BLOB) AS BIT)",
+                             [bits]).fetchall()
+        return f"(get_bit(getvariable('__dpbits'), CAST({row} AS INTEGER)) = 1)"
 
     def column_counts(self, columns: list[str],
                       progress: PhaseProgress | None = None) -> dict[str, EncodedTable]:
@@ -366,7 +383,10 @@ class DuckDBBackend(Backend):
         aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels, space)
                       for i, (name, gen, labels) in enumerate(plan.aggregated)}
         pseudonyms = {} if suppressed_rows else self._pseudonym_functions(plan)
-        inner = ["row_number() OVER () - 1 AS __row"] if suppressed_rows else []
+        numbered = suppressed_rows or plan.sample is not None
+        inner = ["row_number() OVER () - 1 AS __row"] if numbered else []
+        if plan.sample is not None:  # records outside the sample are written suppressed
+            sup = f"({sup} OR NOT {self._sample_test(plan.sample, '__row')})"
         for c in self.columns():
             if c in qi_index:
                 j = qi_index[c]

@@ -91,9 +91,10 @@ class SparkBackend(Backend):
         return self.frame()[1]
 
     def frequency_table(self, columns: list[str], progress: PhaseProgress | None = None,
-                        subset: np.ndarray | None = None) -> EncodedTable:
+                        subset: np.ndarray | None = None,
+                        sample: bytes | None = None) -> EncodedTable:
         from pyspark.sql import functions as F
-        if subset is not None:
+        if subset is not None or sample is not None:
             raise DataError("the spark backend does not count a research subset of row "
                             "numbers")
 
@@ -124,6 +125,9 @@ class SparkBackend(Backend):
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:
         from pyspark.sql import functions as F
+        if plan.sample is not None:
+            raise DataError("the spark backend does not release a differential-privacy "
+                            "sample: set [engine] backend = \"duckdb\" or \"memory\"")
         if plan.pseudonyms:
             raise DataError(f"attribute '{plan.pseudonyms[0][0]}': pseudonyms are released by "
                             f"the memory or duckdb backend (the key would travel to Spark's "

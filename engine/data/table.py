@@ -47,6 +47,11 @@ class EncodedTable:
     """
 
     row_subset: np.ndarray | None = None
+    #: under differential privacy, whether each row's records are in SafePub's sample
+    #: (the backend drew it, `engine.privacy.differential_privacy.sample_bits`), and
+    #: that sample as one bit per record (the release withholds the others)
+    row_sample: np.ndarray | None = None
+    sample_bits: bytes | None = None
 
     def __init__(self, columns: list[EncodedColumn], weights: np.ndarray | None = None,
                  source_names: list[str] | None = None):

@@ -121,12 +121,17 @@ class DifferentialPrivacy(PrivacyModel):
         return self.generalization == DATA_DEPENDENT
 
     def bind(self, ctx: ModelContext) -> None:
-        if ctx.table.weights is not None:
-            raise JobError("differential privacy draws its sample record by record: run it "
-                           "with the in-memory backend ([engine] backend = \"memory\")")
-        rng = np.random.default_rng(self.seed)
-        base = np.ones(ctx.n_rows, dtype=bool) if ctx.subset is None else ctx.subset
-        self.sample = base & (rng.random(ctx.n_rows) < self.beta)
+        if ctx.table.weights is not None:  # a backend's count: it drew the sample
+            if ctx.table.row_sample is None:
+                raise JobError("differential privacy draws its sample record by record: run "
+                               "it with the in-memory backend ([engine] backend = "
+                               "\"memory\") or DuckDB")
+            self.sample = ctx.table.row_sample if ctx.subset is None else \
+                ctx.subset & ctx.table.row_sample
+        else:
+            base = np.ones(ctx.n_rows, dtype=bool) if ctx.subset is None else ctx.subset
+            rng = np.random.default_rng(self.seed)
+            self.sample = base & (rng.random(ctx.n_rows) < self.beta)
         ctx.subset = self.sample  # the released records
         if not self.data_dependent:
             levels = []
@@ -150,6 +155,26 @@ class DifferentialPrivacy(PrivacyModel):
 
     def describe(self) -> str:
         return f"({self.epsilon:g},{self.delta:g})-differential privacy"
+
+
+def sample_bits(n_rows: int, beta: float, seed: int | None,
+                subset: np.ndarray | None = None, chunk: int = 1 << 22) -> bytes:
+    """SafePub's sample of ``n_rows`` records as `bind` draws it (the same generator,
+    seed and draws, taken ``chunk`` at a time: the same stream), within the sorted row
+    numbers ``subset`` if given, packed one bit a record (most significant bit first):
+    for a backend that counts and releases the records where they are."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for start in range(0, n_rows, chunk):
+        stop = min(n_rows, start + chunk)
+        kept = rng.random(stop - start) < beta
+        if subset is not None:
+            inside = np.zeros(stop - start, dtype=bool)
+            lo, hi = np.searchsorted(subset, [start, stop])
+            inside[subset[lo:hi] - start] = True
+            kept &= inside
+        parts.append(np.packbits(kept).tobytes())  # chunk is a multiple of 8
+    return b"".join(parts)
 
 
 # --- lookup (SafePub's search is engine.search.safepub) ------------------------------

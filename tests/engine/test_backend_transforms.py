@@ -234,3 +234,31 @@ def test_spark_says_before_counting_what_it_does_not_do(data, extra, message):
     with pytest.raises(JobError, match=message.replace("[", r"\[")) as e:
         count_records(SparkLike(None), as_job(data / "job.toml"))
     assert 'backend = "duckdb"' in str(e.value)
+
+
+@pytest.mark.parametrize("generalization, subset", [
+    ("data-dependent", ""), ("low-medium", ""), ("data-dependent", "indices = {rows}")])
+def test_differential_privacy_sample_drawn_for_duckdb(data, capsys, generalization, subset):
+    """SafePub's sample drawn for DuckDB as in memory (the seed's stream, chunk by
+    chunk, as a bit per record): the same search result and the same release, the
+    records outside the sample written suppressed."""
+    rows = list(range(0, ROWS, 2))
+    extra = (f'[[privacy]]\nmodel = "differential-privacy"\nepsilon = 2.0\ndelta = 1e-5\n'
+             f'generalization = "{generalization}"\nseed = 11\nsearch_steps = 20\n'
+             + (f"[subset]\n{subset.format(rows=rows)}\n" if subset else ""))
+    out = {}
+    for backend in ("memory", "duckdb"):
+        text = job_text(backend, "").replace('[[privacy]]\nmodel = "k-anonymity"\nk = 5\n',
+                                             extra)
+        (data / f"{backend}.toml").write_text(text)
+        assert main(["anonymize", str(data / f"{backend}.toml"), "--output",
+                     str(data / f"{backend}.csv"), "--result", str(data / f"{backend}.json"),
+                     "--quiet"]) == 0, capsys.readouterr().err
+        out[backend] = json.loads((data / f"{backend}.json").read_text())
+    assert out["duckdb"]["optimum"] == out["memory"]["optimum"]
+    assert (data / "duckdb.csv").read_bytes() == (data / "memory.csv").read_bytes()
+    released = pd.read_csv(data / "duckdb.csv", sep=";", dtype=str, keep_default_na=False)
+    withheld = (released[QIS] == "*").all(axis=1).sum()
+    assert 0 < withheld < ROWS  # the sample leaves records out; others are released
+    assert main(["verify", str(data / "duckdb.csv"), str(data / "duckdb.toml")]) == 0
+    capsys.readouterr()
