@@ -123,7 +123,7 @@ class ReleasedTable:
 
     Built by `transform` (or `transform_recoded`). Nothing is copied per row until
     asked: ``value``/``values`` answer cells, ``column`` builds one encoded column,
-    ``frame`` the whole DataFrame and ``write_csv`` the exported file, in chunks.
+    ``frame`` the whole DataFrame (``engine.export.targets.write_released`` writes it, in chunks).
 
     The row -> class map and the suppression are kept per distinct quasi-identifier
     combination (the classifier's base items), so a row costs nothing until read.
@@ -359,10 +359,10 @@ class ReleasedTable:
 
     def csv_column(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """Column ``name`` as every row's code and each code's text as the CSV writers
-        write it (``engine.export.csv_encoded``): the encoded column's own labels, or
+        write it (``engine.data.csv_encoded``): the encoded column's own labels, or
         for a column built whole (pseudonyms, aggregates, rules, local recoding) its
         cells' text, encoded."""
-        from engine.export.csv_encoded import as_text
+        from engine.data.csv_encoded import as_text
         if name in self._finished_names or (name in self._maps and self.base_levels is not None):
             codes, uniques = pd.factorize(as_text(self.values(name)), sort=False)
             return codes.astype(np.int32), np.asarray(uniques, dtype=object)
@@ -483,12 +483,6 @@ class ReleasedTable:
         for i, chunk in enumerate(self.chunks()):
             chunk.to_csv(buf, sep=delimiter, index=False, header=i == 0)
         return buf.getvalue()
-
-    def write_csv(self, path: str | Path, delimiter: str = ";") -> None:
-        """Write the released table to ``path`` (CSV: utf-8, minimal quoting, lf;
-        atomically, chunk by chunk, through ``engine.export.targets.write_released``)."""
-        from engine.export.targets import CsvOptions, FileTarget, write_released
-        write_released(self, FileTarget(Path(path), "csv", CsvOptions(delimiter=delimiter)))
 
 
 class ReleasedColumns(EncodedTable):

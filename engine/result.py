@@ -155,7 +155,9 @@ class AnonymizationResult:
             backend.write_release(release_plan(self.problem, self.levels_of(levels)),
                                   Path(path), fmt, delimiter, progress)
             return
-        self.transformed(levels).write_csv(path, delimiter)
+        from engine.export.targets import CsvOptions, FileTarget, write_released
+        write_released(self.transformed(levels),
+                       FileTarget(Path(path), "csv", CsvOptions(delimiter=delimiter)))
 
     def to_dict(self, output: str | None = None) -> dict:
         opt = self.optimum

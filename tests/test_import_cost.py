@@ -66,7 +66,9 @@ def test_verify_runs_without_numba(tmp_path):
     write_tiny(tmp_path)
     problem = prepare(None, as_job(tmp_path / "job.toml"))
     released = tmp_path / "top.csv"
-    transform(problem, problem.lattice.top).write_csv(released, ";")
+    from engine.export.targets import CsvOptions, FileTarget, write_released
+    write_released(transform(problem, problem.lattice.top),
+                   FileTarget(released, "csv", CsvOptions(delimiter=";")))
     code = ("import json, sys\nfrom engine.cli import main\n"
             f"code = main(['verify', {str(released)!r}, {str(tmp_path / 'job.toml')!r}])\n"
             "print(json.dumps({'code': code, 'modules': sorted(sys.modules)}), "

@@ -118,8 +118,8 @@ def write_released(released, target: FileTarget | DatabaseTarget,
     """Write a released table (``engine.output.ReleasedTable``) to ``target``, as
     `write_table` writes its DataFrame. CSV in a stateless encoding (utf-8, cp1252,
     latin-1, ascii) is written from the encoded columns, vectorized and chunk by chunk
-    (``engine.export.csv_encoded``: the same bytes, no DataFrame of the whole table)."""
-    from engine.export import csv_encoded
+    (``engine.data.csv_encoded``: the same bytes, no DataFrame of the whole table)."""
+    from engine.data import csv_encoded
     if not (isinstance(target, FileTarget) and target.format == "csv"
             and csv_encoded.supports(target.csv.encoding, len(released.names))):
         return write_table(released.frame, target, progress, cancel)
@@ -129,7 +129,7 @@ def write_released(released, target: FileTarget | DatabaseTarget,
 
 
 def _write_encoded_csv(released, tmp: Path, target: FileTarget, report, stop) -> None:
-    from engine.export.csv_encoded import CHUNK_ROWS, write_encoded_csv
+    from engine.data.csv_encoded import CHUNK_ROWS, write_encoded_csv
     o = target.csv
     # the default batch is pandas' (small, for its per-row cost); Arrow joins larger chunks
     rows = CHUNK_ROWS if target.batch_rows == BATCH_ROWS else target.batch_rows

@@ -91,7 +91,7 @@ def test_cli_output_mode_and_symlink(tiny, run, umask_022):
 SIGTERM_SCRIPT = textwrap.dedent("""
     import os, signal, sys
     from engine.cli import main
-    from engine.export import csv_encoded
+    from engine.data import csv_encoded
 
     original = csv_encoded.write_encoded_csv
 

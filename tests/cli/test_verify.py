@@ -24,7 +24,9 @@ from tests.cli.conftest import job_text
 
 
 def released_csv(problem, levels, path):
-    transform(problem, levels).write_csv(path, ";")
+    from engine.export.targets import CsvOptions, FileTarget, write_released
+    write_released(transform(problem, levels),
+                   FileTarget(path, "csv", CsvOptions(delimiter=";")))
     return path
 
 

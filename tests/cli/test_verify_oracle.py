@@ -24,6 +24,8 @@ def test_released_optimum_verifies(case, tmp_path):
     if optimum is None:
         pytest.skip("no optimum here (the oracle tests judge that)")
     out = tmp_path / "out.csv"
-    transform(problem, optimum.levels).write_csv(out, ";")
+    from engine.export.targets import CsvOptions, FileTarget, write_released
+    write_released(transform(problem, optimum.levels),
+                   FileTarget(out, "csv", CsvOptions(delimiter=";")))
     report = verify_file(out, oracle.job_for(case))
     assert report.ok, report.violations

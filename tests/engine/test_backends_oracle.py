@@ -49,7 +49,9 @@ def test_oracle_job_same_on_duckdb(case, tmp_path):
         assert (got.levels, got.loss, got.suppressed_records) == \
             (expected.levels, expected.loss, expected.suppressed_records)
         if "adult" in case["dataset"]:
-            transform(memory, expected.levels).write_csv(tmp_path / "memory.csv")
+            from engine.export.targets import FileTarget, write_released
+            write_released(transform(memory, expected.levels),
+                           FileTarget(tmp_path / "memory.csv", "csv"))
             backend.write_release(release_plan(problem, got.levels), tmp_path / "duckdb.csv",
                                   "csv")
             assert (tmp_path / "duckdb.csv").read_bytes() == \

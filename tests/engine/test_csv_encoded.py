@@ -1,4 +1,4 @@
-"""The vectorized CSV writer (engine/export/csv_encoded.py) writes the bytes pandas'
+"""The vectorized CSV writer (engine/data/csv_encoded.py) writes the bytes pandas'
 ``DataFrame.astype(str).to_csv`` writes (engine.export.targets.write_table): on awkward
 values under every quoting, line ending, delimiter and encoding, and on real releases
 (suppression, removed and pseudonymized identifiers, microaggregation, coding rules,
@@ -37,7 +37,7 @@ class Encoded:
         return pd.DataFrame({n: lab[c] for n, c, lab in zip(self.names, self.codes, self.labels)})
 
     def csv_column(self, name):
-        from engine.export.csv_encoded import as_text
+        from engine.data.csv_encoded import as_text
         j = self.names.index(name)
         return self.codes[j], as_text(self.labels[j])
 
