@@ -62,6 +62,7 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
     # the first block is shown while the rows are counted, then the others are added
     assert model.rowCount() == model.rows.block_rows
     assert "counting rows" in window.data_label.text()
+    assert window.configure.data.view.isColumnHidden(0)  # no subset ticks out of core
     with qtbot.waitSignal(model.rowsInserted, timeout=30_000):
         pass
     assert doc.row_count == ROWS

@@ -92,6 +92,8 @@ class DataPanel(QWidget):
 
     def _after_reset(self) -> None:
         self.view.setColumnWidth(0, 30)
+        # out of core the subset is a query, not ticks: no column of boxes per row
+        self.view.setColumnHidden(0, self.doc.out_of_core)
         self.fit_headers()
         self._update_info()
 
