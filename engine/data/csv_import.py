@@ -265,7 +265,7 @@ def _check(path: Path, fmt: CsvFormat) -> str:
 
 def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
           fallback: bool = False, categorical: bool = False) -> pd.DataFrame:
-    """Parse with pandas' C engine (a large file read whole into categoricals: with
+    """Parse with pandas' C engine (a file but the smallest read whole into categoricals: with
     Arrow, `engine.data.csv_arrow`, same result); the header row is validated, not
     mangled.
 
