@@ -43,6 +43,8 @@ class EncodedHierarchy:
         Raises ``HierarchyError`` naming the values the hierarchy does not cover.
         """
         dictionary = [str(v) for v in dictionary]
+        if hierarchy.arrow_columns() is not None:
+            return cls._build_arrow(hierarchy, dictionary, attribute)
         row_of = {r[0]: i for i, r in enumerate(hierarchy.rows)}
         data_rows = np.fromiter((row_of.get(v, -1) for v in dictionary), dtype=np.int64,
                                 count=len(dictionary))
@@ -61,6 +63,36 @@ class EncodedHierarchy:
             maps.append(row_codes[data_rows] if len(data_rows) else np.zeros(0, np.int32))
             labels.append(np.array(list(codes_of), dtype=object))
             counts.append(np.bincount(row_codes, minlength=len(codes_of)).astype(np.int64))
+        return cls(attribute or hierarchy.attribute, tuple(maps), tuple(labels),
+                   tuple(counts), n_rows)
+
+    @classmethod
+    def _build_arrow(cls, hierarchy: Hierarchy, dictionary: list[str],
+                     attribute: str) -> "EncodedHierarchy":
+        """`build` from the hierarchy's Arrow columns: the same arrays (Arrow numbers
+        a level's labels in order of first appearance too). Credit card's 24
+        hierarchies: 0.12 -> 0.03 s of CPU."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        columns = hierarchy.arrow_columns()
+        n_rows = len(hierarchy.rows)
+        # the values are distinct: their dictionary is the column, in row order
+        data_rows = pc.fill_null(pc.index_in(pa.array(dictionary, type=pa.string()),
+                                             value_set=columns[0].dictionary), -1)
+        data_rows = data_rows.to_numpy(zero_copy_only=False).astype(np.int64)
+        if len(data_rows) and data_rows.min() < 0:  # values without a row
+            hierarchy.check_covers(dictionary)  # raises, naming them
+        maps = [np.arange(len(dictionary), dtype=np.int32)]
+        labels = [np.array(dictionary, dtype=object)]
+        counts = [np.ones(len(dictionary), dtype=np.int64)]
+        for level in range(1, hierarchy.levels):
+            row_codes = columns[level].indices.to_numpy(zero_copy_only=False).astype(np.int32)
+            words = columns[level].dictionary.to_pylist()
+            maps.append(row_codes[data_rows] if len(data_rows) else np.zeros(0, np.int32))
+            label_array = np.empty(len(words), dtype=object)
+            label_array[:] = words
+            labels.append(label_array)
+            counts.append(np.bincount(row_codes, minlength=len(words)).astype(np.int64))
         return cls(attribute or hierarchy.attribute, tuple(maps), tuple(labels),
                    tuple(counts), n_rows)
 

@@ -42,6 +42,25 @@ class Hierarchy:
         return h
 
     @classmethod
+    def from_checked_columns(cls, rows: tuple[tuple[str, ...], ...], columns: tuple,
+                             attribute: str = "", source: str = "") -> "Hierarchy":
+        """From rows of ``str`` that a reader has already checked as `_validate` does
+        (``engine.hierarchy.csv_io``'s Arrow path), and the same rows as columns (Arrow
+        dictionary arrays, labels numbered in order of first appearance: `arrow_columns`,
+        for encoding)."""
+        h = object.__new__(cls)
+        object.__setattr__(h, "rows", rows)
+        object.__setattr__(h, "attribute", attribute)
+        object.__setattr__(h, "source", source)
+        object.__setattr__(h, "_arrow_columns", columns)
+        return h
+
+    def arrow_columns(self):
+        """The rows as Arrow dictionary arrays, one per level, when a reader made them
+        (None otherwise)."""
+        return self.__dict__.get("_arrow_columns")
+
+    @classmethod
     def identity(cls, values, attribute: str = "") -> "Hierarchy":
         """A one-level hierarchy (no generalization) over ``values``."""
         return cls(tuple((str(v),) for v in dict.fromkeys(values)), attribute)
