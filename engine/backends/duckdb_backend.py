@@ -380,7 +380,7 @@ class DuckDBBackend(Backend):
         for i, (_, values, coded) in enumerate(plan.recoded):
             self._enum(f"__rv{i}", [str(v) for v in values])
             self._variable(f"__rl{i}", [str(x) for x in coded], "VARCHAR")
-        aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels, space)
+        aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels)
                       for i, (name, gen, labels) in enumerate(plan.aggregated)}
         pseudonyms = {} if suppressed_rows else self._pseudonym_functions(plan)
         numbered = suppressed_rows or plan.sample is not None
@@ -403,7 +403,7 @@ class DuckDBBackend(Backend):
         for c in plan.columns if not outer else ():
             if c in aggregated:  # the class's aggregate (a QI's value takes no part)
                 outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "
-                                  f"coalesce({aggregated[c]}, '') END") + f" AS {ident(c)}")
+                                  f"{aggregated[c]} END") + f" AS {ident(c)}")
             elif c in recoded:
                 outer.append(wrap(f"getvariable('__rl{recoded[c]}')[__r{recoded[c]} + 1]")
                              + f" AS {ident(c)}")
@@ -440,26 +440,28 @@ class DuckDBBackend(Backend):
         return "(" + " OR ".join(f"getvariable('__supk')[(__k % {m} + {d}) % {m} + 1] = __k"
                                  for d in range(probes)) + ")"
 
-    def _lookup(self, name: str, keys: np.ndarray, labels, space: int) -> str:
-        """A SQL expression: the label of class key ``__k`` among ``keys`` (NULL for
-        another key), by a list over the key space when it is small, else by an
-        open-addressing table of the keys and a list of their labels beside it."""
+    def _lookup(self, name: str, keys: np.ndarray, labels) -> str:
+        """A SQL expression: the label of class key ``__k`` among ``keys`` ('' for
+        another key): a vectorized function (a binary search of the sorted keys per batch
+        of records; constant lists looked up per record cost DuckDB a copy per batch)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        keys = np.asarray(keys, dtype=np.int64)
         if len(keys) == 0:
-            return "NULL"
-        if space <= DENSE_KEYS:
-            dense = [None] * space
-            for k, label in zip(keys.tolist(), labels):
-                dense[k] = str(label)
-            self._variable(name, dense, "VARCHAR")
-            return f"getvariable('{name}')[__k + 1]"
-        table, probes = probe_table(keys)
-        by_key = dict(zip(keys.tolist(), (str(x) for x in labels)))
-        self._variable(f"{name}k", table.tolist(), "BIGINT")
-        self._variable(f"{name}l", [by_key.get(k) for k in table.tolist()], "VARCHAR")
-        m = len(table)
-        slots = [f"(__k % {m} + {d}) % {m} + 1" for d in range(probes)]
-        return "CASE " + " ".join(f"WHEN getvariable('{name}k')[{s}] = __k THEN "
-                                  f"getvariable('{name}l')[{s}]" for s in slots) + " END"
+            return "''"
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        texts = pa.array([str(x) for x in np.asarray(labels, dtype=object)[order]],
+                         type=pa.string())
+
+        def udf(batch):
+            k = np.asarray(batch.to_numpy(zero_copy_only=False), dtype=np.int64)
+            at = np.minimum(np.searchsorted(keys, k), len(keys) - 1)
+            return pc.if_else(pa.array(keys[at] == k), texts.take(pa.array(at)), "")
+
+        self._forget(name)
+        self.con.create_function(name, udf, ["BIGINT"], "VARCHAR", type="arrow")
+        return f"{name}(__k)"
 
     def _enum(self, name: str, values: list[str]) -> None:
         with self._lock:

@@ -149,8 +149,9 @@ def test_what_stays_in_memory_is_refused(data, capsys, attributes, extra, messag
 
 
 def test_class_lookup_by_probed_table(data, capsys, monkeypatch):
-    """Beyond a small key space the classes' aggregates (and the suppressed classes)
-    are looked up in an open-addressing table: the same release."""
+    """Beyond a small key space the suppressed classes are looked up in an
+    open-addressing table (the aggregates by a binary search of the class keys): the
+    same release."""
     import engine.backends.duckdb_backend as duck
     monkeypatch.setattr(duck, "DENSE_KEYS", 1)
     attrs = ('[attributes."hours"]\ntype = "quasi-identifying"\n'
