@@ -5,7 +5,9 @@ is read with plain pandas, chunk by chunk, and its equivalence classes are
 recounted from the released values (``engine.privacy.output_checks``), so a bug
 in the search or the roll-up cannot hide a privacy violation. Memory grows with
 the number of classes (times the distinct values of sensitive attributes), not
-with the number of rows.
+with the number of rows. A large CSV file is read by Arrow in blocks instead and
+its identical rows grouped on integer codes first (``engine.data.csv_distinct``):
+the same counts, so the same report, in a fraction of the time.
 
 How a file is read:
 
@@ -44,6 +46,8 @@ from engine.privacy.output_checks import (CHECKS, SUPPRESSED, CountAccumulator,
                                           ReleasedCounts, sensitive_attribute)
 
 CHUNK_ROWS = 250_000
+#: CSV files this big or bigger are read by Arrow and counted on codes (verify_file)
+FAST_BYTES = 4 * 2**20
 
 
 @dataclass
@@ -135,16 +139,17 @@ def _level(values: set[str], hierarchy, marker: str = SUPPRESSED,
 
 
 # --- counting -----------------------------------------------------------------------------
-def count_released(chunks: Iterable[tuple[pd.DataFrame, np.ndarray | None]], qis: list[str],
+def count_released(chunks: Iterable[tuple], qis: list[str],
                    sensitive: list[str], job: Job) -> tuple[CountAccumulator, list[str]]:
-    """Add every chunk (string columns, research-subset mask or None) to one
+    """Add every chunk (string columns, research-subset mask or None, optionally the
+    records each row stands for) to one
     accumulator: the single place a released table's classes are recounted (another
     reader, e.g. a database, can feed it its own chunks). Returns it with the problems
     met putting back values the export removed."""
     acc = CountAccumulator(qis, sensitive, _marker(job))
     acc.track_suppressed = bool(_removed_values(job))
-    for chunk, mask in chunks:
-        acc.add(chunk, mask)
+    for chunk, mask, *weights in chunks:
+        acc.add(chunk, mask, *weights)
     return acc, restore_removed(acc, job)
 
 
@@ -344,13 +349,27 @@ def _header(path: Path, delimiter: str, encoding: str | None = None) -> tuple[li
 
 
 def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
-                chunk_rows: int = CHUNK_ROWS, encoding: str | None = None) -> VerifyReport:
+                chunk_rows: int = CHUNK_ROWS, encoding: str | None = None,
+                fast: bool | None = None, block_bytes: int | None = None) -> VerifyReport:
     """Check an exported CSV against ``job``, reading it in chunks of ``chunk_rows``
-    (``encoding`` None: UTF-8, else cp1252)."""
+    (``encoding`` None: UTF-8, else cp1252). A file of `FAST_BYTES` or more (``fast``
+    None; True: any file, False: none) is read by Arrow in blocks of ``block_bytes``
+    and grouped on integer codes (`engine.data.csv_distinct`) where Arrow reads it as
+    pandas does: the same report."""
     path = Path(path)
     delimiter = delimiter or job.data.delimiter or ";"
     columns, encoding = _header(path, delimiter, encoding)
     _one_column(path, columns, delimiter, job)
+    if fast is None:
+        fast = path.stat().st_size >= FAST_BYTES
+    coded = None
+    if fast and not _removed_values(job):  # those need the suppressed rows' numbers
+        from engine.data import csv_distinct
+
+        def coded(counted, subset_mask, pseudonyms, looks_pseudonymized):
+            return csv_distinct.count_csv(
+                path, delimiter, encoding, columns, counted, subset_mask, pseudonyms,
+                looks_pseudonymized, block_bytes or csv_distinct.BLOCK_BYTES)
 
     def read(present):
         start = 0
@@ -364,7 +383,7 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
         except UnicodeDecodeError:
             raise DataError(f"{path} is not {encoding} text after row {start}") from None
 
-    return _verify_stream(columns, job, read)
+    return _verify_stream(columns, job, read, coded)
 
 
 def _one_column(path, columns: list[str], delimiter: str, job: Job) -> None:
@@ -377,9 +396,12 @@ def _one_column(path, columns: list[str], delimiter: str, job: Job) -> None:
                         f"'{delimiter}'{hint}")
 
 
-def _verify_stream(columns: list[str], job: Job, read) -> VerifyReport:
+def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyReport:
     """Count the chunks ``read(present columns)`` yields (string columns, the file's
-    rows in order) and judge them: the one place a file-backed release is checked."""
+    rows in order) and judge them: the one place a file-backed release is checked.
+    ``coded(counted columns, subset mask or None, pseudonyms, looks_pseudonymized)``,
+    if given, is tried first: the file's distinct rows with their records
+    (`engine.data.csv_distinct.CodedRows`), or None to read the chunks."""
     qis = _qis(job)
     wanted = set(qis + _sensitive(job))
     pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
@@ -399,8 +421,17 @@ def _verify_stream(columns: list[str], job: Job, read) -> VerifyReport:
             yield chunk, (subset.mask(start, stop) if subset else None)
             start = stop
 
-    acc, problems = count_released(chunks(), [q for q in qis if q in present],
-                                   [a for a in _sensitive(job) if a in present], job)
+    counted_qis = [q for q in qis if q in present]
+    counted_sensitive = [a for a in _sensitive(job) if a in present]
+    source = chunks()
+    if coded is not None:
+        from engine.pseudonyms import looks_pseudonymized
+        got = coded(list(dict.fromkeys(counted_qis + counted_sensitive)),
+                    subset.mask if subset else None, pseudonyms, looks_pseudonymized)
+        if got is not None:
+            bad_pseudonyms.update(got.bad_pseudonyms)
+            source = [(got.frame, got.in_subset, got.weights)]
+    acc, problems = count_released(source, counted_qis, counted_sensitive, job)
     outside = int((subset.indices >= acc.rows).sum()) if subset is not None else 0
     report = judge(acc, job, columns, has_subset, outside, frozenset(bad_pseudonyms))
     if problems:

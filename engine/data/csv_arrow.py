@@ -32,15 +32,27 @@ _ARROW_CODECS = {"utf-8-sig": "utf8", "utf-8": "utf8", "cp1252": "cp1252",
                  "iso8859-1": "latin-1", "iso8859-15": "iso8859-15"}
 
 
-def _first_record_width(path: Path, delimiter: str, quotechar: str, codec: str) -> int | None:
+def arrow_encoding(codec: str) -> str | None:
+    """The encoding Arrow decodes ``codec`` as pandas does (None: pandas must read)."""
+    name = codecs.lookup(codec).name
+    return _ARROW_CODECS.get(codec if codec == "utf-8-sig" else name)
+
+
+def first_record(path: Path, delimiter: str, quotechar: str, codec: str) -> list[str] | None:
+    """The file's first non-blank record as Python's csv module reads it."""
     with open(path, encoding=codec, errors="replace", newline="") as f:
         for row in csv.reader(f, delimiter=delimiter, quotechar=quotechar):
             if row:
-                return len(row)
+                return row
     return None
 
 
-def _quotes(path: Path, quote: int) -> int:
+def _first_record_width(path: Path, delimiter: str, quotechar: str, codec: str) -> int | None:
+    row = first_record(path, delimiter, quotechar, codec)
+    return len(row) if row else None
+
+
+def quotes(path: Path, quote: int) -> int:
     """How many bytes ``quote`` the file holds (0 found by one scan for the first)."""
     import mmap
     with open(path, "rb") as f:
@@ -57,6 +69,26 @@ def _quotes(path: Path, quote: int) -> int:
             return n
 
 
+def parse_options(delimiter: str, quotechar: str, quoted_newlines: bool):
+    """Arrow parses as pandas' C reader does (doubled quotes, no escape, blank lines
+    skipped); values span lines only if the file holds quotes."""
+    import pyarrow.csv as pacsv
+    return pacsv.ParseOptions(delimiter=delimiter, quote_char=quotechar, double_quote=True,
+                              escape_char=False, newlines_in_values=quoted_newlines,
+                              ignore_empty_lines=True)
+
+
+def text_columns(names: list[str], include: bool = False):
+    """Every column in ``names`` read as dictionary-encoded text, empty values as "" (as
+    pandas with ``na_filter=False``); with ``include`` only those columns are read."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+    text = pa.dictionary(pa.int32(), pa.string())
+    return pacsv.ConvertOptions(column_types={n: text for n in names}, null_values=[],
+                                strings_can_be_null=False, quoted_strings_can_be_null=False,
+                                include_columns=list(names) if include else None)
+
+
 def _arrow_table(path: Path, delimiter: str, quotechar: str, encoding: str, width: int,
                  quoted_newlines: bool):
     import pyarrow as pa
@@ -67,13 +99,8 @@ def _arrow_table(path: Path, delimiter: str, quotechar: str, encoding: str, widt
             path,
             read_options=pacsv.ReadOptions(autogenerate_column_names=True, encoding=encoding,
                                            block_size=BLOCK_BYTES),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=quotechar,
-                                             double_quote=True, escape_char=False,
-                                             newlines_in_values=quoted_newlines,
-                                             ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types={f"f{i}": text for i in range(width)}, null_values=[],
-                strings_can_be_null=False, quoted_strings_can_be_null=False))
+            parse_options=parse_options(delimiter, quotechar, quoted_newlines),
+            convert_options=text_columns([f"f{i}" for i in range(width)]))
     except (pa.ArrowException, UnicodeError, ValueError):  # pandas reads it, or says why
         return None
     if table.num_columns != width or any(t != text for t in table.schema.types):
@@ -126,27 +153,26 @@ def read_categorical(path: Path, delimiter: str, quotechar: str, codec: str,
     """The file as ``pandas.read_csv(header=None, dtype="category", ...)`` reads it,
     minus the header record, and the header's raw fields (None without a header).
     None where the caller must read it with pandas."""
-    name = codecs.lookup(codec).name
-    encoding = _ARROW_CODECS.get(codec if codec == "utf-8-sig" else name)
+    encoding = arrow_encoding(codec)
     if encoding is None or not (delimiter + quotechar).isascii():
         return None
     # Arrow ends a quoted value left open at the end of the file silently (pandas
     # refuses it). Every quote opens or closes a quoted value unless a value holds a
     # quote (doubled, or in the middle of an unquoted value): so with no value holding
     # one (checked below), an odd count means a value is left open.
-    quotes = _quotes(path, ord(quotechar))
-    if quotes % 2:
+    n_quotes = quotes(path, ord(quotechar))
+    if n_quotes % 2:
         return None
     width = _first_record_width(path, delimiter, quotechar, codec)
     if not width or width < 2:  # pandas skips a lone column's whitespace-only lines
         return None
     # without quotes no value spans lines: Arrow splits the file faster
-    table = _arrow_table(path, delimiter, quotechar, encoding, width, quotes > 0)
+    table = _arrow_table(path, delimiter, quotechar, encoding, width, n_quotes > 0)
     if table is None or table.num_rows == 0:
         return None
     columns, first = {}, []
     for j in range(width):
-        built = _column(table.column(0).chunks, has_header, quotechar if quotes else None)
+        built = _column(table.column(0).chunks, has_header, quotechar if n_quotes else None)
         table = table.drop_columns([table.column_names[0]])  # its memory goes now
         if built is None:
             return None

@@ -70,6 +70,7 @@ class ReleasedCounts:
 
 KEY = "\x1eclass"   # column names the accumulator adds; no CSV header holds them
 FLAG = "\x1esubset"
+WEIGHT = "\x1erecords"
 
 
 class CountAccumulator:
@@ -103,34 +104,53 @@ class CountAccumulator:
     def _keys(self, chunk: pd.DataFrame) -> list:
         return self.qis if self.qis else [np.zeros(len(chunk), dtype=np.int8)]
 
-    def add(self, chunk: pd.DataFrame, in_subset: np.ndarray | None = None) -> None:
-        """Add rows (string columns); ``in_subset`` marks research-subset rows."""
+    def add(self, chunk: pd.DataFrame, in_subset: np.ndarray | None = None,
+            weights: np.ndarray | None = None) -> None:
+        """Add rows (string columns); ``in_subset`` marks research-subset rows;
+        ``weights`` (or None: one each) says how many records each row stands for (a
+        reader that grouped identical rows itself; then the suppressed records' row
+        numbers are unknown, so not with ``track_suppressed``)."""
         n = len(chunk)
         flag = np.ones(n, dtype=bool) if in_subset is None else np.asarray(in_subset, bool)
-        self.rows += n
-        self.subset_rows += int(flag.sum())
+        if weights is not None and self.track_suppressed:
+            raise ValueError("grouped rows cannot tell the suppressed records' row numbers")
+        w = None if weights is None else np.asarray(weights, dtype=np.int64)
+
+        def total(selected: np.ndarray) -> int:
+            return int(selected.sum()) if w is None else int(w[selected].sum())
+
+        self.rows += n if w is None else int(w.sum())
+        self.subset_rows += total(flag)
         stars = np.ones(n, dtype=bool)
         for q in self.qis:
             col = chunk[q]
             is_star = (col == self.marker).to_numpy()
             stars &= is_star
-            self.star_counts[q] += int(is_star.sum())
+            self.star_counts[q] += total(is_star)
             self.values[q].update(col.unique().tolist())
         if self.qis:
-            self.all_star_rows += int(stars.sum())
-            self.all_star_subset_rows += int((stars & flag).sum())
+            self.all_star_rows += total(stars)
+            self.all_star_subset_rows += total(stars & flag)
             if self.track_suppressed:
                 self.suppressed_rows.append(np.flatnonzero(stars & flag) + (self.rows - n))
                 for a in self.sensitive:
                     self._star_overall[a].append(chunk.loc[stars & flag, a].value_counts())
         frame = chunk.assign(**{FLAG: flag})
-        self._sizes.append(frame.groupby(self.qis + [FLAG] if self.qis else [FLAG],
-                                         sort=False, observed=True).size())
-        released = chunk[flag]
+        if w is not None:
+            frame[WEIGHT] = w
+
+        def count(rows: pd.DataFrame, keys: list) -> pd.Series:
+            grouped = rows.groupby(keys, sort=False, observed=True)
+            return grouped.size() if w is None else grouped[WEIGHT].sum()
+
+        self._sizes.append(count(frame, self.qis + [FLAG] if self.qis else [FLAG]))
+        released = frame[flag]
         for a in self.sensitive:
             keys = self.qis + [a] if self.qis else [np.zeros(len(released), np.int8), a]
-            self._dists[a].append(released.groupby(keys, sort=False, observed=True).size())
-            self._overall[a].append(released[a].value_counts())
+            self._dists[a].append(count(released, keys))
+            self._overall[a].append(released[a].value_counts() if w is None else
+                                    count(released, [a]).sort_values(ascending=False,
+                                                                     kind="stable"))
         if len(self._sizes) >= self.compact_every:
             self._compact()
 
