@@ -40,14 +40,16 @@ import numpy as np
 import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
+from engine.data import csv_arrow
 from engine.errors import DataError
 from engine.markers import suppression_marker
 from engine.privacy.output_checks import (CHECKS, SUPPRESSED, CountAccumulator,
                                           ReleasedCounts, sensitive_attribute)
 
 CHUNK_ROWS = 250_000
-#: CSV files this big or bigger are read by Arrow and counted on codes (verify_file)
-FAST_BYTES = 4 * 2**20
+#: CSV files this big or bigger are read by Arrow and counted on codes (verify_file),
+#: from the size the engine's input reader turns to Arrow
+FAST_BYTES = csv_arrow.MIN_BYTES
 
 
 @dataclass
