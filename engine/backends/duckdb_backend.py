@@ -5,8 +5,9 @@ DuckDB scans the file in parallel, spilling to a temporary folder beyond its
 one ``COPY (SELECT ...) TO`` of a single-table query, which DuckDB guarantees
 keeps the input order: each quasi-identifier's value becomes its dictionary
 code by a cast to an ENUM of the values, its label and generalized code are
-looked up in constant lists, and a record is suppressed when its class key is
-a value of an ENUM of the suppressed classes' keys (hash lookups, no join).
+looked up in constant lists (one entry per value), and a record is suppressed
+when its class key is among the suppressed classes' keys (a vectorized Python
+function: a binary search of the sorted keys per batch, no join).
 """
 from __future__ import annotations
 
@@ -374,8 +375,7 @@ class DuckDBBackend(Backend):
                             "\"memory\"")
         gens = [f"getvariable('__gen{j}')[__c{j} + 1]" for j in range(len(plan.qis))]
         key = " + ".join(f"{g} * {int(s)}" for g, s in zip(gens, strides)) or "0"
-        space = int(np.prod(plan.sizes, dtype=float))
-        sup = self._membership(plan.suppressed_keys(), space)
+        sup = self._membership(plan.suppressed_keys())
         recoded = {name: i for i, (name, _, _) in enumerate(plan.recoded)}
         for i, (_, values, coded) in enumerate(plan.recoded):
             self._enum(f"__rv{i}", [str(v) for v in values])
@@ -423,22 +423,23 @@ class DuckDBBackend(Backend):
                 f"(SELECT *, {key} AS __k FROM "
                 f"(SELECT {', '.join(inner) or '1 AS __none'} FROM {self.scan()})))")
 
-    def _membership(self, keys: np.ndarray, space: int) -> str:
-        """A SQL condition on ``__k``: whether it is one of ``keys`` (suppressed classes).
-        A boolean list over the key space when it is small, else an open-addressing
-        table of the keys probed a bounded number of times (lookups, no join)."""
+    def _membership(self, keys: np.ndarray) -> str:
+        """A SQL condition on ``__k``: whether it is one of ``keys`` (suppressed classes),
+        by a vectorized function: a binary search of the sorted keys per batch of
+        records (no join, which would lose the order; constant lists looked up per
+        record cost DuckDB a copy of the list per batch)."""
+        import pyarrow as pa
+        keys = np.unique(np.asarray(keys, dtype=np.int64))
         if len(keys) == 0:
             return "false"
-        if space <= DENSE_KEYS:
-            flags = np.zeros(space, dtype=bool)
-            flags[keys] = True
-            self._variable("__supd", flags.tolist(), "BOOLEAN")
-            return "getvariable('__supd')[__k + 1]"
-        table, probes = probe_table(keys)
-        self._variable("__supk", table.tolist(), "BIGINT")
-        m = len(table)
-        return "(" + " OR ".join(f"getvariable('__supk')[(__k % {m} + {d}) % {m} + 1] = __k"
-                                 for d in range(probes)) + ")"
+
+        def udf(batch):
+            k = np.asarray(batch.to_numpy(zero_copy_only=False), dtype=np.int64)
+            return pa.array(keys[np.minimum(np.searchsorted(keys, k), len(keys) - 1)] == k)
+
+        self._forget("__suppressed")
+        self.con.create_function("__suppressed", udf, ["BIGINT"], "BOOLEAN", type="arrow")
+        return "__suppressed(__k)"
 
     def _lookup(self, name: str, keys: np.ndarray, labels) -> str:
         """A SQL expression: the label of class key ``__k`` among ``keys`` ('' for
@@ -520,32 +521,6 @@ def _release(con, folder: str) -> None:
         con.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-DENSE_KEYS = 1 << 20
-
-
-def probe_table(keys: np.ndarray) -> tuple[np.ndarray, int]:
-    """Linear-probing table of non-negative ``keys`` (slot ``key % len``, -1 empty) at
-    a load of at most 1/8, and the longest probe sequence any key needs."""
-    keys = np.unique(np.asarray(keys, dtype=np.int64))
-    m = _prime_at_least(8 * len(keys) + 1)
-    table = np.full(m, -1, dtype=np.int64)
-    longest = 1
-    for k in keys.tolist():
-        slot, d = k % m, 0
-        while table[(slot + d) % m] != -1:
-            d += 1
-        table[(slot + d) % m] = k
-        longest = max(longest, d + 1)
-    return table, longest
-
-
-def _prime_at_least(n: int) -> int:
-    n |= 1
-    while any(n % p == 0 for p in range(3, int(n ** 0.5) + 1, 2)):
-        n += 2
-    return n
 
 
 def frequency_columns(values: dict[str, np.ndarray], weights: np.ndarray,

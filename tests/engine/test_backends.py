@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 
-import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -260,18 +259,6 @@ def test_missing_column_is_named(adult, capsys):
     (adult / "job.toml").write_text(text)
     assert main(["anonymize", str(adult / "job.toml"), "--quiet"]) == 2
     assert "nope" in capsys.readouterr().err
-
-
-def test_probe_table_finds_exactly_its_keys():
-    from engine.backends.duckdb_backend import probe_table
-    rng = np.random.default_rng(3)
-    keys = rng.integers(0, 2**40, 500)
-    table, probes = probe_table(keys)
-    m = len(table)
-    others = rng.integers(0, 2**40, 2000)
-    for k in list(keys) + list(others):
-        found = any(table[(k % m + d) % m] == k for d in range(probes))
-        assert found == (k in set(keys.tolist()))
 
 
 def test_value_mapping_through_duckdb(adult, capsys):
