@@ -4,6 +4,7 @@ source tree and optionally an earlier one, interleaved in one run.
 
     python3 tests/benchmarks/bench_large_files.py                      # E0, E4, F
     python3 tests/benchmarks/bench_large_files.py --before /tmp/before --rounds 2
+    python3 tests/benchmarks/bench_large_files.py --before /tmp/before --only F --verify
 
 (``/tmp/before``: an earlier tree, e.g. ``git archive fcc5038 | tar -x -C /tmp/before``.)
 Workloads are bench_user.py's (E: 603,240 Adult-like rows, k=100, 0 % / 4 %; F:
@@ -15,6 +16,8 @@ seconds (user + system from ``wait4``, all threads) and peak RSS; the trees alte
 run by run and the released files are compared byte for byte. ``phases`` (with
 ``--phases``, F): the same steps in one process, CPU seconds each: import, read the
 CSV, encode, prepare the problem, search, build the released table, write the CSV.
+``--verify``: ``python -m engine.cli verify OUT JOB`` of this tree's release, run by
+each tree in turn: CPU seconds, peak RSS, and whether the reports are identical.
 The machine is shared: compare CPU seconds, measured in the same minutes.
 """
 from __future__ import annotations
@@ -91,6 +94,21 @@ def anonymize(tree: Path, job: Path, out: Path) -> tuple[float, float, float]:
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
+def verify(tree: Path, job: Path, out: Path) -> tuple[float, float, float, bytes]:
+    """``anonymist verify OUT JOB`` run from ``tree``: wall, CPU, peak MB, its report."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "verify", str(out), str(job)],
+                            cwd=tree, env=dict(os.environ, PYTHONPATH=str(tree)),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    report = proc.stdout.read()
+    proc.stdout.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise RuntimeError(f"verify in {tree} failed")
+    return (time.perf_counter() - t0, usage.ru_utime + usage.ru_stime,
+            usage.ru_maxrss / 1024, report)
+
+
 def phases(tree: Path, job: Path, out: Path) -> dict:
     proc = subprocess.run([sys.executable, "-c", PHASES, str(job), str(out)], cwd=tree,
                           env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True,
@@ -104,6 +122,8 @@ def main() -> None:
     ap.add_argument("--only", default="E0,E4,F")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--phases", action="store_true", help="also time F's phases")
+    ap.add_argument("--verify", action="store_true",
+                    help="also time `anonymist verify` of this tree's release, each tree")
     args = ap.parse_args()
     trees = {"after": ROOT} if args.before is None else {"before": args.before, "after": ROOT}
     only = set(args.only.split(","))
@@ -127,6 +147,18 @@ def main() -> None:
                 print(f"{name:3} {t:7} CPU {cpu} s  wall {wall} s  peak {rss:.0f} MB  "
                       f"(load {os.getloadavg()[0]:.1f}; releases identical: {same})",
                       flush=True)
+            if args.verify:
+                checks: dict[str, list] = {t: [] for t in trees}
+                for _ in range(args.rounds):
+                    for t, tree in trees.items():
+                        checks[t].append(verify(tree, job_path, outs["after"]))
+                same = len({r[3] for runs_ in checks.values() for r in runs_}) == 1
+                for t in trees:
+                    cpu = " ".join(f"{r[1]:.2f}" for r in sorted(checks[t], key=lambda r: r[1]))
+                    rss = max(r[2] for r in checks[t])
+                    print(f"{name:3} {t:7} verify CPU {cpu} s  peak {rss:.0f} MB  "
+                          f"(load {os.getloadavg()[0]:.1f}; reports identical: {same})",
+                          flush=True)
             if args.phases and name == "F":
                 for t, tree in trees.items():
                     print(f"F   {t:7} phases {json.dumps(phases(tree, job_path, outs[t]))}",

@@ -156,6 +156,7 @@ def test_a_research_subset_is_counted_block_by_block(tmp_path, spy, monkeypatch)
 
 @pytest.mark.slow
 def test_oracle_releases_give_the_same_report(tmp_path, spy):
+    from engine.export.targets import CsvOptions, FileTarget, write_released
     from engine.problem import Problem
     from engine.search import run_search
     from tests import oracle
@@ -174,5 +175,6 @@ def test_oracle_releases_give_the_same_report(tmp_path, spy):
         if optimum is None:
             continue
         out = tmp_path / "out.csv"
-        transform(problem, optimum.levels).write_csv(out, ";")
+        write_released(transform(problem, optimum.levels),
+                       FileTarget(out, "csv", CsvOptions(delimiter=";")))
         both(out, oracle.job_for(case), spy, block_bytes=8192)
