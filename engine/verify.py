@@ -486,7 +486,8 @@ def release_parts(path: str | Path) -> tuple[list[Path], str]:
     kinds = {_kind(p) for p in files}
     kinds.discard(None)
     if not kinds:
-        raise DataError(f"{path} holds no .csv or .parquet file")
+        where = "the folder " if path.is_dir() else ""
+        raise DataError(f"{where}{path} holds no .csv or .parquet file")
     if len(kinds) > 1:
         raise DataError(f"{path} holds both CSV and Parquet files: give one kind")
     kind = kinds.pop()
