@@ -37,7 +37,12 @@ def read_hierarchy(path: str | Path, attribute: str = "", delimiter: str | None 
         return Hierarchy.from_checked_columns(rows, columns, attribute=attribute,
                                               source=str(path))
     # tuples of str straight from the reader (C loops; empty lines dropped)
-    rows = tuple(filter(None, map(tuple, csv.reader(io.StringIO(text), delimiter=delim))))
+    reader = csv.reader(io.StringIO(text), delimiter=delim)
+    try:
+        rows = tuple(filter(None, map(tuple, reader)))
+    except csv.Error as e:
+        raise HierarchyError(f"hierarchy file {path}, line {reader.line_num}: "
+                             f"not readable as CSV ({e})") from None
     if not rows:
         raise HierarchyError(f"hierarchy file {path} is empty")
     return Hierarchy.from_text_rows(rows, attribute=attribute, source=str(path))

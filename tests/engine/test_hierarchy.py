@@ -90,3 +90,11 @@ def test_encoding_maps_and_shares():
     ab = list(enc.labels[1]).index("ab")
     assert enc.rows_per_label[1][ab] == 2
     assert np.array_equal(enc.maps[2], [0, 0])
+
+
+def test_unreadable_csv_names_file_and_line(tmp_path):
+    # a quoted field beyond the csv module's limit: a message, not a csv.Error traceback
+    path = tmp_path / "huge.csv"
+    path.write_text('a;*\n"' + "x" * 200_000 + '";*\n', encoding="utf-8")
+    with pytest.raises(HierarchyError, match=r"huge\.csv, line 2: not readable as CSV"):
+        read_hierarchy(path, "x")
