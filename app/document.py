@@ -485,10 +485,6 @@ class Document(QObject):
             self.set_subset(None)
             return
         if self.out_of_core:
-            if "query" not in spec:
-                raise AnonymistError("out of core, the research subset is selected by a "
-                                     "query (rows ticked, row files and samples need the "
-                                     "records in memory)")
             self.subset = None  # the backend selects the rows when it counts them
             self.subset_spec = dict(spec)
             self.subset_changed.emit()
@@ -499,6 +495,27 @@ class Document(QObject):
         self.subset_spec = dict(spec)
         self.subset_changed.emit()
         self.set_modified(True)
+
+    def count_subset_out_of_core(self, spec: dict) -> tuple[int, int]:
+        """Records a ``[subset]`` selects out of core, and all records (a query on the
+        frequency table of its columns; row numbers and samples as the backend draws
+        them, ``engine.subset.subset_rows``). Runs queries: call it from a worker.
+
+        Raises
+        ------
+        AnonymistError
+            Naming the file and value when a row file is unreadable or an index is
+            outside the data.
+        """
+        from engine.subset import check_indices, subset_rows
+        data = self.backend_source
+        if "query" in spec:
+            return data.query_count(spec["query"])
+        total = data.count_rows()
+        rows = subset_rows(Job(subset=dict(spec), base_dir=self.base_dir or Path.cwd()),
+                           lambda: total)
+        check_indices(rows, total)
+        return len(rows), total
 
     def subset_table(self) -> dict | None:
         """The job's ``[subset]`` table for the current subset (None: every row)."""

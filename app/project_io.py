@@ -139,7 +139,7 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
         mask[idx] = True
         doc.subset = None if mask.all() and not snap.subset_spec else mask
         doc.subset_spec = dict(snap.subset_spec) if snap.subset_spec else None
-    elif doc.out_of_core and snap.subset_spec and "query" in snap.subset_spec:
+    elif doc.out_of_core and snap.subset_spec:
         doc.subset_spec = dict(snap.subset_spec)  # the backend selects the rows
     doc.extras = dict(snap.extras)
     doc.forget_result(snap.result)  # result_changed is emitted below, once

@@ -213,7 +213,7 @@ def test_subset_query_counted_by_duckdb(qtbot, window, adult_like):
     doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
     dialog = window.configure.data.make_subset_dialog()
     qtbot.addWidget(dialog)
-    assert not dialog.tabs.isTabEnabled(1) and not dialog.tabs.isTabEnabled(2)
+    assert dialog.tabs.isTabEnabled(1) and dialog.tabs.isTabEnabled(2)
     dialog.query.setText("sex = 'Female' and age > 40")
     dialog.accept()
     qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
@@ -222,6 +222,86 @@ def test_subset_query_counted_by_duckdb(qtbot, window, adult_like):
     assert dialog.status.text() == f"{n:,} of {ROWS:,} records selected"
     assert doc.subset_spec == {"query": "sex = 'Female' and age > 40"}
     assert doc.build_job().subset == {"query": "sex = 'Female' and age > 40"}
+
+
+def test_subset_rows_file_checked_out_of_core(qtbot, window, adult_like, tmp_path):
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    dialog = window.configure.data.make_subset_dialog()
+    qtbot.addWidget(dialog)
+    dialog.tabs.setCurrentIndex(1)
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"3\n{ROWS}\n")
+    dialog.rows_file.setText(str(bad))
+    dialog.accept()
+    qtbot.waitUntil(lambda: "outside" in dialog.status.text(), timeout=20_000)
+    assert f"row index {ROWS} is outside the data (0..{ROWS - 1})" in dialog.status.text()
+    dialog.rows_file.setText(str(tmp_path / "missing.txt"))
+    dialog.preview()
+    qtbot.waitUntil(lambda: "cannot be read" in dialog.status.text(), timeout=20_000)
+    assert "missing.txt" in dialog.status.text()
+    text = tmp_path / "text.txt"
+    text.write_text("1\nseven\n")
+    dialog.rows_file.setText(str(text))
+    dialog.preview()
+    qtbot.waitUntil(lambda: "not a row index" in dialog.status.text(), timeout=20_000)
+    assert "text.txt line 2: 'seven'" in dialog.status.text()
+    assert doc.subset_spec is None
+    good = tmp_path / "rows.txt"
+    good.write_text("\n".join(str(i) for i in [5, 5, 0, ROWS - 1, 17]) + "\n")
+    dialog.rows_file.setText(str(good))
+    dialog.accept()
+    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
+    assert dialog.status.text() == f"4 of {ROWS:,} records selected"
+    assert doc.build_job().subset == {"rows": str(good)}
+
+
+def test_journey_sample_subset_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
+    """A random sample chosen out of core: counted as the engine draws it, anonymized
+    by DuckDB, exported, verified, and equal to the in-memory release byte for byte."""
+    import dataclasses
+
+    import engine
+    from app.project_io import save_job_file
+    from engine.cli import main as cli_main
+    from engine.config import QUASI_IDENTIFYING
+    from engine.subset import sample_mask
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
+    doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
+    dialog = window.configure.data.make_subset_dialog()
+    qtbot.addWidget(dialog)
+    dialog.tabs.setCurrentIndex(2)
+    dialog.share.setValue(30.0)
+    dialog.seed.setValue(11)
+    dialog.accept()
+    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
+    n = int(sample_mask(ROWS, 0.3, 11).sum())
+    assert dialog.status.text() == f"{n:,} of {ROWS:,} records selected"
+    assert doc.build_job().subset == {"sample": 0.3, "seed": 11}
+    qis = ("age", "sex", "race")
+    set_type(window, qis, QUASI_IDENTIFYING)
+    conf = window.configure
+    for name in qis:
+        conf.attributes.select([name])
+        assert conf.hierarchy.load_file(SHARED / "data" / "adult"
+                                        / f"adult_hierarchy_{name}.csv")
+    doc.request_distinct(list(qis))
+    assert doc.wait_for_queries()
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    conf.privacy.suppression.setValue(4.0)
+    assert doc.check_job() is None
+    result = anonymize(qtbot, window)
+    assert result.problem.backend is not None and result.problem.backend.name == "duckdb"
+    out = export(qtbot, window, tmp_path / "released.csv")
+    job_path = tmp_path / "job.toml"
+    save_job_file(doc, job_path)
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    job = doc.build_job()
+    memory = engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    assert memory.problem.backend is None
+    memory.write_output(tmp_path / "memory.csv")
+    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
 
 
 def test_hierarchy_wizard_gets_distinct_values_from_duckdb(qtbot, window, adult_like,

@@ -102,13 +102,6 @@ class SubsetDialog(QDialog):
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
         self._counting = None  # out of core: the query being counted in a worker
-        if document.out_of_core:
-            why = ("The data is too big for memory: the subset is selected by a query, "
-                   "which DuckDB counts")
-            for tab in (1, 2):
-                self.tabs.setTabEnabled(tab, False)
-                self.tabs.setTabToolTip(tab, why)
-            self.status.setText(why + ".")
         self._show(document.subset_spec)
 
     def _show(self, spec: dict | None) -> None:
@@ -161,9 +154,11 @@ class SubsetDialog(QDialog):
         return n > 0
 
     def _count_out_of_core(self, accept: bool) -> None:
-        query = self.query.text().strip()
-        if not query:
-            self.status.setText("<span style='color:#b3261e'>enter a query</span>")
+        spec = self.spec()
+        if not next(iter(spec.values())) and "sample" not in spec:
+            self.status.setText("<span style='color:#b3261e'>"
+                                f"{'enter a query' if 'query' in spec else 'choose a file'}"
+                                "</span>")
             return
         from app.workers import SerialWorker
         if self._counting is None:
@@ -172,19 +167,19 @@ class SubsetDialog(QDialog):
             self._counting.failed.connect(lambda _tag, m: self.status.setText(
                 f"<span style='color:#b3261e'>{m}</span>"))
         self._counting.forget()
-        self.status.setText("Counting the records the query selects (DuckDB)…")
-        self._counting.submit(lambda: self.doc.backend_source.query_count(query),
-                              (query, accept))
+        self.status.setText("Counting the records the subset selects (DuckDB)…")
+        self._counting.submit(lambda: self.doc.count_subset_out_of_core(spec),
+                              (spec, accept))
 
     def _counted(self, tag, value) -> None:
-        query, accept = tag
+        spec, accept = tag
         n, total = value
         self.status.setText(f"{n:,} of {total:,} records selected")
-        if accept and n > 0 and query == self.query.text().strip():
-            self.doc.set_subset_spec({"query": query})
+        if accept and n > 0 and spec == self.spec():
+            self.doc.set_subset_spec(spec)
             super().accept()
         elif accept:
-            self.status.setText("The subset selects no record: change the query.")
+            self.status.setText("The subset selects no record: change the choice.")
 
     def wait(self, msecs: int = 20000) -> bool:
         """Wait for an out-of-core count (tests)."""
