@@ -56,11 +56,33 @@ def snapshot_of(doc: Document) -> ProjectSnapshot:
         transformation=replace(doc.settings.transformation),
         source=doc.source.to_dict(),
         table=doc.table,
-        subset=None if doc.subset is None else np.flatnonzero(doc.subset),
-        subset_spec=None if doc.subset_spec is None else dict(doc.subset_spec),
+        subset=_subset_rows(doc),
+        subset_spec=_subset_spec(doc),
         population=None if doc.settings.population is None else dict(doc.settings.population),
         result=doc.result_summary,
         extras=dict(doc.extras))
+
+
+def _subset_rows(doc) -> np.ndarray | None:
+    """The subset's row indices to save: ticked rows in memory; out of core, the rows a
+    row file or index list names (read now, so the project keeps them whatever
+    becomes of the file)."""
+    if doc.subset is not None:
+        return np.flatnonzero(doc.subset)
+    spec = doc.subset_spec or {}
+    if doc.out_of_core and ("rows" in spec or "indices" in spec):
+        from engine.subset import subset_indices
+        idx = subset_indices(Job(subset=dict(spec), base_dir=doc.base_dir or Path.cwd()))
+        return np.unique(idx)
+    return None
+
+
+def _subset_spec(doc) -> dict | None:
+    """How the subset is selected again on opening (a query or a sample), else None."""
+    spec = doc.subset_spec
+    if not spec or (doc.out_of_core and ("rows" in spec or "indices" in spec)):
+        return None
+    return dict(spec)
 
 
 def _attribute(d: dict) -> AttributeConfig:
@@ -141,6 +163,8 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
         doc.subset_spec = dict(snap.subset_spec) if snap.subset_spec else None
     elif doc.out_of_core and snap.subset_spec:
         doc.subset_spec = dict(snap.subset_spec)  # the backend selects the rows
+    elif doc.out_of_core and snap.subset is not None:
+        doc.subset_spec = {"indices": snap.subset.tolist()}  # rows saved in the project
     doc.extras = dict(snap.extras)
     doc.forget_result(snap.result)  # result_changed is emitted below, once
     doc.attributes_changed.emit(list(doc.attributes))

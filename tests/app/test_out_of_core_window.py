@@ -253,6 +253,24 @@ def test_subset_rows_file_checked_out_of_core(qtbot, window, adult_like, tmp_pat
     qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
     assert dialog.status.text() == f"4 of {ROWS:,} records selected"
     assert doc.build_job().subset == {"rows": str(good)}
+    # the project keeps those rows (not a path to a file that may go) and reopens with them
+    with qtbot.waitSignal(window.files.saved, timeout=30_000):
+        window.files.save_to(tmp_path / "rows.anonymist")
+    good.unlink()
+    from app.main_window import MainWindow
+    again = MainWindow(AppSettings())
+    qtbot.addWidget(again)
+    try:
+        with qtbot.waitSignal(again.files.loaded, timeout=60_000):
+            again.files.open_path(tmp_path / "rows.anonymist")
+        d2 = again.document
+        assert d2.out_of_core and d2.table is None
+        subset = d2.build_job().subset
+        assert list(subset) == ["indices"] and list(subset["indices"]) == [0, 5, 17, ROWS - 1]
+    finally:
+        again.files.tasks.wait_all(10_000)
+        again.files.stop_background()
+        again.document.clear_data()
 
 
 def test_journey_sample_subset_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
