@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import os
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -133,21 +134,27 @@ def _write_encoded_csv(released, tmp: Path, target: FileTarget, report, stop) ->
     o = target.csv
     # the default batch is pandas' (small, for its per-row cost); Arrow joins larger chunks
     rows = CHUNK_ROWS if target.batch_rows == BATCH_ROWS else target.batch_rows
+    with _csv_errors(target), open(tmp, "wb") as f:
+        done = write_encoded_csv(
+            f, released.names, released.n_rows, released.csv_column,
+            delimiter=o.delimiter, quoting=QUOTING[o.quoting], quotechar=o.quotechar,
+            encoding=o.encoding, lineterminator=LINE_ENDINGS[o.line_ending],
+            chunk_rows=rows, report=report, stop=stop)
+        if not done:
+            raise Cancelled("export cancelled")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+@contextmanager
+def _csv_errors(target: FileTarget):
+    """A value the encoding or the quoting cannot write is a DataError naming the file."""
     try:
-        with open(tmp, "wb") as f:
-            done = write_encoded_csv(
-                f, released.names, released.n_rows, released.csv_column,
-                delimiter=o.delimiter, quoting=QUOTING[o.quoting], quotechar=o.quotechar,
-                encoding=o.encoding, lineterminator=LINE_ENDINGS[o.line_ending],
-                chunk_rows=rows, report=report, stop=stop)
-            if not done:
-                raise Cancelled("export cancelled")
-            f.flush()
-            os.fsync(f.fileno())
+        yield
     except UnicodeEncodeError as e:
         value = e.object[e.start:e.end]
-        raise DataError(f"{target.path}: {value!r} cannot be written in {o.encoding} "
-                        f"(choose utf-8)") from None
+        raise DataError(f"{target.path}: {value!r} cannot be written in "
+                        f"{target.csv.encoding} (choose utf-8)") from None
     except csv.Error as e:
         raise DataError(f"{target.path}: {e} (a value holds the delimiter, quote or a line "
                         f"break: choose a quoting other than 'none')") from None
@@ -172,25 +179,17 @@ def _atomic(path: Path, write: Callable[[Path], None]) -> None:
 
 def _write_csv(frame, tmp: Path, target: FileTarget, report, stop) -> None:
     o = target.csv
-    try:
-        with open(tmp, "w", encoding=o.encoding, newline="") as f:
-            for start, end in _batches(len(frame), target.batch_rows):
-                frame.iloc[start:end].to_csv(
-                    f, sep=o.delimiter, index=False, header=start == 0,
-                    quoting=QUOTING[o.quoting], quotechar=o.quotechar,
-                    lineterminator=LINE_ENDINGS[o.line_ending])
-                report(end, len(frame))
-                if stop():
-                    raise Cancelled("export cancelled")
-            f.flush()
-            os.fsync(f.fileno())
-    except UnicodeEncodeError as e:
-        value = e.object[e.start:e.end]
-        raise DataError(f"{target.path}: {value!r} cannot be written in {o.encoding} "
-                        f"(choose utf-8)") from None
-    except csv.Error as e:
-        raise DataError(f"{target.path}: {e} (a value holds the delimiter, quote or a line "
-                        f"break: choose a quoting other than 'none')") from None
+    with _csv_errors(target), open(tmp, "w", encoding=o.encoding, newline="") as f:
+        for start, end in _batches(len(frame), target.batch_rows):
+            frame.iloc[start:end].to_csv(
+                f, sep=o.delimiter, index=False, header=start == 0,
+                quoting=QUOTING[o.quoting], quotechar=o.quotechar,
+                lineterminator=LINE_ENDINGS[o.line_ending])
+            report(end, len(frame))
+            if stop():
+                raise Cancelled("export cancelled")
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _write_xlsx(frame, tmp: Path, target: FileTarget, report, stop) -> None:
