@@ -47,6 +47,9 @@ class LazyKernel:
                 self._busy = True
                 try:
                     from numba import njit as numba_njit
+
+                    from engine.kernel.numba_cache import light_cache_loads
+                    light_cache_loads()
                     namespace = self.py_func.__globals__
                     for key, value in list(namespace.items()):
                         if isinstance(value, LazyKernel) and value is not self:
