@@ -354,14 +354,26 @@ class MainWindow(QMainWindow):
         the GUI thread never compiles. With a warm cache (``compile`` False) the common
         kernels are only loaded from it, silently (``engine.warmup.load_kernels``, about
         a second), so that the first run of the session spends neither its time limit
-        nor a Cancel's wait on that."""
+        nor a Cancel's wait on that; so are the lattice view's rasterizers, which draw on
+        the GUI thread."""
+        from app.warmup import warm_views
         from engine.warmup import load_kernels, warm
+
+        def load(cancelled):  # the engine's kernels, then the lattice view's rasterizers
+            load_kernels(cancelled)
+            if not cancelled():
+                warm_views(io.StringIO())
+
+        def compile_all(cancelled):
+            warm(io.StringIO(), cancelled)
+            if not cancelled():
+                warm_views(io.StringIO())
 
         self.warmer = TaskController(self)
         # stops between two compiled jobs: the first can take half a minute
         self.shutdowns.register("kernel warm-up", lambda: self.warmer.wait_all(30000))
         if not compile:
-            self.warmer.start("kernels", lambda report, cancelled: load_kernels(cancelled))
+            self.warmer.start("kernels", lambda report, cancelled: load(cancelled))
             return
         message = ("Compiling the engine's kernels (first start after installing, once; "
                    "about a minute)…")
@@ -370,7 +382,7 @@ class MainWindow(QMainWindow):
             "The engine's kernels are compiled.", 5000))
         self.warmer.failed.connect(lambda _l, m: self.statusBar().showMessage(
             f"Compiling the engine's kernels failed: {m}", 15000))
-        self.warmer.start("warm-up", lambda report, cancelled: warm(io.StringIO(), cancelled))
+        self.warmer.start("warm-up", lambda report, cancelled: compile_all(cancelled))
 
     # --- closing -------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -8,7 +8,7 @@ number of edges. Overlapping edges darken, so dense regions read as texture.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from engine.kernel.jit import njit  # numba loads on the first drawing, not at start-up
 
 
 @njit(cache=True, nogil=True)

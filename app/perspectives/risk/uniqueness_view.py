@@ -7,7 +7,6 @@ sampling fraction) marks where the data lies on them and gives the overview's
 """
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
@@ -129,7 +128,7 @@ class UniquenessView(QWidget):
         self.bar.run_requested.connect(self.run)
         self.editor.model_changed.connect(self._population_changed)
         self.sides: list[RiskSide | None] = [None, None]
-        self.found = estimators()
+        self.found: dict = {}  # loaded by the first estimate's worker (scipy: 0.5 s)
         self.curves: list[pd.DataFrame | None] = [None, None]
         self.uniques: tuple = (None, None)
         self._estimating_curves = False
@@ -171,14 +170,8 @@ class UniquenessView(QWidget):
         ``curves`` is False) the curves."""
         if self.sides[0] is None:
             return
-        if not self.found:
-            importlib.invalidate_caches()
-            self.found = estimators()
-        if not self.found:
-            self.bar.finish("The population-uniqueness estimators are not available yet.")
-            return
         sides = [s for s in self.sides if s is not None]
-        fraction, found = self.fraction, dict(self.found)
+        fraction, given = self.fraction, dict(self.found)
         # a running curve estimate is not given up for a new population model
         curves = curves or (self.job.running and self._estimating_curves)
         need = curves and self.curves[0] is None
@@ -187,18 +180,21 @@ class UniquenessView(QWidget):
         grids = [grid] * len(sides)
 
         def task(report, cancelled):
+            found = given or estimators()  # imported here, off the GUI thread
             if not need:
-                return None, tuple(population_uniques(s, fraction, found) for s in sides)
+                return found, None, tuple(population_uniques(s, fraction, found)
+                                          for s in sides)
             curves = uniqueness_curves(sides, grids, found, report, cancelled)
             name = DEFAULT_ESTIMATOR if DEFAULT_ESTIMATOR in found else next(iter(found))
             at = [float(c.loc[fraction, name]) for c in curves]  # the grid holds the fraction
-            return curves, tuple(None if np.isnan(u) else u for u in at)
+            return found, curves, tuple(None if np.isnan(u) else u for u in at)
 
         self.job.start("Estimating population uniqueness…" if need else
                        "Estimating population uniques…", task)
 
     def _estimated(self, value) -> None:
-        curves, uniques = value
+        found, curves, uniques = value
+        self.found = found
         if curves is not None:
             self.curves = list(curves) + [None] * (2 - len(curves))
             for plot, frame in zip(self.plots, self.curves):
