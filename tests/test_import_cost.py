@@ -95,3 +95,16 @@ def test_a_kernel_still_compiles_and_runs_when_first_called():
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.stdout.strip() == "[0, 1, 0]"
+
+
+def test_the_main_window_starts_without_numba_or_scipy_subpackages():
+    """The window a user waits for is built without numba (the lattice rasterizers load
+    it on first use, and the start-up warm-up worker) or scipy's subpackages (the
+    population estimators load in the first estimate's worker)."""
+    (modules,) = loaded_after(
+        "import os\nos.environ['QT_QPA_PLATFORM'] = 'offscreen'\n"
+        "from app.__main__ import create_application\nqapp = create_application()\n"
+        "from app.main_window import MainWindow\nw = MainWindow()\nw.show()\n"
+        "qapp.processEvents()")
+    assert heavy(modules, HEAVY[2:] + ("numba",)) == []
+    assert "PySide6" in modules and "pyqtgraph" in modules
