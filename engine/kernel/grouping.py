@@ -255,15 +255,23 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes, need_groups)
     if not fits:
         return (False, group_of, group_of, group_of, np.empty((0, q), dtype=np.int32),
                 np.empty((q, 0), dtype=rep_t.dtype))
-    keys = np.zeros(m, dtype=np.int64)
+    keys = np.empty(m, dtype=np.int64)
+    started = False  # the first attribute that counts sets the keys (no zeroing pass)
     for j in range(q):
         if sizes[j, levels[j]] <= 1:  # one value (suppressed): adds nothing to a key
             continue
         o = base[j]
         stride = strides[j]
         codes = rep_t[j]
-        for i in range(m):
-            keys[i] += np.int64(maps_flat[o + codes[i]]) * stride
+        if started:
+            for i in range(m):
+                keys[i] += np.int64(maps_flat[o + codes[i]]) * stride
+        else:
+            for i in range(m):
+                keys[i] = np.int64(maps_flat[o + codes[i]]) * stride
+            started = True
+    if not started:
+        keys[:] = 0
     first = np.empty(m, dtype=np.int64)
     class_counts = np.zeros(m, dtype=counts.dtype)
     n = 0
@@ -306,13 +314,13 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes, need_groups)
     class_counts = class_counts[:n].copy()
     gen = np.empty((n, q), dtype=np.int32)
     class_rep_t = np.empty((q, n), dtype=rep_t.dtype)
-    for j in range(q):
+    for j in range(q):  # one pass per attribute: first items' codes and their labels
         codes = rep_t[j]
+        o = base[j]
         for c in range(n):
-            class_rep_t[j, c] = codes[first[c]]
-    for c in range(n):
-        for j in range(q):
-            gen[c, j] = maps_flat[base[j] + class_rep_t[j, c]]
+            r = codes[first[c]]
+            class_rep_t[j, c] = r
+            gen[c, j] = maps_flat[o + r]
     return True, group_of, first, class_counts, gen, class_rep_t
 
 
