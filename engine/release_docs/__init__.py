@@ -1,2 +1,3 @@
 """Documents of a release: the report (PDF and JSON) of what was released and how it
-was checked. matplotlib and fpdf2 are imported inside the functions that draw."""
+was checked. fpdf2 is imported inside the functions that draw; the charts are its
+vector graphics (no plotting library), the fonts matplotlib's DejaVu files."""

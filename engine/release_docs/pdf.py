@@ -1,9 +1,9 @@
 """The release report as a PDF (fpdf2), from `engine.release_docs.report.build_report`'s
-dict and the distribution charts; `write_report` writes the PDF and the same content
-as JSON beside it."""
+dict and the data of the distribution charts (`engine.release_docs.report.distributions`,
+drawn as vector graphics by `engine.release_docs.charts`); `write_report` writes the
+PDF and the same content as JSON beside it."""
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -49,8 +49,7 @@ class _Doc:
 
     def __init__(self, title: str):
         from fpdf import FPDF
-        from matplotlib import get_data_path
-        fonts = Path(get_data_path()) / "fonts" / "ttf"
+        fonts = font_folder()
         self.pdf = pdf = FPDF(format="A4", unit="mm")
         pdf.set_margins(18, 16, 18)
         pdf.set_auto_page_break(True, margin=16)
@@ -124,17 +123,29 @@ class _Doc:
         self.pdf.set_fill_color(255, 255, 255)
         self.pdf.ln(2)
 
-    def image(self, png: bytes):
-        from PIL import Image
-        w_px, h_px = Image.open(io.BytesIO(png)).size
-        height = self.width * h_px / w_px
-        if self.pdf.get_y() + height > self.pdf.h - 18:
+    def chart(self, attribute: str, data: dict):
+        """One distribution chart (`engine.release_docs.charts`) on the page, or on a
+        new page when it does not fit."""
+        from engine.release_docs.charts import chart_height, draw_distribution
+        if self.pdf.get_y() + chart_height(data["input"], data["output"]) > self.pdf.h - 18:
             self.pdf.add_page()
-        self.pdf.image(io.BytesIO(png), w=self.width)
-        self.pdf.ln(2)
+        y = self.pdf.get_y()
+        height = draw_distribution(self, self.pdf.l_margin, y, self.width, attribute,
+                                   data["input"], data["output"], data.get("input_numbers"))
+        self.pdf.set_y(y + height + 4)
 
     def output(self) -> bytes:
         return bytes(self.pdf.output())
+
+
+def font_folder() -> Path:
+    """The DejaVu fonts matplotlib ships (found without importing matplotlib)."""
+    from importlib.util import find_spec
+    spec = find_spec("matplotlib")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the release report needs matplotlib's DejaVu fonts: "
+                          "pip install matplotlib")
+    return Path(list(spec.submodule_search_locations)[0]) / "mpl-data" / "fonts" / "ttf"
 
 
 def _heading_style():
@@ -180,8 +191,9 @@ def _limits(conf: dict) -> list[str]:
     return lines
 
 
-def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
-    """The PDF of ``report`` (``build_report``'s dict) with ``charts`` (PNG per QI)."""
+def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
+    """The PDF of ``report`` (``build_report``'s dict) with a chart per quasi-identifier
+    of ``charts`` (`engine.release_docs.report.distributions`'s data)."""
     doc = _Doc("Anonymist release report")
     inp, out, tr = report["input"], report["output"], report["transformation"]
     ver, conf, risk = report["verification"], report["configuration"], report["risk"]
@@ -325,12 +337,12 @@ def render_pdf(report: dict, charts: dict[str, bytes]) -> bytes:
         doc.heading("9  Distributions: input and released values")
         doc.text("Share of records per value (the most frequent values; the rest summed as "
                  "“other”). Suppressed records appear under the suppression string.")
-        for png in charts.values():
-            doc.image(png)
+        for attribute, data in charts.items():
+            doc.chart(attribute, data)
     return doc.output()
 
 
-def write_report(report: dict, charts: dict[str, bytes], pdf_path: str | Path,
+def write_report(report: dict, charts: dict[str, dict], pdf_path: str | Path,
                  json_path: str | Path | None = None) -> tuple[Path, Path]:
     """Write the PDF and the same content as JSON (default: the PDF's path with .json)."""
     pdf_path = Path(pdf_path)
@@ -342,12 +354,9 @@ def write_report(report: dict, charts: dict[str, bytes], pdf_path: str | Path,
 
 def export_report(result, pdf_path: str | Path, levels=None, json_path=None,
                   **build_kwargs) -> tuple[Path, Path, dict]:
-    """Build the report of ``result`` (see ``build_report`` for ``build_kwargs``), draw
-    the charts and write the PDF and the JSON. Returns both paths and the report."""
-    from engine.release_docs.charts import distribution_png
+    """Build the report of ``result`` (see ``build_report`` for ``build_kwargs``), count
+    the charts' values and write the PDF and the JSON. Returns both paths and the report."""
     from engine.release_docs.report import build_report, distributions
     report = build_report(result, levels, **build_kwargs)
-    charts = {q: distribution_png(q, d["input"], d["output"], input_numbers=d["input_numbers"])
-              for q, d in distributions(result, levels).items()}
-    pdf, js = write_report(report, charts, pdf_path, json_path)
+    pdf, js = write_report(report, distributions(result, levels), pdf_path, json_path)
     return pdf, js, report

@@ -149,7 +149,7 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     level_list = [opt.levels[q] for q in problem.qis]
     local = result.local_recoding if levels is None else None
     released = result.transformed(None if local is not None else level_list)
-    frame = released.frame
+    output = released.encoded()  # the analyses read the encoded columns, not the frame
     suppressed = np.asarray(released.suppressed_rows, dtype=bool)
     input_frame = problem.table
     subset = np.asarray(problem.model_context.subset, dtype=bool) if job.subset else None
@@ -164,8 +164,8 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
                           sha256_of="table as CSV")
 
     stats = released.class_statistics()
-    output_info = {"rows": int(len(frame)), "columns": len(frame.columns),
-                   "column_names": [str(c) for c in frame.columns],
+    output_info = {"rows": int(released.n_rows), "columns": len(released.names),
+                   "column_names": [str(c) for c in released.names],
                    "suppressed_records": int(suppressed.sum()),
                    "equivalence_classes": stats["classes"],
                    "min_class_size": stats["min_class_size"],
@@ -175,7 +175,7 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
         output_info.update(file=Path(output_path).name, sha256=sha256_file(output_path),
                            sha256_of="file")
     else:
-        output_info.update(file=None, sha256=sha256_table(frame),
+        output_info.update(file=None, sha256=sha256_table(released.frame),
                            sha256_of="table as CSV")
 
     exact = result.outcome.algorithm in EXACT_ALGORITHMS and not result.cancelled
@@ -198,13 +198,13 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
 
     hierarchies = {q: job.attributes[q].hierarchy for q in problem.qis
                    if job.attributes.get(q) is not None}
-    q = quality(input_frame, frame, problem.qis, hierarchies, suppressed=suppressed)
+    q = quality(input_frame, output, problem.qis, hierarchies, suppressed=suppressed)
     threshold = risk_threshold(job)
     linked = problem.released_qis  # microaggregated quasi-identifiers too
     before = risk_summary(class_sizes(input_frame, linked, None, subset), threshold)
-    after = risk_summary(class_sizes(frame, linked, suppressed, subset), threshold)
+    after = risk_summary(class_sizes(output, linked, suppressed, subset), threshold)
 
-    checked = reread if reread is not None else frame
+    checked = reread if reread is not None else released.frame
     verdict = verify_frame(checked.astype(str), job, subset)
 
     report = {
@@ -259,22 +259,50 @@ def _version() -> str:
 
 def distributions(result, levels=None, top: int = 12) -> dict[str, dict]:
     """Per quasi-identifier the input's and the output's most frequent values with
-    their counts (the rest summed as "other"), for the report's charts."""
+    their counts (the rest summed as "other"), for the report's charts; ``input_numbers``
+    holds the input's numbers when they are all numeric with more than ``top`` values
+    (the chart is then a histogram). Counted on the encoded columns, one code at a time:
+    most frequent first, ties in the order the values first occur."""
     problem = result.problem
-    frame = result.transformed(levels).frame
+    released = result.transformed(levels)
     out = {}
     for q in problem.qis:
-        values = pd.Series(problem.table.column(q).values()).astype(str)
-        numbers = pd.to_numeric(values, errors="coerce")
-        numeric = values.nunique() > top and numbers.notna().all()
-        out[q] = {"input": _top(values, top),
-                  "input_numbers": numbers.to_numpy(dtype=float) if numeric else None,
-                  "output": _top(frame[q].astype(str), top)}
+        col = problem.table.column(q)
+        labels, counts = _counts(col)
+        present = labels[counts > 0]
+        numbers = pd.to_numeric(pd.Series(present, dtype=object), errors="coerce")
+        numeric = len(present) > top and numbers.notna().all()
+        as_number = None
+        if numeric:
+            by_code = pd.to_numeric(pd.Series(col.dictionary, dtype=object).astype(str),
+                                    errors="coerce").to_numpy(dtype=float)
+            as_number = by_code[col.codes]
+        out[q] = {"input": _top(labels, counts, top), "input_numbers": as_number,
+                  "output": _top(*_counts(released.column(q)), top)}
     return out
 
 
-def _top(values: pd.Series, top: int) -> list[tuple[str, int]]:
-    counts = values.astype(str).value_counts()
-    head = [(str(k), int(v)) for k, v in counts.head(top).items()]
-    rest = int(counts.iloc[top:].sum())
+def _counts(col) -> tuple[np.ndarray, np.ndarray]:
+    """A column's distinct values as text and their records, most frequent first (ties:
+    first occurrence first); values equal as text are one."""
+    counts = np.bincount(col.codes, minlength=len(col.dictionary))
+    first = np.full(len(col.dictionary), len(col.codes), dtype=np.int64)
+    seen, at = np.unique(col.codes, return_index=True)
+    first[seen] = at
+    labels = pd.Series(col.dictionary, dtype=object).astype(str).to_numpy(dtype=object)
+    if len(set(labels)) < len(labels):  # two codes with one text: one value
+        frame = pd.DataFrame({"label": labels, "count": counts, "first": first})
+        merged = frame.groupby("label", sort=False).agg(count=("count", "sum"),
+                                                        first=("first", "min"))
+        labels = merged.index.to_numpy(dtype=object)
+        counts, first = merged["count"].to_numpy(), merged["first"].to_numpy()
+    order = np.lexsort((first, -counts))
+    return labels[order], counts[order]
+
+
+def _top(labels: np.ndarray, counts: np.ndarray, top: int) -> list[tuple[str, int]]:
+    present = counts > 0
+    labels, counts = labels[present], counts[present]
+    head = [(str(k), int(v)) for k, v in zip(labels[:top], counts[:top])]
+    rest = int(counts[top:].sum())
     return head + ([(f"other ({len(counts) - top})", rest)] if rest else [])

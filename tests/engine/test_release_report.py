@@ -52,9 +52,44 @@ def test_cli_report_pdf_and_json(released, tmp_path):  # noqa: F811
                      "proven optimum", f"{len(released_frame):,}", "prosecutor",
                      "journalist", "marketer", "Distributions"):
         assert expected in text, expected
-    for q in QIS4:
-        assert f"{q}: input" not in text  # chart titles are images, not text
-        assert q in text
+    for q in QIS4:  # the charts are vector graphics: their titles are text
+        assert f"{q}: input" in text and f"{q}: released" in text
+
+
+def test_report_charts_count_the_files(released, tmp_path):  # noqa: F811
+    """The charts' values are the input file's and the written file's own counts."""
+    folder, result = released
+    from engine.release_docs.report import distributions
+    out = tmp_path / "out.csv"
+    result.write_output(out)
+    written = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    source = pd.read_csv(folder / "small.csv", sep=";", dtype=str, keep_default_na=False)
+    charts = distributions(result)
+    assert list(charts) == QIS4
+    for q, chart in charts.items():
+        for side, frame in (("input", source), ("output", written)):
+            counts = frame[q].value_counts()
+            shown = chart[side]
+            named = [(v, c) for v, c in shown if not v.startswith("other (")]
+            assert [c for _, c in named] == sorted((c for _, c in named), reverse=True)
+            assert all(counts[v] == c for v, c in named), (q, side)
+            assert sum(c for _, c in shown) == len(frame)
+            assert named[-1][1] >= max(counts.iloc[len(named):], default=0)  # the most frequent
+        numbers = chart["input_numbers"]
+        if q == "age":  # numeric with many values: a histogram of every record's number
+            assert numbers is not None
+            np.testing.assert_array_equal(numbers, source[q].astype(float).to_numpy())
+        else:
+            assert numbers is None
+
+
+def test_nice_ticks():
+    from engine.release_docs.charts import nice_ticks
+    assert nice_ticks(0, 105) == [0, 20, 40, 60, 80, 100]
+    assert nice_ticks(0, 8.4) == [0, 2, 4, 6, 8]
+    assert nice_ticks(12.6, 94.3) == [20, 40, 60, 80]
+    assert nice_ticks(0, 0.3) == [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3]
+    assert nice_ticks(5, 5) == [5]
 
 
 @pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="pdftoppm (poppler-utils) missing")
