@@ -7,6 +7,13 @@ column's dictionary. Out of core (``Document.backend_source``) rows come in
 blocks from DuckDB queries (``app.models.row_blocks``), fetched in a worker
 when the view first shows them ("…" until they arrive); the subset column is
 then read-only (the research subset is selected by a query).
+
+Sorting (``sort_by``, a click on a column header): in memory a permutation of the
+rows by the column's display order (``value_ranks``, as Analyze utility sorts);
+out of core ``OutOfCoreData.sort`` writes the records in that order once (DuckDB,
+in a worker) and the blocks are read from that copy, so the Rows pager and the
+``Row N`` box move through the sorted order. Ties stay in file order; the row
+header shows each record's number in the file.
 """
 from __future__ import annotations
 
@@ -17,6 +24,9 @@ from app.document import Document
 from app.models.paged_model import PagedModel
 from app.models.row_blocks import RowBlocks
 from app.theme import TYPE_LABELS, type_icon
+from app.workers import SerialWorker
+from engine.analysis.statistics import value_ranks
+from engine.hierarchy.builders.base import declared_type
 
 _Index = QModelIndex | QPersistentModelIndex
 SUBSET_COLUMN = 0
@@ -34,6 +44,8 @@ class DataTableModel(PagedModel):
 
     #: out of core: the row window moved (first row shown, rows in the data)
     row_window_changed = Signal(int, int)
+    #: the sort shown or asked for changed (``sort``, ``sort_pending``, ``sort_error``)
+    sort_changed = Signal()
     row_window = ROW_WINDOW
 
     def __init__(self, document: Document, page_size: int = 100, parent=None):
@@ -45,6 +57,13 @@ class DataTableModel(PagedModel):
         #: changed on the GUI thread only, with the view told)
         self._ooc_rows = 0
         self.row_start = 0  # out of core: the data row shown as the first model row
+        #: the order shown: (attribute, ascending), None for the data's order
+        self.sort: tuple[str, bool] | None = None
+        self.sort_pending: tuple[str, bool] | None = None  # out of core: being sorted
+        self.sort_error = ""
+        self._permutation: np.ndarray | None = None  # in memory: row -> data row
+        self._order = None  # out of core: the ``OutOfCoreData.sort`` pages are read in
+        self._sorter = None  # out of core: the worker writing sorted copies
         self.rows = RowBlocks(self._fetch_rows, self)
         self.rows.arrived.connect(self._rows_arrived)
         self._load_page()
@@ -82,6 +101,7 @@ class DataTableModel(PagedModel):
         self._page = 0
         self.rows.clear()
         self.row_start = 0
+        self._clear_sort()
         self._ooc_rows = self._known_rows()
         self._load_page()
         self.endResetModel()
@@ -122,11 +142,12 @@ class DataTableModel(PagedModel):
         self.row_window_changed.emit(self.row_start, self.doc.row_count or 0)
 
     def _fetch_rows(self, start: int, count: int):
-        """In the worker: rows of the out-of-core data (all columns, as text)."""
+        """In the worker: rows of the out-of-core data (all columns, as text), in the
+        order shown."""
         data = self.doc.backend_source
         if data is None:
             return None
-        return data.page(start, count)
+        return data.page(start, count, self._order)
 
     def _rows_arrived(self, first: int, last: int) -> None:
         n = self.rowCount()
@@ -135,6 +156,92 @@ class DataTableModel(PagedModel):
             self.dataChanged.emit(self.index(first, 1),
                                   self.index(min(last, n - 1), len(self._names)),
                                   [Qt.ItemDataRole.DisplayRole])
+            if self._order is not None:  # the row header names each record
+                self.headerDataChanged.emit(Qt.Orientation.Vertical, first,
+                                            min(last, n - 1))
+
+    # --- sorting ------------------------------------------------------------------------
+    def sort_by(self, name: str | None, ascending: bool = True) -> None:
+        """Show the rows sorted by attribute ``name`` (None: in the data's order). In
+        memory at once; out of core when DuckDB has written the sorted copy
+        (``sort_pending`` until then; the rows shown stay as they were)."""
+        data = self.doc.backend_source
+        if name is not None and name not in self.doc.column_names:
+            return
+        key = None if name is None else (name, bool(ascending))
+        self.sort_error = ""
+        if data is None:
+            perm = None
+            if key is not None and self.doc.table is not None:
+                col = self.doc.table.column(name)
+                ranks = value_ranks(col.dictionary, self._data_type(name))[col.codes]
+                perm = np.argsort(ranks if ascending else -ranks.astype(np.int64),
+                                  kind="stable")
+            self.beginResetModel()
+            self.sort, self._permutation = key, perm
+            self.endResetModel()
+            self.sort_changed.emit()
+            return
+        if self.sort_pending is not None:
+            data.cancel_sort()  # the one being written is not wanted any more
+        self.sort_pending = None
+        if key is None or key == self.sort:
+            self._show_order(key, None if key is None else self._order)
+            return
+        if self._sorter is None:
+            self._sorter = SerialWorker(self)
+            self._sorter.done.connect(self._sorted)
+            self._sorter.failed.connect(self._sort_failed)
+        self.sort_pending = key
+        dtype = self._data_type(name)
+        self._sorter.submit(lambda: data.sort(name, ascending, dtype), (data, key))
+        self.sort_changed.emit()
+
+    def _data_type(self, name: str):
+        a = self.doc.attributes.get(name)
+        return None if a is None else declared_type(a.data_type, a.format)
+
+    def _sorted(self, tag, order) -> None:
+        data, key = tag
+        if data is self.doc.backend_source and key == self.sort_pending:
+            self.sort_pending = None
+            self._show_order(key, order)
+
+    def _sort_failed(self, tag, message: str) -> None:
+        data, key = tag
+        if data is self.doc.backend_source and key == self.sort_pending:
+            self.sort_pending = None
+            self.sort_error = message
+            self.sort_changed.emit()
+
+    def _show_order(self, key, order) -> None:
+        """Out of core: read the rows in ``order`` from the first row on."""
+        self.beginResetModel()
+        self.rows.clear()
+        self.sort, self._order = key, order
+        self.row_start = 0
+        self._ooc_rows = self._known_rows()
+        self.endResetModel()
+        self.row_window_changed.emit(self.row_start, self.doc.row_count or 0)
+        self.sort_changed.emit()
+
+    def _clear_sort(self) -> None:
+        """The data changed: its order again (inside a model reset)."""
+        if self._sorter is not None:
+            self._sorter.forget()
+        self.sort = self.sort_pending = self._order = self._permutation = None
+        self.sort_error = ""
+
+    def data_row(self, row: int) -> int | None:
+        """The row in the data (0-based) shown at model ``row`` (out of core: None until
+        its block has arrived)."""
+        if self._permutation is not None:
+            return int(self._permutation[row])
+        if self._order is None:
+            return self.row_start + row
+        data = self.doc.backend_source
+        value = self.rows.value(self.row_start + row, data.row_column)
+        return None if value is None else int(value)
 
     def _attributes_changed(self, names: list) -> None:
         cols = [self.column_of(n) for n in names]
@@ -166,6 +273,8 @@ class DataTableModel(PagedModel):
         if not index.isValid():
             return None
         row, col = index.row(), index.column()
+        if self._permutation is not None:
+            row = int(self._permutation[row])
         if col == SUBSET_COLUMN:
             if role == Qt.ItemDataRole.CheckStateRole:
                 mask = self.doc.subset
@@ -190,7 +299,7 @@ class DataTableModel(PagedModel):
             else value
         mask = self.doc.subset
         mask = np.ones(self.doc.table.n_rows, dtype=bool) if mask is None else mask.copy()
-        mask[index.row()] = checked
+        mask[self.data_row(index.row())] = checked
         self.doc.set_subset(mask)
         return True
 
@@ -204,8 +313,9 @@ class DataTableModel(PagedModel):
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Vertical:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return str(self.row_start + section + 1)
+            if role == Qt.ItemDataRole.DisplayRole and 0 <= section < self.rowCount():
+                row = self.data_row(section)
+                return PENDING if row is None else str(row + 1)
             return None
         if section == SUBSET_COLUMN or section > len(self._names):
             if role == Qt.ItemDataRole.ToolTipRole and section == SUBSET_COLUMN:
@@ -219,6 +329,7 @@ class DataTableModel(PagedModel):
             return name
         if role == Qt.ItemDataRole.DecorationRole and kind:
             return type_icon(kind)
-        if role == Qt.ItemDataRole.ToolTipRole and kind:
-            return f"{name}: {TYPE_LABELS[kind]}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return (f"{name}: {TYPE_LABELS[kind]}\n" if kind else f"{name}\n") + \
+                "Click to sort the rows by this column (again: descending)"
         return None

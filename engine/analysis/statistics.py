@@ -188,6 +188,14 @@ def value_order(values: Sequence[str], data_type: DataType | None = None) -> np.
     return np.array(sorted(range(len(values)), key=keys.__getitem__), dtype=np.int64)
 
 
+def value_ranks(values: Sequence[str], data_type: DataType | None = None) -> np.ndarray:
+    """Each value's position in `value_order` (display order; sort keys of tables)."""
+    order = value_order(values, data_type)
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank
+
+
 # --- distributions ----------------------------------------------------------------------------
 def frequencies(data: Data, attribute: str, data_type: DataType | None = None) -> pd.DataFrame:
     """Frequency distribution: one row per value present (``value``, ``count``, ``share``),

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel,
                                QSpinBox, QTableView, QToolButton, QVBoxLayout, QWidget)
 
@@ -32,6 +32,16 @@ class DataPanel(QWidget):
         self.info.setObjectName("mutedLabel")
         head.addWidget(self.info)
         head.addStretch()
+        # the order shown (a click on a column header sorts by it, again: descending)
+        self.sort_label = QLabel()
+        self.sort_label.setObjectName("mutedLabel")
+        head.addWidget(self.sort_label)
+        self.clear_sort = QToolButton(text="Data order")
+        self.clear_sort.setObjectName("dataOrder")
+        self.clear_sort.setToolTip("Show the rows in the order of the data again")
+        self.clear_sort.clicked.connect(lambda: self.model.sort_by(None))
+        self.clear_sort.hide()
+        head.addWidget(self.clear_sort)
         # out of core: rows in windows (DataTableModel.row_window), and a jump to any row
         self.row_pager = Pager("Rows")
         self.row_pager.page_requested.connect(
@@ -41,7 +51,9 @@ class DataPanel(QWidget):
         self.go_to = QSpinBox()
         self.go_to.setObjectName("goToRow")
         self.go_to.setPrefix("Row ")
-        self.go_to.setToolTip("Show this row (read from the file by DuckDB)")
+        self.go_to.setToolTip("Show this row of the order shown (read from the file by "
+                              "DuckDB; the row header gives each record's number in the "
+                              "file)")
         self.go_to.setKeyboardTracking(False)
         self.go_to.setRange(1, 1)
         self.go_to.valueChanged.connect(self.go_to_row)
@@ -88,6 +100,7 @@ class DataPanel(QWidget):
         document.rows_counted.connect(self._update_info)
         self.model.row_window_changed.connect(self._row_window_changed)
         self.model.rows.failed.connect(self._update_info)
+        self.model.sort_changed.connect(self._sort_changed)
         self._after_reset()
 
     def _after_reset(self) -> None:
@@ -96,6 +109,7 @@ class DataPanel(QWidget):
         self.view.setColumnHidden(0, self.doc.out_of_core)
         self.fit_headers()
         self._update_info()
+        self._sort_changed()
 
     def fit_headers(self) -> None:
         """Widen columns whose header (type mark and name) would be clipped; values may
@@ -179,7 +193,39 @@ class DataPanel(QWidget):
     def _column_clicked(self, column: int) -> None:
         name = self.model.attribute_at(column)
         if name:
+            self.sort_by_header(name)
             self.attribute_clicked.emit(name)
+
+    def sort_by_header(self, name: str) -> None:
+        """A header click: sort by ``name`` ascending, or reverse the order when the rows
+        are (being) sorted by it already."""
+        current = self.model.sort_pending or self.model.sort
+        ascending = not current[1] if current and current[0] == name else True
+        self.model.sort_by(name, ascending)
+
+    def _sort_changed(self) -> None:
+        m = self.model
+        shown, pending = m.sort, m.sort_pending
+        hh = self.view.horizontalHeader()
+        col = m.column_of(shown[0]) if shown else None
+        hh.setSortIndicatorShown(col is not None)
+        if col is not None:
+            hh.setSortIndicator(col, Qt.SortOrder.AscendingOrder if shown[1]
+                                else Qt.SortOrder.DescendingOrder)
+        if pending:
+            text = (f"Sorting by {pending[0]} "
+                    f"({'ascending' if pending[1] else 'descending'})…")
+        elif shown:
+            text = f"Sorted by {shown[0]} ({'ascending' if shown[1] else 'descending'})"
+        else:
+            text = ""
+        if m.sort_error:
+            text = f"Not sorted: {m.sort_error}"
+        self.sort_label.setText(text)
+        self.sort_label.setToolTip("DuckDB writes the records in this order once, then "
+                                   "reads the rows shown from it" if self.doc.out_of_core
+                                   else "")
+        self.clear_sort.setVisible(bool(shown or pending))
 
     def show_attribute(self, name: str) -> None:
         """Bring the column of ``name`` into view (switching page if needed)."""

@@ -29,17 +29,12 @@ CONTINGENCY_VALUES = 100  # most frequent values per axis of a heat map; the res
 
 def job_data_types(problem) -> dict[str, DataType]:
     """Data types the job declares (attributes without one are detected when analysed)."""
-    from engine.hierarchy.builders.base import type_from_json
+    from engine.hierarchy.builders.base import declared_type
     out = {}
     for name, a in problem.job.attributes.items():
-        if a.data_type:
-            spec = {"kind": a.data_type}
-            if a.format:
-                spec["format"] = a.format
-            try:
-                out[name] = type_from_json(spec)
-            except Exception:  # noqa: BLE001 - an odd format: detect the type instead
-                continue
+        t = declared_type(a.data_type, a.format)
+        if t is not None:
+            out[name] = t
     return out
 
 

@@ -8,17 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.analysis.statistics import value_order
+from engine.analysis.statistics import value_ranks
 from engine.data.datatypes import DataType
 from engine.output import ReleasedTable
-
-
-def value_ranks(values: np.ndarray, data_type: DataType | None) -> np.ndarray:
-    """Each value's position in `value_order` (display order)."""
-    order = value_order(values, data_type)
-    rank = np.empty(len(values), dtype=np.int32)
-    rank[order] = np.arange(len(values), dtype=np.int32)
-    return rank
 
 
 def sort_keys(released: ReleasedTable, name: str, output: bool,

@@ -153,6 +153,17 @@ def type_from_json(obj: Any) -> DataType:
                        f"{', '.join(k.name.lower() for k in Kind)})")
 
 
+def declared_type(kind: str | None, fmt: str | None = None) -> DataType | None:
+    """The data type an attribute declares (``data_type``, ``format``), None when it
+    declares none or one that cannot be built (the type is detected instead)."""
+    if not kind:
+        return None
+    try:
+        return type_from_json({"kind": kind, **({"format": fmt} if fmt else {})})
+    except HierarchyError:
+        return None
+
+
 # --- specification base ---
 
 class BuilderSpec:

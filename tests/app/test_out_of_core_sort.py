@@ -1,0 +1,172 @@
+"""Sorting the input data table by a click on a column header: out of core DuckDB writes
+the records in the column's display order (in a worker) and the pages, the Rows pager
+and the Row N box read that order; in memory the same order by a permutation. The rows
+shown equal pandas' stable sort of the same file; the release stays in file order."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtTest import QTest
+
+from tests.app.test_out_of_core_window import ROWS, adult_like, open_out_of_core  # noqa: F401
+
+SHOWN = 60  # rows compared after each sort
+
+
+@pytest.fixture(autouse=True)
+def _close_data(window):
+    yield
+    window.configure.data.model.rows.wait()
+    window.files.stop_background()
+    window.document.clear_data()
+
+
+def expected_order(path, name: str, ascending: bool, numeric: bool) -> pd.DataFrame:
+    """pandas' stable sort of the file by ``name`` (numbers by value), ties in file order."""
+    frame = pd.read_csv(path, sep=";", dtype=str, keep_default_na=False)
+    key = pd.to_numeric(frame[name]) if numeric else frame[name]
+    return frame.assign(__key=key).sort_values("__key", ascending=ascending,
+                                               kind="stable").drop(columns="__key")
+
+
+def click_header(panel, name: str) -> None:
+    """A mouse click on the header of column ``name`` (as the user sorts)."""
+    hh = panel.view.horizontalHeader()
+    col = panel.model.column_of(name)
+    panel.view.scrollTo(panel.model.index(0, col))
+    x = hh.sectionViewportPosition(col) + hh.sectionSize(col) // 2
+    QTest.mouseClick(hh.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, hh.height() // 2))
+
+
+def wait_sorted(qtbot, model, key) -> None:
+    qtbot.waitUntil(lambda: model.sort == key and model.sort_pending is None
+                    or bool(model.sort_error), timeout=30_000)
+    assert not model.sort_error, model.sort_error
+
+
+def shown_rows(qtbot, model, first: int, count: int) -> tuple[list[list[str]], list[str]]:
+    """Cells and row headers of model rows ``first ..``, waiting for their blocks."""
+    def ready():
+        return all(model.data(model.index(r, 1)) != "…" for r in range(first, first + count))
+    qtbot.waitUntil(ready, timeout=20_000)
+    cells = [[model.data(model.index(r, c)) for c in range(1, model.columnCount())]
+             for r in range(first, first + count)]
+    heads = [model.headerData(r, Qt.Orientation.Vertical) for r in range(first, first + count)]
+    return cells, heads
+
+
+def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
+    import dataclasses
+
+    import engine
+    from app.project_io import save_job_file
+    from engine.cli import main as cli_main
+    from engine.config import QUASI_IDENTIFYING
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
+    from tests.shared_data import SHARED
+    path = adult_like / "adult.csv"
+    doc = open_out_of_core(qtbot, window, path)
+    panel = window.configure.data
+    model = panel.model
+    names = [model.attribute_at(c) for c in range(1, model.columnCount())]
+    clicked = []
+    panel.attribute_clicked.connect(clicked.append)
+    assert doc.attributes["age"].data_type == "integer"  # detected from the first rows
+    # a click on "age": sorted by DuckDB in a worker, the rows shown stay until it is done
+    click_header(panel, "age")
+    assert clicked == ["age"]  # the click still selects the attribute
+    assert model.sort_pending == ("age", True)
+    assert panel.sort_label.text() == "Sorting by age (ascending)…"
+    wait_sorted(qtbot, model, ("age", True))
+    want = expected_order(path, "age", True, numeric=True)
+    cells, heads = shown_rows(qtbot, model, 0, SHOWN)
+    assert cells == want[names].iloc[:SHOWN].values.tolist()
+    assert heads == [str(i + 1) for i in want.index[:SHOWN]]  # each record's number
+    hh = panel.view.horizontalHeader()
+    assert hh.isSortIndicatorShown() and hh.sortIndicatorSection() == model.column_of("age")
+    assert hh.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder
+    assert panel.sort_label.text() == "Sorted by age (ascending)"
+    assert not panel.clear_sort.isHidden()
+    # again: descending, ties still in file order
+    click_header(panel, "age")
+    wait_sorted(qtbot, model, ("age", False))
+    want = expected_order(path, "age", False, numeric=True)
+    cells, heads = shown_rows(qtbot, model, 0, SHOWN)
+    assert cells == want[names].iloc[:SHOWN].values.tolist()
+    assert heads == [str(i + 1) for i in want.index[:SHOWN]]
+    assert hh.sortIndicatorOrder() == Qt.SortOrder.DescendingOrder
+    # a text column; the Rows pager and the Row N box move through the sorted order
+    click_header(panel, "education")
+    wait_sorted(qtbot, model, ("education", True))
+    want = expected_order(path, "education", True, numeric=False)
+    model.row_window = 1000
+    panel.go_to.setValue(2901)
+    assert model.row_start == 2000 and panel.view.currentIndex().row() == 900
+    assert panel.row_pager.label.text() == "Rows 2,001–3,000 of 3,000"
+    cells, heads = shown_rows(qtbot, model, 900, 20)
+    assert cells == want[names].iloc[2900:2920].values.tolist()
+    assert heads == [str(i + 1) for i in want.index[2900:2920]]
+    panel.row_pager.page_requested.emit(1)
+    assert model.row_start == 1000
+    cells, _ = shown_rows(qtbot, model, 0, 20)
+    assert cells == want[names].iloc[1000:1020].values.tolist()
+    # Data order: the file's order again
+    panel.clear_sort.click()
+    assert model.sort is None and not hh.isSortIndicatorShown()
+    assert panel.sort_label.text() == "" and model.row_start == 0
+    file_rows = pd.read_csv(path, sep=";", dtype=str, keep_default_na=False)
+    cells, heads = shown_rows(qtbot, model, 0, 20)
+    assert cells == file_rows[names].iloc[:20].values.tolist()
+    assert heads == [str(i + 1) for i in range(20)]
+    # sorted again, then released: the view's order is not the release's (file order)
+    click_header(panel, "sex")
+    wait_sorted(qtbot, model, ("sex", True))
+    qis = ("age", "sex", "race")
+    set_type(window, qis, QUASI_IDENTIFYING)
+    for name in qis:
+        window.configure.attributes.select([name])
+        assert window.configure.hierarchy.load_file(
+            SHARED / "data" / "adult" / f"adult_hierarchy_{name}.csv")
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    result = anonymize(qtbot, window)
+    assert result.problem.backend is not None
+    out = export(qtbot, window, tmp_path / "released.csv")
+    job_path = tmp_path / "job.toml"
+    save_job_file(doc, job_path)
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    job = doc.build_job()
+    memory = engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory.write_output(tmp_path / "memory.csv")
+    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    assert model.sort == ("sex", True)  # the view keeps its order
+
+
+def test_sorting_in_memory_is_the_same_order(qtbot, window, adult_like):
+    """The in-memory table sorts alike (a permutation), and a tick in the sorted view
+    changes the research subset at the record shown."""
+    from app.data_sources import ImportSpec
+    from app.settings import AppSettings
+    from engine.data.csv_import import CsvFormat
+    AppSettings().memory_share = 0.5
+    path = adult_like / "adult.csv"
+    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
+        window.files.import_spec(ImportSpec("csv", str(path), csv_format=CsvFormat(";")))
+    doc = window.document
+    assert not doc.out_of_core
+    panel = window.configure.data
+    model = panel.model
+    names = [model.attribute_at(c) for c in range(1, model.columnCount())]
+    click_header(panel, "age")
+    click_header(panel, "age")
+    assert model.sort == ("age", False)
+    want = expected_order(path, "age", False, numeric=True)
+    cells, heads = shown_rows(qtbot, model, 0, SHOWN)
+    assert cells == want[names].iloc[:SHOWN].values.tolist()
+    assert heads == [str(i + 1) for i in want.index[:SHOWN]]
+    assert panel.sort_label.text() == "Sorted by age (descending)"
+    model.setData(model.index(3, 0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole)
+    assert doc.subset is not None and not doc.subset[want.index[3]]
+    assert int(doc.subset.sum()) == ROWS - 1
