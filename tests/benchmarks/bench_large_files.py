@@ -7,6 +7,10 @@ source tree and optionally an earlier one, interleaved in one run.
     python3 tests/benchmarks/bench_large_files.py --before /tmp/before --only F --verify
 
 (``/tmp/before``: an earlier tree, e.g. ``git archive fcc5038 | tar -x -C /tmp/before``.)
+With ``--before`` a tree of 3bb7877 (the code issue 19's side-by-side run with ARX
+measured) and ``--arx``, each workload also prints an estimate of this tree's
+whole-process ratio to ARX: the issue's measured ratio times the median CPU of this
+tree over that of 3bb7877, both measured in this run (ARX itself is not installed here).
 Workloads are bench_user.py's (E: 603,240 Adult-like rows, k=100, 0 % / 4 %; F:
 3,000,000 rows, k=5, 4 %; the tables are generated once by ../shared/tools/datagen.py).
 
@@ -77,6 +81,16 @@ print(json.dumps({"cpu": {n: round(c, 2) for n, c in marks},
 '''
 
 
+#: issue 19's whole-process ratios (Anonymist at 3bb7877 / ARX 3.9.2, measured side by side)
+ISSUE_RATIOS = {"A": 1.53, "B": 0.90, "C": 1.11, "D": 0.88, "E0": 1.38, "E4": 0.82, "F": 1.55}
+
+
+def median(values: list[float]) -> float:
+    values = sorted(values)
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def anonymize(tree: Path, job: Path, out: Path) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak MB of the command, run from ``tree`` (``-m``
     imports from the working folder first)."""
@@ -122,6 +136,8 @@ def main() -> None:
     ap.add_argument("--only", default="E0,E4,F")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--phases", action="store_true", help="also time F's phases")
+    ap.add_argument("--arx", action="store_true",
+                    help="with --before a tree of 3bb7877: estimate the ratio to ARX")
     ap.add_argument("--verify", action="store_true",
                     help="also time `anonymist verify` of this tree's release, each tree")
     args = ap.parse_args()
@@ -147,6 +163,11 @@ def main() -> None:
                 print(f"{name:3} {t:7} CPU {cpu} s  wall {wall} s  peak {rss:.0f} MB  "
                       f"(load {os.getloadavg()[0]:.1f}; releases identical: {same})",
                       flush=True)
+            if args.arx and "before" in runs and name in ISSUE_RATIOS:
+                cpu = {t: median([r[1] for r in runs[t]]) for t in runs}
+                print(f"{name:3} estimated whole-process ratio to ARX: "
+                      f"{ISSUE_RATIOS[name]:.2f} x {cpu['after']:.2f} / {cpu['before']:.2f} = "
+                      f"{ISSUE_RATIOS[name] * cpu['after'] / cpu['before']:.2f}", flush=True)
             if args.verify:
                 checks: dict[str, list] = {t: [] for t in trees}
                 for _ in range(args.rounds):
