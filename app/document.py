@@ -549,6 +549,11 @@ class Document(QObject):
         self.applied_levels = None if applied is None else tuple(int(x) for x in applied)
         self._current = None
         self.result = result
+        backend = getattr(getattr(result, "problem", None), "backend", None)
+        if backend is not None and self.backend_source is not None:
+            # the analyses' and the export's scans read the view's Parquet copy of a
+            # CSV file once it exists (the same records; a fraction of the CSV's cost)
+            self.backend_source.lend_copy(backend)
         self.result_summary = summary if summary is not None else (
             result.to_dict() if result is not None else None)
         self.result_changed.emit()

@@ -110,6 +110,7 @@ class OutOfCoreData:
         self._n_rows: int | None = self._parquet_rows()
         self._count_lock = threading.Lock()  # one count (and CSV copy) at a time
         self._pages: Path | None = None    # the Parquet copy of a CSV file's text
+        self.backend.text_copy = self.text_copy  # its frequency tables read the copy too
         #: the first rows, read on opening: the first page shows at once even while
         #: other queries keep DuckDB busy
         self._head = self.query(f"SELECT * FROM {{data}} LIMIT {HEAD_ROWS}")
@@ -249,6 +250,25 @@ class OutOfCoreData:
         partial.replace(target)
         self._n_rows = int(pq.ParquetFile(target).metadata.num_rows)
         self._pages = target
+
+    def text_copy(self) -> Path | None:
+        """The Parquet copy of a CSV file's text once ``count_rows`` has made it (None
+        before, for Parquet input, and once closed): the records as every query here
+        reads them (text, missing as ''), in file order."""
+        return None if self._closed else self._pages
+
+    def lend_copy(self, backend) -> bool:
+        """Let ``backend`` (a DuckDB backend of the same data: the one a search ran on,
+        which the analyses and the export query) read ``text_copy`` instead of the
+        file once it exists (``DuckDBBackend.text_copy``); False when it reads other
+        data or cannot."""
+        s, o = self.source, getattr(backend, "source", None)
+        if not hasattr(backend, "text_copy") or o is None or self.kind != "csv" or (
+                o.kind, list(o.files), o.delimiter, (o.encoding or "utf-8").lower()) != (
+                s.kind, list(s.files), s.delimiter, (s.encoding or "utf-8").lower()):
+            return False
+        backend.text_copy = self.text_copy
+        return True
 
     def page(self, start: int, count: int, order: tuple[str, bool] | None = None
              ) -> pd.DataFrame:
@@ -416,6 +436,7 @@ class OutOfCoreData:
         with self._lock:
             if self._release is None:
                 self._release = DuckDBBackend(self.source, self.memory_limit)
+                self._release.text_copy = self.text_copy
             sql = self._release.release_query(plan, empty_as_null=False)
             try:
                 return self._release.con.execute(
@@ -455,6 +476,12 @@ class OutOfCoreData:
                 except Exception:  # noqa: BLE001 - still busy: released at exit
                     pass
             self._release = None
+
+
+def _identity(source: DataSource) -> tuple:
+    """What makes two sources the same records: files, format, delimiter, encoding."""
+    return (source.kind, [f.resolve() for f in source.files], source.delimiter,
+            (source.encoding or "utf-8").lower())
 
 
 def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
