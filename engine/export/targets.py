@@ -30,7 +30,6 @@ QUOTING = {"minimal": csv.QUOTE_MINIMAL, "all": csv.QUOTE_ALL,
 LINE_ENDINGS = {"lf": "\n", "crlf": "\r\n"}
 FILE_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".xlsx": "xlsx",
                 ".parquet": "parquet"}
-EXCEL_MAX_ROWS = 1_048_575  # one row of the sheet's 1,048,576 is the header
 BATCH_ROWS = 10_000
 
 
@@ -119,13 +118,17 @@ def write_released(released, target: FileTarget | DatabaseTarget,
     """Write a released table (``engine.output.ReleasedTable``) to ``target``, as
     `write_table` writes its DataFrame. CSV in a stateless encoding (utf-8, cp1252,
     latin-1, ascii) is written from the encoded columns, vectorized and chunk by chunk
-    (``engine.data.csv_encoded``: the same bytes, no DataFrame of the whole table)."""
+    (``engine.data.csv_encoded``: the same bytes, no DataFrame of the whole table);
+    Excel from the encoded columns too (``engine.export.xlsx``)."""
     from engine.data import csv_encoded
+    report = progress or (lambda done, total: None)
+    stop = cancel or (lambda: False)
+    if isinstance(target, FileTarget) and target.format == "xlsx":
+        return _atomic(target.path, lambda tmp: _write_encoded_xlsx(
+            released.names, released.n_rows, released.csv_column, tmp, target, report, stop))
     if not (isinstance(target, FileTarget) and target.format == "csv"
             and csv_encoded.supports(target.csv.encoding, len(released.names))):
         return write_table(released.frame, target, progress, cancel)
-    report = progress or (lambda done, total: None)
-    stop = cancel or (lambda: False)
     _atomic(target.path, lambda tmp: _write_encoded_csv(released, tmp, target, report, stop))
 
 
@@ -193,31 +196,27 @@ def _write_csv(frame, tmp: Path, target: FileTarget, report, stop) -> None:
 
 
 def _write_xlsx(frame, tmp: Path, target: FileTarget, report, stop) -> None:
-    from openpyxl import Workbook
-    from openpyxl.cell import WriteOnlyCell
-    if len(frame) > EXCEL_MAX_ROWS:
-        raise DataError(f"{target.path}: {len(frame):,} rows do not fit an Excel sheet "
-                        f"({EXCEL_MAX_ROWS:,} at most): export CSV or Parquet")
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet("anonymized")
+    """A DataFrame of strings as Excel: each column encoded, then `_write_encoded_xlsx`."""
+    def column(name):
+        codes, labels = pd.factorize(frame[name], sort=False)
+        return codes, [str(v) for v in labels]
+    _write_encoded_xlsx(list(frame.columns), len(frame), column, tmp, target, report, stop)
 
-    def cell(v: str):
-        if not v.startswith("="):
-            return v
-        c = WriteOnlyCell(ws, value=v)
-        c.data_type = "s"  # text, never a formula
-        return c
 
-    ws.append([cell(str(c)) for c in frame.columns])
-    values = frame.to_numpy(dtype=object)
-    for start, end in _batches(len(frame), target.batch_rows):
-        for row in values[start:end]:
-            ws.append([cell(v) for v in row])
-        report(end, len(frame))
-        if stop():
-            ws.close()  # end the sheet's own temporary file now, not at garbage collection
-            raise Cancelled("export cancelled")
-    wb.save(tmp)
+def _write_encoded_xlsx(names, n_rows: int, column, tmp: Path, target: FileTarget, report,
+                        stop) -> None:
+    """One sheet ``anonymized`` of text cells (``engine.export.xlsx``), in chunks with
+    progress; cancelled: ``Cancelled`` (the caller removes the file)."""
+    from engine.export.xlsx import CHUNK_ROWS, write_encoded_xlsx
+    from engine.data.csv_encoded import as_text
+
+    def text_column(name):
+        codes, labels = column(name)
+        return codes, [str(t) for t in as_text(labels)]
+    rows = CHUNK_ROWS if target.batch_rows == BATCH_ROWS else target.batch_rows
+    if not write_encoded_xlsx(tmp, names, n_rows, text_column, where=str(target.path),
+                              chunk_rows=rows, report=report, stop=stop):
+        raise Cancelled("export cancelled")
 
 
 def _write_parquet(frame, tmp: Path, target: FileTarget, report, stop) -> None:

@@ -1,0 +1,109 @@
+"""The Excel writer of encoded columns (engine/export/xlsx.py): the worksheet openpyxl
+writes, cells read back exactly, values Excel cannot hold named."""
+from __future__ import annotations
+
+import zipfile
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from engine.errors import Cancelled, DataError
+from engine.export.targets import file_target, read_table, write_released, write_table
+from tests.engine.release_fixtures import released  # noqa: F401
+
+AWKWARD = ["a&b", "<tag>", "x > y", " leading", "trailing ", "=SUM(A1)", "@cmd", "",
+           "Zürich", "日本語", "two\nlines", "tab\there", "'quoted'", '"double"', "42",
+           "-1.5e3", "TRUE"]
+
+
+def _openpyxl_sheet(frame: pd.DataFrame, path) -> bytes:
+    """The worksheet XML openpyxl's write-only mode writes for ``frame`` (the writer
+    this module replaced: text cells, a value starting with '=' kept as text)."""
+    from openpyxl import Workbook
+    from openpyxl.cell import WriteOnlyCell
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet("anonymized")
+
+    def cell(v):
+        if not v.startswith("="):
+            return v
+        c = WriteOnlyCell(ws, value=v)
+        c.data_type = "s"
+        return c
+    ws.append([cell(str(c)) for c in frame.columns])
+    for row in frame.to_numpy(dtype=object):
+        ws.append([cell(v) for v in row])
+    wb.save(path)
+    return zipfile.ZipFile(path).read("xl/worksheets/sheet1.xml")
+
+
+def _frame(rows: int = 60, columns: int = 30) -> pd.DataFrame:
+    rng = np.random.default_rng(7)
+    names = [f"c{j}" for j in range(columns - 1)] + ["a&<b>"]
+    return pd.DataFrame({n: rng.choice(AWKWARD, rows) for n in names})
+
+
+def test_sheet_is_the_one_openpyxl_writes(tmp_path):
+    frame = _frame()  # 30 columns: references beyond Z (AA1, AD60)
+    target = file_target(tmp_path / "new.xlsx")
+    write_table(frame, target)
+    sheet = zipfile.ZipFile(target.path).read("xl/worksheets/sheet1.xml")
+    assert sheet == _openpyxl_sheet(frame, tmp_path / "old.xlsx")
+    assert b'r="AD61"' in sheet
+    pd.testing.assert_frame_equal(read_table(target), frame)
+    # a whole workbook as openpyxl (not read-only) and pandas read it
+    from openpyxl import load_workbook
+    wb = load_workbook(target.path)
+    assert wb.sheetnames == ["anonymized"] and wb.active.max_row == len(frame) + 1
+    assert wb.active["A2"].data_type == "s"
+    assert zipfile.ZipFile(target.path).testzip() is None
+    back = pd.read_excel(target.path, dtype=str, keep_default_na=False)
+    pd.testing.assert_frame_equal(back, frame)
+
+
+def test_carriage_returns_and_blank_text_read_back_exactly(tmp_path):
+    frame = pd.DataFrame({"a": ["crlf\r\nend", "   ", "cr\r", "\ttab"], "b": ["x"] * 4})
+    target = file_target(tmp_path / "f.xlsx")
+    write_table(frame, target)
+    pd.testing.assert_frame_equal(read_table(target), frame)
+
+
+def test_released_table_written_from_its_codes(released, tmp_path):  # noqa: F811
+    _, result = released
+    target = file_target(tmp_path / "r.xlsx", batch_rows=700)
+    steps = []
+    write_released(result.transformed(), target, lambda done, total: steps.append(done))
+    assert steps == sorted(steps) and steps[-1] == result.transformed().n_rows
+    assert len(steps) >= 5
+    pd.testing.assert_frame_equal(read_table(target), result.output.astype(str),
+                                  check_dtype=False)
+    frame_target = file_target(tmp_path / "f.xlsx")
+    write_table(result.output, frame_target)
+    sheet = zipfile.ZipFile(target.path).read("xl/worksheets/sheet1.xml")
+    assert sheet == zipfile.ZipFile(frame_target.path).read("xl/worksheets/sheet1.xml")
+
+
+@pytest.mark.parametrize("value, why", [("bell\x07", "control character"),
+                                        ("x" * 40_000, "more than Excel's 32,767")])
+def test_values_excel_cannot_hold_are_named(tmp_path, value, why):
+    frame = pd.DataFrame({"a": ["ok", "ok", "ok"], "b": ["ok", "fine", value]})
+    path = tmp_path / "bad.xlsx"
+    with pytest.raises(DataError, match=f"bad.xlsx: column 'b', data row 3: .*{why}"):
+        write_table(frame, file_target(path))
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(DataError, match="column name"):
+        write_table(pd.DataFrame({"bad\x01name": ["x"], "b": ["y"]}), file_target(path))
+
+
+def test_too_many_rows_and_cancel(tmp_path):
+    from engine.export.xlsx import MAX_ROWS, write_encoded_xlsx
+    with pytest.raises(DataError, match="do not fit an Excel sheet"):
+        write_encoded_xlsx(tmp_path / "big.xlsx", ["a"], MAX_ROWS + 1,
+                           lambda name: pytest.fail("no column is read"))
+    assert list(tmp_path.iterdir()) == []
+    calls = []
+    with pytest.raises(Cancelled):
+        write_table(_frame(3000, 3), file_target(tmp_path / "c.xlsx", batch_rows=500),
+                    cancel=lambda: calls.append(1) or len(calls) > 2)
+    assert len(calls) == 3 and list(tmp_path.iterdir()) == []
