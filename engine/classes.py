@@ -149,14 +149,32 @@ class Classifier:
 
     def classify(self, levels, cache: bool = True) -> Classes:
         levels = np.asarray(levels, dtype=np.int64)
-        key = levels.tobytes()
-        hit = self._cache.get(key)
+        key, hit, source = self.plan(levels)
         if hit is not None:
             return hit
-        classes, _ = self.rollup(self._source(levels), levels, groups=False)
+        classes = self.rolled_up(source, levels)
         if cache:
-            self._cache.put(key, classes)
+            self.store(key, classes)
         return classes
+
+    # ``classify`` in three steps, for roll-ups run in other threads
+    # (``engine.search.concurrent_checks``): the classes do not depend on the snapshot
+    # they are rolled up from (first-appearance order of the records), only the speed does
+    def plan(self, levels: np.ndarray) -> tuple[bytes, Classes | None, Classes | None]:
+        """``(key, cached classes, None)`` or ``(key, None, snapshot to roll up from)``
+        for ``levels`` (int64); marks what it uses as recently used."""
+        key = levels.tobytes()
+        hit = self._cache.get(key)
+        return (key, hit, None) if hit is not None else (key, None, self._source(levels))
+
+    def rolled_up(self, source: Classes, levels: np.ndarray) -> Classes:
+        """The classes at ``levels`` rolled up from ``source``; reads only (numba kernels
+        that release the GIL: safe and parallel in worker threads)."""
+        return self.rollup(source, levels, groups=False)[0]
+
+    def store(self, key: bytes, classes: Classes) -> None:
+        """Cache a snapshot ``plan`` gave the key of (in the order checks are made)."""
+        self._cache.put(key, classes)
 
     def classify_rows(self, levels) -> tuple[Classes, np.ndarray]:
         """Classes and each row's class index (for output tables)."""

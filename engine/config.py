@@ -146,6 +146,10 @@ class TransformationConfig:
     heuristic_threshold: int = param_field(
         "int", 100_000, low=0, unit="transformations", label="Heuristic above",
         help="the optimal search hands over to the genetic search above this lattice size")
+    threads: int | None = param_field(
+        "int", None, low=1, unit="threads", label="Threads",
+        help="threads a heuristic search checks transformations in (absent: one per "
+             "core; the result is the same with any number)")
     genetic: dict = field(default_factory=FrozenMap)
     #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off

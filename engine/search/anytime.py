@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.kernel.blas import one_blas_thread
 from engine.problem import Evaluation, Problem
+from engine.search.concurrent_checks import RollupBatch, RollupThreads, thread_count
 from engine.search.outcome import SearchOutcome
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 from engine.solution_space import SolutionSpace
@@ -108,6 +109,8 @@ class AnytimeSearch:
         self._phase_end: int | None = None
         self._phase_patience = 0
         self._improved_at = 0  # ``checked`` when the best so far last improved
+        #: threads checking batches (``check_many``; ``engine.search.concurrent_checks``)
+        self.threads = RollupThreads(thread_count(getattr(tr, "threads", None)))
 
     # --- limits -----------------------------------------------------------------
     @property
@@ -174,10 +177,15 @@ class AnytimeSearch:
             return ev
         self._ensure_phase()
         self.ensure_budget()
-        node_id = self.lattice.id_of(levels)
         began = clock()
         ev = self.problem.evaluate(levels)
-        self._durations = (self._durations + [clock() - began])[-PREDICT_FROM:]
+        self._record(levels, ev, clock() - began)
+        return ev
+
+    def _record(self, levels: tuple[int, ...], ev: Evaluation, duration: float) -> None:
+        """Count a new check of ``levels`` that lasted ``duration`` (counted) seconds."""
+        node_id = self.lattice.id_of(levels)
+        self._durations = (self._durations + [duration])[-PREDICT_FROM:]
         self._by_levels[levels] = ev
         self.checked += 1
         self.space.record(node_id, ev.anonymous, ev.loss, ev.suppressed_records)
@@ -185,7 +193,6 @@ class AnytimeSearch:
             self.best, self.best_id = ev, node_id
             self._improved_at = self.checked
         self.report()
-        return ev
 
     def check_many(self, rows, prime: bool = True) -> list[Evaluation]:
         """Check several transformations, first priming the classifier with their meet
@@ -208,7 +215,32 @@ class AnytimeSearch:
                 meet = self.prime(np.min(np.asarray(new, dtype=np.int64), axis=0))
                 if meet is not None and meet > 0.25 * self.problem.classifier.base.n_classes:
                     self._prime_pause = PRIME_PAUSE
+        if self.threads.threads > 1:
+            self._check_concurrently(list(dict.fromkeys(new)))
         return [self.check(r) for r in rows]
+
+    def _check_concurrently(self, new: list[tuple[int, ...]]) -> None:
+        """Check ``new`` (distinct, unchecked) in order as ``check`` would, their
+        roll-ups run ahead in worker threads (``engine.search.concurrent_checks``)."""
+        if self.step_limit is not None:
+            new = new[:max(0, self.step_limit - self.checked)]
+        if len(new) < 2:
+            return
+
+        def may_start() -> bool:
+            return (self._deadline is None
+                    or clock() + self.next_check_s() <= self._deadline)
+
+        batch = RollupBatch(self.problem.classifier, self.threads, new, may_start)
+        try:
+            for i, levels in enumerate(new):
+                self._ensure_phase()
+                self.ensure_budget()
+                began = clock()  # the searching thread's share: waiting and judging
+                ev = self.problem.evaluate_classes(batch.take(i))
+                self._record(levels, ev, clock() - began)
+        finally:
+            batch.close()
 
     def prime(self, levels) -> int | None:
         """Classify (and so cache a snapshot of) a transformation without checking it;
@@ -263,6 +295,8 @@ class AnytimeSearch:
                 body()
             except SearchStopped:
                 pass
+            finally:
+                self.threads.close()
         self.space.optimum_id = self.best_id
         self.report(force=True)
         return SearchOutcome(self.space, self.best, self.checked, self.elapsed,

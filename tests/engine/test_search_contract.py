@@ -237,17 +237,20 @@ class CountedClock:
         return timed
 
 
+@pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name", ANYTIME)
 @pytest.mark.parametrize("limit,cost", [(10.0, 1.0), (10.0, 0.3), (1.0, 0.45)])
-def test_time_limit_is_kept_in_counted_time(name, limit, cost, monkeypatch):
+def test_time_limit_is_kept_in_counted_time(name, limit, cost, threads, monkeypatch):
     """Checks cost ``cost`` counted seconds each (no real clock): a search never starts
-    a check that would end after its limit, and stops only when one more would."""
+    a check that would end after its limit, and stops only when one more would; also
+    when the roll-ups of a batch run ahead in other threads (only judging the classes,
+    in the searching thread, is counted)."""
     from engine.search import anytime
     problem = synthetic_problem(n_qis=30, rows=1500, levels=4, k=3, suppression_limit=1.0,
-                                time_limit_s=limit)
+                                time_limit_s=limit, threads=threads)
     clock = CountedClock(cost)
     monkeypatch.setattr(anytime, "clock", clock)
-    monkeypatch.setattr(problem, "evaluate", clock.wrap(problem.evaluate))
+    monkeypatch.setattr(problem, "evaluate_classes", clock.wrap(problem.evaluate_classes))
     out = run(name, problem)
     assert clock.now <= limit + 1e-9
     assert clock.checks == out.checked == int(limit / cost + 1e-9)
@@ -262,7 +265,7 @@ def test_an_earlier_deadline_of_the_caller_wins(monkeypatch):
                                 time_limit_s=10.0)
     clock = CountedClock(1.0)
     monkeypatch.setattr(anytime, "clock", clock)
-    monkeypatch.setattr(problem, "evaluate", clock.wrap(problem.evaluate))
+    monkeypatch.setattr(problem, "evaluate_classes", clock.wrap(problem.evaluate_classes))
     problem.deadline = 4.0
     out = run("lightning", problem)
     assert clock.checks == out.checked == 4

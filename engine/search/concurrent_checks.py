@@ -1,0 +1,116 @@
+"""Checking a batch of transformations with their roll-ups in worker threads.
+
+A check is mostly the roll-up of its classes (``Classifier.rolled_up``: numba
+kernels that release the GIL); judging the classes (privacy models, metric) is
+left to the searching thread, in the batch's order. So a search that has several
+transformations to check at once (a generation of the genetic search, the
+neighbours Lightning and the top-down search expand, KGEN's offspring) rolls the
+next ones up in a few worker threads while it judges the current one.
+
+The results are those of checking the batch one by one: the classes do not
+depend on the snapshot they are rolled up from (only the speed does), each
+transformation is judged and recorded in the batch's order, and the search's
+limits, phase ends and cancel are tested before each one exactly as for a single
+check. The snapshots to roll up from are chosen, in order, when the batch starts
+(those cached before it), so they do not depend on the number of threads or the
+timing either. At most ``threads + 1`` roll-ups are under way ahead of the
+searching thread, and none is started when the next check would end after the
+time limit; roll-ups a stopped search no longer needs are dropped.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable
+
+import numpy as np
+
+from engine.classes import Classes, Classifier
+
+
+def available_cores() -> int:
+    """Cores this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def thread_count(setting: int | None) -> int:
+    """Threads a search checks in: the job's ``[transformation] threads``, else one per
+    core."""
+    return int(setting) if setting else available_cores()
+
+
+class RollupThreads:
+    """Worker threads for roll-ups, started on first use; ``close`` waits for them."""
+
+    def __init__(self, threads: int):
+        self.threads = threads
+        self._executor: ThreadPoolExecutor | None = None
+
+    def submit(self, fn, *args) -> Future:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.threads,
+                                                thread_name_prefix="anonymist-rollup")
+        return self._executor.submit(fn, *args)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
+
+
+class RollupBatch:
+    """The classes of ``rows`` (level vectors, distinct), taken in order by ``take``.
+
+    ``may_start()`` says whether one more roll-up may start ahead of the searching
+    thread (the time limit); a roll-up not started ahead runs in ``take``.
+    """
+
+    def __init__(self, classifier: Classifier, threads: RollupThreads, rows: list,
+                 may_start: Callable[[], bool]):
+        self.classifier = classifier
+        self.threads = threads
+        self.may_start = may_start
+        self.levels = [np.asarray(r, dtype=np.int64) for r in rows]
+        # every source chosen now, in order: independent of threads and timing
+        self.plans = [classifier.plan(levels) for levels in self.levels]
+        self.futures: list[Future | None] = [None] * len(rows)
+        self.started = 0  # roll-ups submitted (or cached) so far, in order
+        self.window = threads.threads + 1
+
+    def _start_until(self, end: int) -> None:
+        end = min(end, len(self.plans))
+        while self.started < end and self.may_start():
+            i = self.started
+            _, hit, source = self.plans[i]
+            if hit is None:
+                self.futures[i] = self.threads.submit(self.classifier.rolled_up, source,
+                                                      self.levels[i])
+            self.started += 1
+
+    def take(self, i: int) -> Classes:
+        """Item ``i``'s classes (items are taken in order), cached as ``classify``
+        caches them; starts the next roll-ups ahead."""
+        key, hit, source = self.plans[i]
+        future = self.futures[i]
+        if self.started <= i:  # not started ahead: roll it up here
+            self.started = i + 1
+        self._start_until(i + 1 + self.window)
+        if hit is not None:
+            return hit
+        classes = (future.result() if future is not None
+                   else self.classifier.rolled_up(source, self.levels[i]))
+        self.futures[i] = None
+        self.plans[i] = (key, None, None)
+        self.classifier.store(key, classes)
+        return classes
+
+    def close(self) -> None:
+        """Drop the roll-ups not taken (those running finish in their thread)."""
+        for f in self.futures:
+            if f is not None:
+                f.cancel()
+        self.futures = []
+        self.plans = []
