@@ -15,7 +15,8 @@ check. The snapshots to roll up from are chosen, in order, when the batch starts
 (those cached before it), so they do not depend on the number of threads or the
 timing either. At most ``threads + 1`` roll-ups are under way ahead of the
 searching thread, and none is started when the next check would end after the
-time limit; roll-ups a stopped search no longer needs are dropped.
+time limit; roll-ups a stopped search no longer needs are dropped. Small roll-ups
+(``MIN_ITEMS_AHEAD``) run in the searching thread when their turn comes.
 """
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ from typing import Callable
 import numpy as np
 
 from engine.classes import Classes, Classifier
+
+#: roll-ups from snapshots of fewer items run in the searching thread (a few
+#: microseconds: handing them to a worker would cost more than it saves)
+MIN_ITEMS_AHEAD = 2048
 
 
 def available_cores() -> int:
@@ -85,7 +90,7 @@ class RollupBatch:
         while self.started < end and self.may_start():
             i = self.started
             _, hit, source = self.plans[i]
-            if hit is None:
+            if hit is None and source.n_classes >= MIN_ITEMS_AHEAD:
                 self.futures[i] = self.threads.submit(self.classifier.rolled_up, source,
                                                       self.levels[i])
             self.started += 1

@@ -14,7 +14,9 @@ kernels from their disk cache (``engine.warmup.load_kernels``, as the app does
 when it starts; not counted); the CLI processes are fresh ones (they load the
 kernels before their limit starts, and their wall time counts it).
 ``--cpu-clock`` counts the limit of the ``engine.anonymize`` calls in CPU seconds
-of the process: what the limit gives on an idle machine, whatever the load.
+of the process: what the limit gives on an idle machine, whatever the load (every
+thread's CPU counts, so the second core's work is not free there: compare threads
+with wall time). ``--threads N`` writes ``[transformation] threads = N`` into the jobs.
 ``--in-memory`` calls ``engine.anonymize(table, job)`` as the app does: the job with
 its hierarchies and the encoded table are made before each call (not counted). Every run reports its wall and CPU seconds (user + system) and
 the 1-minute load average, and the table gives the median and worst loss.
@@ -133,8 +135,10 @@ def warm_up(table, attrs) -> tuple[float, float]:
 
 
 # --- whole calls: engine.anonymize and the CLI, preparing counted ----------------------
-def write_job(name: str, algorithm: str, limit: float, seed: int, folder: Path) -> Path:
-    """The job file of a data set (every column with a hierarchy a QI)."""
+def write_job(name: str, algorithm: str, limit: float, seed: int, folder: Path,
+              threads: int | None = None) -> Path:
+    """The job file of a data set (every column with a hierarchy a QI); ``threads``:
+    ``[transformation] threads`` (None: absent, one per core)."""
     csv = DATASETS[name]
     header = csv.read_text().split("\n", 1)[0].strip().split(";")
     lines = ["[data]", f'path = "{csv}"', 'delimiter = ";"', ""]
@@ -145,7 +149,8 @@ def write_job(name: str, algorithm: str, limit: float, seed: int, folder: Path) 
                       f'hierarchy = "{h}"', ""]
     lines += ["[[privacy]]", 'model = "k-anonymity"', "k = 5", "", "[transformation]",
               "suppression_limit = 1.0", f'algorithm = "{algorithm}"', f"time_limit_s = {limit}",
-              f"seed = {seed}", "", "[metric]", 'name = "loss"', 'aggregate = "geometric-mean"', ""]
+              f"seed = {seed}"] + ([f"threads = {threads}"] if threads else []) + [
+              "", "[metric]", 'name = "loss"', 'aggregate = "geometric-mean"', ""]
     path = folder / f"{name}_{algorithm}_{seed}.toml"
     path.write_text("\n".join(lines))
     return path
@@ -213,13 +218,14 @@ def cli_run(job: Path, folder: Path) -> dict:
 
 
 def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[int],
-          cpu_clock: bool = False, in_memory: bool = False) -> None:
+          cpu_clock: bool = False, in_memory: bool = False,
+          threads: int | None = None) -> None:
     rows = []
     with tempfile.TemporaryDirectory(prefix="bench_heuristics_") as tmp:
         folder = Path(tmp)
         for name in datasets:
             for algorithm in algorithms:
-                jobs = [write_job(name, algorithm, limit, s, folder) for s in seeds]
+                jobs = [write_job(name, algorithm, limit, s, folder, threads) for s in seeds]
                 code = ("import json, sys; sys.path.insert(0, sys.argv[1]); "
                         "from tests.benchmarks.bench_heuristics import calls_in_process; "
                         "print(json.dumps(calls_in_process(sys.argv[4:], sys.argv[2] == "
@@ -234,6 +240,7 @@ def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[
                 arx = ARX.get((name, GOAL_FROM))
                 arx_best = min(a[0] for a in arx) if arx else None
                 kinds = [("anonymize" + (" (in memory)" if in_memory else "")
+                          + (f" ({threads} thread{'s' * (threads > 1)})" if threads else "")
                           + (" (CPU clock)" if cpu_clock else ""), calls)]
                 for kind, runs in kinds + ([("CLI", clis)] if clis else []):
                     for seed, r in zip(seeds, runs):
@@ -272,13 +279,16 @@ def main(argv=None) -> None:
     ap.add_argument("--in-memory", action="store_true",
                     help="--whole: the job and the table loaded before each call (as the app "
                          "calls engine.anonymize); engine.anonymize calls only")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="--whole: [transformation] threads of the jobs (absent: one per core)")
     args = ap.parse_args(argv)
     if args.whole is not None:
         datasets = args.datasets.split(",")
         if "wide30" in datasets:
             ensure_wide()
         whole(datasets, args.algorithms.split(","), args.whole,
-              [int(x) for x in args.seeds.split(",")], args.cpu_clock, args.in_memory)
+              [int(x) for x in args.seeds.split(",")], args.cpu_clock, args.in_memory,
+              args.threads)
         return
     limits = [float(x) for x in args.limits.split(",")]
     ensure_wide()
