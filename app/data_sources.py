@@ -150,29 +150,70 @@ def read_excel(path: str | Path, sheet: str, has_header: bool = True,
 
 
 # --- Parquet -------------------------------------------------------------------------------
+def parquet_parts(location: str | Path) -> list[Path]:
+    """The files a Parquet location names: the file itself, or the parts a pattern such
+    as ``/data/part-*.parquet`` matches in the engine's order (its ``data_source``); a
+    pattern that matches no file is a DataError naming it."""
+    from engine.backends import data_source
+    from engine.config import DataConfig, Job
+    from engine.errors import JobError
+    text = str(location)
+    if not any(ch in text for ch in "*?["):
+        return [Path(text)]
+    import glob
+    if not glob.glob(text):
+        raise DataError(f"no file matches the pattern {text}")
+    try:
+        source = data_source(Job(data=DataConfig(text)), text)
+    except JobError:
+        source = None  # files of several kinds
+    if source is None or source.kind != "parquet":
+        raise DataError(f"the pattern {text} matches files that are not Parquet "
+                        f"(.parquet, .pq): read the parts by a pattern such as "
+                        f"{parquet_pattern(Path(text).parent)}")
+    return list(source.files)
+
+
+def parquet_pattern(folder: str | Path) -> str:
+    """The pattern of a folder's Parquet parts (a Spark or DuckDB output folder)."""
+    return str(Path(folder) / "*.parquet")
+
+
 def read_parquet(path: str | Path, n_rows: int | None = None) -> pd.DataFrame:
-    """A Parquet file's rows as strings (the first ``n_rows`` read batch by batch)."""
+    """A Parquet file's rows as strings (the first ``n_rows`` read batch by batch); a
+    pattern of parts (``parquet_parts``): their rows one part after the other."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         raise DataError("reading Parquet files needs the pyarrow package") from None
+    tables, seen = [], 0
+    for part in parquet_parts(path):
+        try:
+            f = pq.ParquetFile(part)
+            if n_rows is None:
+                table = f.read()
+            else:
+                batches = []
+                for batch in f.iter_batches(batch_size=max(1, min(n_rows, 65_536))):
+                    batches.append(batch)
+                    if seen + sum(b.num_rows for b in batches) >= n_rows:
+                        break
+                table = pa.Table.from_batches(batches, schema=f.schema_arrow)
+        except FileNotFoundError:
+            raise DataError(f"file not found: {part}") from None
+        except Exception as e:  # pyarrow raises ArrowInvalid and others for damaged files
+            raise DataError(f"{Path(part).name} cannot be read as Parquet: {e}") from None
+        tables.append(table)
+        seen += table.num_rows
+        if n_rows is not None and seen >= n_rows:
+            break
     try:
-        f = pq.ParquetFile(path)
-        if n_rows is None:
-            table = f.read()
-        else:
-            batches, seen = [], 0
-            for batch in f.iter_batches(batch_size=max(1, min(n_rows, 65_536))):
-                batches.append(batch)
-                seen += batch.num_rows
-                if seen >= n_rows:
-                    break
-            table = pa.Table.from_batches(batches, schema=f.schema_arrow).slice(0, n_rows)
-    except FileNotFoundError:
-        raise DataError(f"file not found: {path}") from None
-    except Exception as e:  # pyarrow raises ArrowInvalid and others for damaged files
-        raise DataError(f"{Path(path).name} cannot be read as Parquet: {e}") from None
+        table = tables[0] if len(tables) == 1 else pa.concat_tables(tables)
+    except Exception as e:  # noqa: BLE001 - parts of other columns or types
+        raise DataError(f"the parts of {path} do not hold the same columns: {e}") from None
+    if n_rows is not None:
+        table = table.slice(0, n_rows)
     return _strings(table.to_pandas())
 
 

@@ -30,6 +30,14 @@ def _label(char: str, table) -> str:
     return next((label for label, c in table if c == char), char)
 
 
+def parquet_label(parts) -> str:
+    """What the preview shows: a Parquet file, or the parts a pattern matched."""
+    if len(parts) < 2:
+        return "Parquet file"
+    return (f"{len(parts):,} Parquet parts read as one table in name order "
+            f"({parts[0].name} … {parts[-1].name})")
+
+
 class FormatPage(QWizardPage):
     def __init__(self, wizard):
         super().__init__()
@@ -67,6 +75,7 @@ class FormatPage(QWizardPage):
         lay.addWidget(self.header)
         self.detected = QLabel()
         self.detected.setObjectName("mutedLabel")
+        self.detected.setWordWrap(True)  # a pattern's parts can be long names
         lay.addWidget(self.detected)
         self.model = FrameTableModel()
         self.preview = QTableView()
@@ -102,7 +111,7 @@ class FormatPage(QWizardPage):
                                   f"encoding {f.encoding}, header {'yes' if f.has_header else 'no'}"
                                   f" (confidence {f.confidence:.0%})")
         else:
-            self.detected.setText("Parquet file" if w.kind == "parquet" else
+            self.detected.setText(parquet_label(w.parts) if w.kind == "parquet" else
                                   f"{'Sheet' if w.kind == 'excel' else 'Table'} "
                                   f"'{w.table_name}'")
         self.header.setChecked(w.has_header)

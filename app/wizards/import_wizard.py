@@ -57,6 +57,7 @@ class ImportWizard(QWizard):
         self.password = ""
         self.csv_format = None
         self.has_header = True
+        self.parts: list = []  # Parquet: the file, or the parts a pattern matches
         self.source_page = SourcePage(self)
         self.format_page = FormatPage(self)
         self.columns_page = ColumnsPage(self, page_size)

@@ -1,19 +1,21 @@
-"""First page: CSV file, Excel workbook, or database (SQLAlchemy URL or SQLite file)."""
+"""First page: CSV file, Excel workbook, Parquet file or folder of Parquet parts (a
+pattern such as ``/data/part-*.parquet``), or database (SQLAlchemy URL or SQLite file)."""
 from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QLabel, QLineEdit, QPushButton, QRadioButton, QSpinBox,
-                               QVBoxLayout, QWizardPage)
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout, QGroupBox,
+                               QHBoxLayout, QLabel, QLineEdit, QPushButton, QRadioButton,
+                               QSpinBox, QVBoxLayout, QWizardPage)
 
 from app import file_dialogs
-from app.data_sources import DIALECTS, database_tables, excel_sheets, guess_kind, server_url
+from app.data_sources import (DIALECTS, database_tables, excel_sheets, guess_kind,
+                              parquet_parts, parquet_pattern, server_url)
 from app.workers import readable_error
 from engine.data.csv_import import detect_csv_format
 
 KINDS = (("csv", "CSV or text file"), ("excel", "Excel workbook (.xlsx, .xls)"),
-         ("parquet", "Parquet file"), ("sql", "Database (SQLite file or SQLAlchemy URL)"))
+         ("parquet", "Parquet file, or a folder of Parquet parts"), ("sql", "Database (SQLite file or SQLAlchemy URL)"))
 FILTERS = {"csv": "Delimited text (*.csv *.tsv *.txt *.dat);;All files (*)",
            "excel": "Excel workbooks (*.xlsx *.xlsm *.xls);;All files (*)",
            "parquet": "Parquet files (*.parquet *.pq);;All files (*)",
@@ -44,8 +46,16 @@ class SourcePage(QWizardPage):
                                          "postgresql://user@host/db")
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
+        # Parquet parts (Spark's or DuckDB's output folders): a folder gives its pattern
+        self.folder = QPushButton("Folder of parts…")
+        self.folder.setObjectName("parquetFolder")
+        self.folder.setToolTip("Choose a folder: its Parquet files (*.parquet) are read as "
+                               "one table, in name order. Or type a pattern such as "
+                               "/data/part-*.parquet")
+        self.folder.clicked.connect(self._browse_folder)
         row.addWidget(self.location, 1)
         row.addWidget(browse)
+        row.addWidget(self.folder)
         form.addRow("Location", row)
         self.table = QComboBox()
         self.table.setObjectName("tableChoice")
@@ -116,7 +126,7 @@ class SourcePage(QWizardPage):
         self.kinds.button([k for k, _ in KINDS].index(kind)).setChecked(True)
 
     def prefill(self, path: str) -> None:
-        self.set_kind(guess_kind(path))
+        self.set_kind("parquet" if Path(path).is_dir() else guess_kind(path))
         self.location.setText(str(path))
         self._list_tables()
 
@@ -125,6 +135,11 @@ class SourcePage(QWizardPage):
         self.table.setVisible(tabular)
         self.table_label.setVisible(tabular)
         self.server_box.setVisible(self.kind == "sql")
+        self.folder.setVisible(self.kind == "parquet")
+        self.location.setPlaceholderText(
+            "A .parquet file, a folder of parts, or a pattern such as /data/part-*.parquet"
+            if self.kind == "parquet" else
+            "File path, or a database URL such as postgresql://user@host/db")
         self._list_tables()
 
     def _browse(self) -> None:
@@ -132,6 +147,13 @@ class SourcePage(QWizardPage):
         if path:
             self.location.setText(path)
             self._list_tables()
+
+    def _browse_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self, "Choose the folder of Parquet parts", file_dialogs.start_folder("data"))
+        if folder:
+            file_dialogs.remember("data", folder)
+            self.location.setText(parquet_pattern(folder))
 
     def _list_tables(self) -> None:
         self.table.clear()
@@ -163,7 +185,11 @@ class SourcePage(QWizardPage):
                 w.csv_format = detect_csv_format(w.location)
                 w.has_header = w.csv_format.has_header
             elif w.kind == "parquet":
-                if not Path(w.location).is_file():
+                if Path(w.location).is_dir():  # a folder: its parts, by their pattern
+                    w.location = parquet_pattern(w.location)
+                    self.location.setText(w.location)
+                w.parts = parquet_parts(w.location)  # a pattern matching none: named
+                if not w.parts[0].is_file():
                     raise FileNotFoundError(2, "File not found", w.location)
                 w.has_header = True
             else:
