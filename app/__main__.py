@@ -27,14 +27,13 @@ def create_application(argv: list[str] | None = None):
     from PySide6.QtWidgets import QApplication
 
     from app import APP_NAME, ORGANIZATION
-    from app.theme import stylesheet
+    from app.theme import apply_theme
 
     qapp = QApplication.instance() or QApplication(argv or [sys.argv[0]])
     qapp.setOrganizationName(ORGANIZATION)
     qapp.setApplicationName(APP_NAME)
     qapp.setApplicationDisplayName(APP_NAME)
-    qapp.setStyle("Fusion")
-    qapp.setStyleSheet(stylesheet())
+    apply_theme(qapp)
     return qapp
 
 
