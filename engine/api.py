@@ -1,19 +1,18 @@
 """The pandas-friendly entry point: ``engine.anonymize(data, config)``."""
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
 
-import pandas as pd
-
 from engine.config import Job
-from engine.data.csv_import import read_csv
+from engine.data.csv_import import read_csv_encoded
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, Cancelled, DataError, JobError
 from engine.problem import Problem
 from engine.pseudonyms import check_keys
-from engine.project.job_file import job_from_dict, load_data, load_job
+from engine.project.job_file import job_from_dict, load_encoded, load_job
 from engine.result import AnonymizationResult
 from engine.progress import Reporter
 from engine.search import CancelCheck, ProgressCallback, run_search
@@ -36,15 +35,15 @@ def as_table(data, job: Job) -> EncodedTable:
         return data
     if data is None or isinstance(data, (str, Path)):
         if data is None:
-            frame, path = load_data(job), job.resolve(job.data.path)
+            table, path = load_encoded(job), job.resolve(job.data.path)
         else:
-            frame, path = read_csv(data, delimiter=job.data.delimiter,
-                                   encoding=job.data.encoding, header=True,
-                                   categorical=True), data
-        if len(frame) == 0:
+            table, path = read_csv_encoded(data, delimiter=job.data.delimiter,
+                                           encoding=job.data.encoding, header=True), data
+        if table.n_rows == 0:
             raise DataError(f"data file {path} has no records (a header alone?)")
-        return EncodedTable.from_dataframe(frame)
-    if isinstance(data, pd.DataFrame):
+        return table
+    pd = sys.modules.get("pandas")  # a DataFrame implies pandas is loaded
+    if pd is not None and isinstance(data, pd.DataFrame):
         return EncodedTable.from_dataframe(data)
     raise JobError(f"cannot anonymize a {type(data).__name__}: give a DataFrame or a path")
 

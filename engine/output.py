@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import io
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from engine.classes import Classes
 from engine.data.table import EncodedColumn, EncodedTable
@@ -39,6 +38,9 @@ from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
 from engine.pseudonyms import pseudonymize
 from engine.transform.release import finish_columns, finished_names
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["SUPPRESSED", "ReleasedTable", "transform", "transform_recoded", "withheld_rows",
            "pseudonym_column", "compact_codes"]
@@ -339,6 +341,7 @@ class ReleasedTable:
         if built is not None:
             return built
         if name in self._finished_names or self.base_levels is not None:
+            import pandas as pd
             codes, uniques = pd.factorize(pd.Series(self.values(name), dtype=object),
                                           sort=False)
             built = EncodedColumn(name, codes.astype(np.int32),
@@ -364,6 +367,7 @@ class ReleasedTable:
         cells' text, encoded."""
         from engine.data.csv_encoded import as_text
         if name in self._finished_names or (name in self._maps and self.base_levels is not None):
+            import pandas as pd
             codes, uniques = pd.factorize(as_text(self.values(name)), sort=False)
             return codes.astype(np.int32), np.asarray(uniques, dtype=object)
         if name in self._maps and self.withheld is None:
@@ -451,6 +455,7 @@ class ReleasedTable:
         cell; prefer ``values``/``column`` for large data)."""
         self._rows_held()
         if self._frame is None:
+            import pandas as pd
             frame = pd.DataFrame({n: self.values(n) for n in self.names})
             with self._lock:
                 if self._frame is None:
@@ -473,6 +478,7 @@ class ReleasedTable:
     def chunks(self, rows: int = 100_000):
         """The released table as DataFrames of at most ``rows`` rows, in order."""
         self._rows_held()
+        import pandas as pd
         n = self.n_rows
         for start in range(0, max(n, 1), rows):
             part = slice(start, min(n, start + rows))
@@ -509,6 +515,7 @@ class ReleasedColumns(EncodedTable):
         return self.released.suppressed_rows
 
     def to_dataframe(self, rows=None) -> pd.DataFrame:
+        import pandas as pd
         return pd.DataFrame({n: self.column(n).values(rows) for n in self.names})
 
 

@@ -5,15 +5,18 @@ import json
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from engine.io_utils import atomic_write_text
 from engine.metrics import Loss
 from engine.output import ReleasedTable, transform, transform_recoded
 from engine.problem import Problem
 from engine.search.outcome import SearchOutcome
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMAT_VERSION = 1
 

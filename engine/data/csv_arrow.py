@@ -16,7 +16,8 @@ import csv
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
+
+from engine.data.arrow_numpy import from_numpy, int_scalar, to_numpy
 
 #: files smaller than this are read by pandas (as fast at a few kB). From 250 kB up
 #: Arrow is faster even on one thread, its columns mapped in its compute functions:
@@ -102,20 +103,21 @@ def _arrow_table(path: Path, delimiter: str, quotechar: str, encoding: str, widt
 
 
 def _column(chunks, skip_first: bool, quote: str | None):
-    """One column's categorical (values present after the skipped first record, sorted
-    as pandas sorts them) and its first record's value; None if a value holds
-    ``quote``. Each chunk's own dictionary is mapped onto the sorted categories, in
-    Arrow's compute functions (no Python string per value: credit card's 24 columns
-    of up to 20,000 values 0.24 -> 0.02 s of CPU)."""
+    """One column's codes and categories (an Arrow array of the values present after
+    the skipped first record, sorted as pandas sorts them) and its first record's
+    value; None if a value holds ``quote``. Each chunk's own dictionary is mapped onto
+    the sorted categories, in Arrow's compute functions (no Python string per value:
+    credit card's 24 columns of up to 20,000 values 0.24 -> 0.02 s of CPU), with
+    arrays passed as buffers (`engine.data.arrow_numpy`: pyarrow would load pandas)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     words = [c.dictionary for c in chunks]
-    indices = [c.indices.to_numpy(zero_copy_only=False) for c in chunks]
+    indices = [to_numpy(c.indices) for c in chunks]
     first = words[0][int(indices[0][0])].as_py() if len(indices[0]) else None
     present = []
     for j, (w, idx) in enumerate(zip(words, indices)):
         if j == 0 and skip_first:  # the header's value unless a record holds it too
-            w = w.filter(pa.array(np.bincount(idx[1:], minlength=len(w)) > 0))
+            w = w.take(from_numpy(np.flatnonzero(np.bincount(idx[1:], minlength=len(w)))))
         present.append(w)
     present = pc.unique(pa.concat_arrays(present))
     if quote is not None and len(present) and pc.any(
@@ -123,13 +125,13 @@ def _column(chunks, skip_first: bool, quote: str | None):
         return None
     # Arrow sorts strings by their UTF-8 bytes, which is code point order: pandas' order
     present = present.take(pc.sort_indices(present))
-    categories = pd.Index(present, dtype="str")
     n = sum(len(idx) for idx in indices) - int(skip_first)
-    dtype = np.int8 if len(categories) < 2**7 else np.int16 if len(categories) < 2**15 \
+    dtype = np.int8 if len(present) < 2**7 else np.int16 if len(present) < 2**15 \
         else np.int32
     # every chunk's dictionary looked up at once (one hash table of the categories)
-    lookup = pc.fill_null(pc.index_in(pa.concat_arrays(words), value_set=present), -1)
-    lookup = lookup.to_numpy(zero_copy_only=False).astype(dtype)
+    lookup = pc.fill_null(pc.index_in(pa.concat_arrays(words), value_set=present),
+                          int_scalar(-1))
+    lookup = to_numpy(lookup).astype(dtype)
     codes = np.empty(n, dtype=dtype)
     at = start = 0
     for j, (w, idx) in enumerate(zip(words, indices)):
@@ -138,14 +140,29 @@ def _column(chunks, skip_first: bool, quote: str | None):
         codes[at:at + len(idx)] = lookup[start:start + len(w)][idx]
         at += len(idx)
         start += len(w)
-    return pd.Categorical.from_codes(codes, categories=categories, validate=False), first
+    return codes, present, first
 
 
 def read_categorical(path: Path, delimiter: str, quotechar: str, codec: str,
-                     has_header: bool) -> tuple[pd.DataFrame, list[str] | None] | None:
+                     has_header: bool):
     """The file as ``pandas.read_csv(header=None, dtype="category", ...)`` reads it,
-    minus the header record, and the header's raw fields (None without a header).
-    None where the caller must read it with pandas."""
+    minus the header record (a DataFrame of categoricals), and the header's raw fields
+    (None without a header). None where the caller must read it with pandas."""
+    read = read_columns(path, delimiter, quotechar, codec, has_header)
+    if read is None:
+        return None
+    import pandas as pd
+    columns, first = read
+    return pd.DataFrame({j: pd.Categorical.from_codes(
+        codes, categories=pd.Index(categories, dtype="str"), validate=False)
+        for j, (codes, categories) in enumerate(columns)}), first
+
+
+def read_columns(path: Path, delimiter: str, quotechar: str, codec: str, has_header: bool):
+    """`read_categorical`'s columns without pandas: per column the codes (the
+    categoricals' codes) and the categories as an Arrow string array, and the header's
+    raw fields (None without a header). None where the caller must read it with
+    pandas."""
     encoding = arrow_encoding(codec)
     if encoding is None or not (delimiter + quotechar).isascii():
         return None
@@ -163,12 +180,13 @@ def read_categorical(path: Path, delimiter: str, quotechar: str, codec: str,
     table = _arrow_table(path, delimiter, quotechar, encoding, width, n_quotes > 0)
     if table is None or table.num_rows == 0:
         return None
-    columns, first = {}, []
-    for j in range(width):
+    columns, first = [], []
+    for _ in range(width):
         built = _column(table.column(0).chunks, has_header, quotechar if n_quotes else None)
         table = table.drop_columns([table.column_names[0]])  # its memory goes now
         if built is None:
             return None
-        columns[j], value = built
+        codes, categories, value = built
+        columns.append((codes, categories))
         first.append(str(value))
-    return pd.DataFrame(columns), (first if has_header else None)
+    return columns, (first if has_header else None)

@@ -20,7 +20,8 @@ import re
 from collections.abc import Callable, Sequence
 
 import numpy as np
-import pandas as pd
+
+from engine.data.arrow_numpy import binary, binary_scalar, from_numpy
 
 #: codecs that encode each character on its own, without a byte order mark: a file is
 #: the concatenation of its encoded values
@@ -44,7 +45,13 @@ def supports(encoding: str, n_columns: int) -> bool:
 
 
 def as_text(values) -> np.ndarray:
-    """Values as the text ``DataFrame.astype(str).to_csv`` writes for them (missing: "")."""
+    """Values as the text ``DataFrame.astype(str).to_csv`` writes for them (missing: "").
+    Strings are their own text (no pandas needed); other values are converted by
+    pandas, as ``astype(str)`` converts them."""
+    values = np.asarray(values, dtype=object)
+    if all(type(v) is str for v in values.tolist()):
+        return values
+    import pandas as pd
     s = pd.Series(np.asarray(values, dtype=object), dtype=object).astype(str)
     return np.asarray(s.astype(object).where(s.notna(), ""), dtype=object)
 
@@ -104,24 +111,25 @@ def write_encoded_csv(f, names: Sequence[str], n_rows: int, column: ColumnSource
     and False is returned. Raises ``UnicodeEncodeError`` for text the encoding cannot
     hold and ``csv.Error`` where the csv writer would (both before anything is
     written)."""
-    import pyarrow as pa
     import pyarrow.compute as pc
     dialect = _dialect(delimiter, quoting, quotechar, lineterminator)
     head = header_line(names, dialect).encode(encoding)
-    sep = delimiter.encode(encoding)
+    # Arrow arrays and scalars built from buffers (`engine.data.arrow_numpy`): pyarrow's
+    # own conversions would load pandas
+    sep = binary_scalar(delimiter.encode(encoding))
     parts: list[list] = []  # [row index, [text per index entry, one per column]]
     for j, name in enumerate(names):
         codes, labels = column(name)
         text = render(labels, dialect)
         if j == len(names) - 1:
             text = [t + lineterminator for t in text]
-        field = pa.array([t.encode(encoding) for t in text], pa.binary())
+        field = binary([t.encode(encoding) for t in text])
         if isinstance(codes, tuple):
             rows, codes = codes
             if parts and parts[-1][0] is rows:
-                parts[-1][1].append(pc.take(field, pa.array(codes)))
+                parts[-1][1].append(pc.take(field, from_numpy(codes)))
             else:
-                parts.append([rows, [pc.take(field, pa.array(codes))]])
+                parts.append([rows, [pc.take(field, from_numpy(codes))]])
         else:
             parts.append([codes, [field]])
     index = [p[0] for p in parts]
@@ -130,7 +138,7 @@ def write_encoded_csv(f, names: Sequence[str], n_rows: int, column: ColumnSource
     f.write(head)
     for start in range(0, n_rows, chunk_rows):
         end = min(n_rows, start + chunk_rows)
-        cells = [pc.take(t, pa.array(i[start:end])) for t, i in zip(texts, index)]
+        cells = [pc.take(t, from_numpy(i[start:end])) for t, i in zip(texts, index)]
         joined = cells[0] if len(cells) == 1 else pc.binary_join_element_wise(*cells, sep)
         offsets = np.frombuffer(joined.buffers()[1], np.int32,
                                 len(joined) + 1, joined.offset * 4)

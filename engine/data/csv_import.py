@@ -2,7 +2,9 @@
 
 Missing values stay ``""`` (a value of their own); ``"NA"`` or ``"NULL"`` are ordinary
 values. The format (encoding, delimiter, quote character, header) is detected on a
-sample of the file's first bytes; the whole file is read by pandas' C parser.
+sample of the file's first bytes; the whole file is read by pandas' C parser, or
+by Arrow (`engine.data.csv_arrow`) into the same categoricals; `read_csv_encoded`
+gives an ``EncodedTable`` and loads pandas only where Arrow does not read the file.
 """
 from __future__ import annotations
 
@@ -14,11 +16,18 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 
 from engine.data import csv_arrow
+from engine.data.arrow_numpy import strings
 from engine.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from engine.data.table import EncodedTable
 
 DELIMITERS = ("\t", ";", "|", ",")  # ties go to the one least likely inside values
 QUOTECHARS = ('"', "'")
@@ -272,6 +281,7 @@ def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
     With ``fallback`` a decoding failure retries the next encoding of `_FALLBACK`
     (UTF-8 only when the sample was plain ASCII, i.e. gave no evidence of UTF-8).
     """
+    import pandas as pd
     codec = _check(path, fmt)
     nrows = None if n_rows is None else n_rows + int(fmt.has_header)
     fast = None
@@ -310,19 +320,30 @@ def _read(path: Path, fmt: CsvFormat, n_rows: int | None = None,
                 for c in df.columns:  # (DataFrame.apply skips a frame without rows)
                     df[c] = df[c].cat.remove_unused_categories()
     if fmt.has_header:
-        if len(first) > 1 and not str(first[-1]).strip() and (df.iloc[:, -1] == "").all():
-            first, df = first[:-1], df.iloc[:, :-1]  # a trailing delimiter on every line
+        if _trailing_delimiter(first, (df.iloc[:, -1] == "").all()):
+            first, df = first[:-1], df.iloc[:, :-1]
         df.columns = _column_names(path, first)
     else:
-        df.columns = [f"column{i + 1}" for i in range(df.shape[1])]
+        df.columns = _unnamed_columns(df.shape[1])
     df.attrs["csv_format"] = fmt
     return df
+
+
+def _trailing_delimiter(first: list, last_column_empty: bool) -> bool:
+    """Whether every line ends in a delimiter: the header's last field is blank and
+    so is every value of the last column (that column is then dropped)."""
+    return len(first) > 1 and not str(first[-1]).strip() and bool(last_column_empty)
+
+
+def _unnamed_columns(n: int) -> list[str]:
+    return [f"column{i + 1}" for i in range(n)]
 
 
 def _as_text_categories(df: pd.DataFrame, path: Path, fmt: CsvFormat, codec: str,
                         nrows: int | None) -> pd.DataFrame:
     """pandas turns the categories of a column that holds only numbers into numbers
     ("007" -> 7.0): such columns are read again as text."""
+    import pandas as pd
     numeric = [c for c in df.columns
                if not pd.api.types.is_string_dtype(df[c].cat.categories.dtype)]
     if numeric:
@@ -362,14 +383,48 @@ def read_csv(path: str | Path, delimiter: str | None = None, encoding: str | Non
         the wrong width (line and field counts), and empty or duplicate column names.
     """
     path = Path(path)
+    fmt = _format(path, delimiter, encoding, quotechar, header)
+    return _read(path, fmt, fallback=encoding is None, categorical=categorical)
+
+
+def _format(path: Path, delimiter, encoding, quotechar, header) -> CsvFormat:
+    """The format given, its ``None`` parts detected."""
     if None in (delimiter, encoding, quotechar, header):
         found = detect_csv_format(path)
-        fmt = CsvFormat(delimiter or found.delimiter, quotechar or found.quotechar,
-                        found.has_header if header is None else header,
-                        encoding or found.encoding, found.confidence)
+        return CsvFormat(delimiter or found.delimiter, quotechar or found.quotechar,
+                         found.has_header if header is None else header,
+                         encoding or found.encoding, found.confidence)
+    return CsvFormat(delimiter, quotechar, header, encoding)
+
+
+def read_csv_encoded(path: str | Path, delimiter: str | None = None,
+                     encoding: str | None = None, quotechar: str | None = None,
+                     header: bool | None = None) -> EncodedTable:
+    """`read_csv` (``categorical=True``) as an ``EncodedTable``: the same columns,
+    names, codes and dictionaries as ``EncodedTable.from_dataframe(read_csv(...))``,
+    and the same errors. A file Arrow reads (`engine.data.csv_arrow`) becomes codes
+    without pandas; the others are read by pandas as `read_csv` reads them."""
+    from engine.data.table import EncodedColumn, EncodedTable
+    path = Path(path)
+    fmt = _format(path, delimiter, encoding, quotechar, header)
+    codec = _check(path, fmt)
+    fast = None
+    if path.stat().st_size >= csv_arrow.MIN_BYTES:
+        fast = csv_arrow.read_columns(path, fmt.delimiter, fmt.quotechar, codec,
+                                      fmt.has_header)
+    if fast is None:
+        return EncodedTable.from_dataframe(
+            _read(path, fmt, fallback=encoding is None, categorical=True))
+    columns, first = fast
+    if fmt.has_header:
+        if _trailing_delimiter(first, len(columns[-1][1]) == 0 or (
+                len(columns[-1][1]) == 1 and columns[-1][1][0].as_py() == "")):
+            first, columns = first[:-1], columns[:-1]
+        names = _column_names(path, first)
     else:
-        fmt = CsvFormat(delimiter, quotechar, header, encoding)
-    return _read(path, fmt, fallback=encoding is None, categorical=categorical)
+        names = _unnamed_columns(len(columns))
+    return EncodedTable([EncodedColumn(name, codes.astype(np.int32), strings(categories))
+                         for name, (codes, categories) in zip(names, columns)])
 
 
 def read_csv_preview(path: str | Path, fmt: CsvFormat, n_rows: int = 100) -> pd.DataFrame:

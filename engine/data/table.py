@@ -2,11 +2,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from engine.errors import DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class EncodedTable:
 
     @classmethod
     def from_dataframe(cls, df: pd.DataFrame) -> "EncodedTable":
+        import pandas as pd
         cols = []
         for name in df.columns:
             series = df[name]
@@ -132,4 +136,5 @@ class EncodedTable:
     def to_dataframe(self, rows=None) -> pd.DataFrame:
         if self.weights is not None:
             raise DataError("a frequency table holds distinct records with counts, not rows")
+        import pandas as pd
         return pd.DataFrame({n: c.values(rows) for n, c in self._columns.items()})

@@ -17,10 +17,12 @@ from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from engine.errors import Cancelled, DataError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ExportProgress = Callable[[int, int], None]
 CancelCheck = Callable[[], bool]
@@ -292,6 +294,7 @@ def _sqlalchemy():
 
 def read_table(target: FileTarget | DatabaseTarget) -> pd.DataFrame:
     """Read a written target back: every value a string, missing values ``""``."""
+    import pandas as pd
     if isinstance(target, DatabaseTarget):
         sa = _sqlalchemy()
         engine = sa.create_engine(target.url)
@@ -313,6 +316,7 @@ def read_table(target: FileTarget | DatabaseTarget) -> pd.DataFrame:
 
 
 def _read_xlsx(path: Path) -> pd.DataFrame:
+    import pandas as pd
     from openpyxl import load_workbook
     wb = load_workbook(path, read_only=True, data_only=True)
     try:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.data.arrow_numpy import to_numpy
 from engine.errors import HierarchyError
 from engine.hierarchy.model import Hierarchy
 from engine.io_utils import atomic_write_text
@@ -83,7 +84,7 @@ def _read_arrow(text: str, delimiter: str):
     # each level's labels numbered in order of first appearance, as `EncodedHierarchy`
     # numbers them
     columns = [pc.dictionary_encode(c.combine_chunks()) for c in table.columns]
-    codes = [c.indices.to_numpy(zero_copy_only=False) for c in columns]
+    codes = [to_numpy(c.indices) for c in columns]  # (to_numpy: without pandas)
     if len(columns[0].dictionary) != n:  # a value twice
         return None
     for label, up in zip(codes[1:], codes[2:]):  # each level a function of the one below

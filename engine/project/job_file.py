@@ -11,7 +11,6 @@ import tomllib
 from dataclasses import replace
 from pathlib import Path
 
-import pandas as pd
 import tomli_w
 
 from engine.config import (AttributeConfig, DataConfig, EngineConfig, Job,
@@ -175,10 +174,20 @@ def save_job(job: Job, path: str | Path) -> None:
     atomic_write_text(Path(path), tomli_w.dumps(job_to_dict(job)))
 
 
-def load_data(job: Job) -> pd.DataFrame:
-    """Read the job's ``[data]`` file."""
+def load_data(job: Job) -> "pandas.DataFrame":  # noqa: F821 - loaded when called
+    """Read the job's ``[data]`` file as a DataFrame of categoricals."""
     from engine.data.csv_import import read_csv
     if not job.data.path:
         raise JobError("[data] path is missing: the job names no data file")
     return read_csv(job.resolve(job.data.path), delimiter=job.data.delimiter,
                     encoding=job.data.encoding, header=True, categorical=True)
+
+
+def load_encoded(job: Job) -> "EncodedTable":  # noqa: F821 - loaded when called
+    """Read the job's ``[data]`` file as an encoded table: the codes and dictionaries
+    `load_data`'s DataFrame gives, read without pandas where Arrow reads the file."""
+    from engine.data.csv_import import read_csv_encoded
+    if not job.data.path:
+        raise JobError("[data] path is missing: the job names no data file")
+    return read_csv_encoded(job.resolve(job.data.path), delimiter=job.data.delimiter,
+                            encoding=job.data.encoding, header=True)

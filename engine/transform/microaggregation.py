@@ -33,7 +33,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from engine.config import AGGREGATE_FUNCTIONS
 from engine.errors import JobError
@@ -98,6 +97,7 @@ def aggregate_values(values, spec: MicroSpec) -> str:
         kept = [v for v in values if not (spec.ignore_missing and v.strip() in MISSING)]
         if not kept:
             return ""
+        import pandas as pd
         counts = pd.Series(kept).value_counts()
         top = counts[counts == counts.max()].index
         return str(sorted(top, key=_sort_key)[0])
@@ -139,6 +139,7 @@ def aggregate_by_class(values: np.ndarray, row_class: np.ndarray, released: np.n
     if not len(rows):
         return out
     classes = np.asarray(row_class)[rows]
+    import pandas as pd
     codes, dictionary = pd.factorize(pd.Series(np.asarray(values)[rows]).astype(str),
                                      sort=True)
     w = np.ones(len(rows), np.int64) if weights is None else np.asarray(weights)[rows]

@@ -12,7 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.data import csv_arrow
-from engine.data.csv_import import CsvFormat, _check, read_csv
+from engine.data.csv_import import CsvFormat, _check, read_csv, read_csv_encoded
+from engine.data.table import EncodedTable
 from engine.errors import DataError
 from tests.shared_data import SHARED
 
@@ -35,6 +36,29 @@ def assert_same(a, b):
         return
     pd.testing.assert_frame_equal(a, b)
     assert a.attrs == b.attrs
+
+
+def assert_encoded_alike(path, monkeypatch, pandas_result, **fmt):
+    """`read_csv_encoded` (Arrow straight to codes, no DataFrame) gives the table
+    ``EncodedTable.from_dataframe`` makes of pandas' result: names, codes, dictionaries
+    (values and order), or the same error."""
+    monkeypatch.setattr(csv_arrow, "MIN_BYTES", 0)
+    try:
+        encoded = read_csv_encoded(path, **fmt)
+    except DataError as e:
+        assert pandas_result == f"DataError: {e}"
+        return
+    assert not isinstance(pandas_result, str), pandas_result
+    expected = EncodedTable.from_dataframe(pandas_result)
+    assert encoded.names == expected.names
+    assert encoded.n_rows == expected.n_rows
+    for name in expected.names:
+        got, want = encoded.column(name), expected.column(name)
+        assert got.codes.dtype == want.codes.dtype == "int32"
+        assert got.codes.tolist() == want.codes.tolist(), name
+        assert got.dictionary.dtype == want.dictionary.dtype == object
+        assert [type(v) for v in got.dictionary] == [str] * len(got.dictionary)
+        assert got.dictionary.tolist() == want.dictionary.tolist(), name
 
 
 def arrow_reads(path, fmt: CsvFormat) -> bool:
@@ -77,6 +101,7 @@ def test_awkward_files_read_alike(tmp_path, monkeypatch, name):
     path.write_bytes(data)
     pandas_result, arrow_result = read_both(path, monkeypatch, **fmt)
     assert_same(pandas_result, arrow_result)
+    assert_encoded_alike(path, monkeypatch, pandas_result, **fmt)
     if not isinstance(pandas_result, str):
         found = pandas_result.attrs["csv_format"]
         assert arrow_reads(path, found) == by_arrow  # where Arrow reads, it is tested
@@ -109,6 +134,7 @@ def test_shared_adult_reads_alike(monkeypatch):
         pytest.skip("../shared/data/adult is not available")
     pandas_result, arrow_result = read_both(path, monkeypatch)
     assert_same(pandas_result, arrow_result)
+    assert_encoded_alike(path, monkeypatch, pandas_result)
     assert arrow_reads(path, arrow_result.attrs["csv_format"])
     assert len(arrow_result) == 30162
 
@@ -154,4 +180,5 @@ def test_random_files_read_alike(tmp_path_factory, width, rows, delimiter, quote
         fmt = {"delimiter": delimiter, "quotechar": quotechar, "header": True,
                "encoding": None if encoding == "utf-8-sig" else encoding}
         pandas_result, arrow_result = read_both(path, monkeypatch, **fmt)
+        assert_encoded_alike(path, monkeypatch, pandas_result, **fmt)
     assert_same(pandas_result, arrow_result)

@@ -1,0 +1,91 @@
+"""The command line's common path loads no pandas (issue 19: start-up is most of a
+whole ``anonymist anonymize`` on Adult): a CSV job's data is read by Arrow straight
+into codes, hierarchies, models, metric and search run on arrays, and the CSV release
+and ``--result`` JSON are written from the encoded columns. The release is the same,
+byte for byte, as the pandas path's (a DataFrame through ``engine.anonymize``)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tomli_w
+
+from tests.shared_data import SHARED
+
+ROOT = Path(__file__).resolve().parents[2]
+ADULT = SHARED / "data" / "adult"
+QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
+       "occupation", "salary-class"]
+pytestmark = pytest.mark.skipif(not (ADULT / "adult.csv").exists(),
+                                reason="../shared/data/adult is not available")
+
+
+def adult_job(folder: Path, name: str, diversity: bool) -> Path:
+    """Issue 19's workload A (9 QIs, k=5, 0 %) or C (recursive-(4,3)-diversity of
+    occupation + k=5, 4 %)."""
+    qis = [q for q in QIS if not (diversity and q == "occupation")]
+    attributes = {q: {"type": "quasi-identifying",
+                      "hierarchy": str(ADULT / f"adult_hierarchy_{q}.csv")} for q in qis}
+    privacy = [{"model": "k-anonymity", "k": 5}]
+    if diversity:
+        attributes["occupation"] = {"type": "sensitive"}
+        privacy.append({"model": "recursive-cl-diversity", "attribute": "occupation",
+                        "c": 4, "l": 3})
+    job = {"data": {"path": str(ADULT / "adult.csv"), "delimiter": ";"},
+           "attributes": attributes, "privacy": privacy,
+           "transformation": {"suppression_limit": 0.04 if diversity else 0.0},
+           "metric": {"name": "loss"}}
+    path = folder / f"{name}.toml"
+    path.write_bytes(tomli_w.dumps(job).encode())
+    return path
+
+
+def run_cli_in_one_process(*commands: list[str]) -> tuple[list[int], set[str]]:
+    """Each command's exit code through ``engine.cli.main``, and the modules loaded
+    once all ran (a fresh process)."""
+    code = ("import json, sys\nfrom engine.cli import main\n"
+            f"codes = [main(c) for c in {[list(map(str, c)) for c in commands]!r}]\n"
+            "print(json.dumps({'codes': codes, 'modules': sorted(sys.modules)}), "
+            "file=sys.stderr)\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                         text=True, check=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = json.loads(out.stderr.strip().splitlines()[-1])
+    return result["codes"], set(result["modules"])
+
+
+def test_anonymize_of_a_csv_job_loads_no_pandas_and_releases_what_pandas_releases(tmp_path):
+    import pandas as pd
+
+    import engine
+    from engine.data import csv_arrow
+    from engine.data.csv_import import read_csv
+    from engine.export.targets import file_target, write_released
+
+    jobs = {name: adult_job(tmp_path, name, name == "C") for name in ("A", "C")}
+    commands = [["anonymize", jobs[n], "--output", tmp_path / f"{n}.csv",
+                 "--result", tmp_path / f"{n}.json", "--quiet"] for n in jobs]
+    codes, modules = run_cli_in_one_process(*commands)
+    assert codes == [0, 0]
+    assert "pandas" not in modules
+    assert {"pyarrow", "engine.search", "engine.export.targets"} <= modules
+
+    # the pandas path: pandas' own reader (not Arrow's), a DataFrame to engine.anonymize
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(csv_arrow, "MIN_BYTES", 1 << 60)
+        frame = read_csv(ADULT / "adult.csv", delimiter=";", header=True, categorical=True)
+    assert isinstance(frame, pd.DataFrame)
+    for name, job in jobs.items():
+        result = engine.anonymize(frame, job)
+        released = tmp_path / f"{name}-pandas.csv"
+        write_released(result.transformed(), file_target(released))
+        assert (tmp_path / f"{name}.csv").read_bytes() == released.read_bytes(), name
+        written = json.loads((tmp_path / f"{name}.json").read_text())
+        assert written["optimum"]["levels"] == result.optimum.levels
+        assert written["optimum"]["suppressed_records"] == result.optimum.suppressed_records
+        assert written["optimum"]["information_loss"] == result.optimum.loss_json()
+        assert written["transformations_checked"] == result.transformations_checked
+    assert json.loads((tmp_path / "C.json").read_text())["optimum"]["suppressed_records"] > 0
