@@ -109,6 +109,85 @@ class ReleasePlan:
         return (np.asarray(gen, dtype=np.int64) * strides).sum(axis=1) if len(gen) \
             else np.zeros(0, np.int64)
 
+    def apply(self, values: dict[str, np.ndarray], columns: list[str]
+              ) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The release of rows given by their input ``values`` (text per column: every
+        quasi-identifier and the ``columns`` asked for), as `write_release` releases
+        each record: the released text of ``columns`` and whether each row is
+        suppressed. For a backend that counts (a frequency table) but has no release
+        query of its own to count released values with (Spark)."""
+        if self.sample is not None:
+            raise DataError("a differential-privacy sample is drawn per record: count its "
+                            "release with [engine] backend = \"duckdb\" or \"memory\"")
+        strides = self.key_strides()
+        if strides is None:
+            raise DataError("the quasi-identifiers' generalized values do not fit a 62-bit "
+                            "key: use [engine] backend = \"memory\"")
+        n = len(next(iter(values.values()))) if values else 0
+        codes, key = {}, np.zeros(n, dtype=np.int64)
+        for j, q in enumerate(self.qis):
+            codes[q] = _positions(self.values[j], values[q], q)
+            key += np.asarray(self.gen[j], dtype=np.int64)[codes[q]] * strides[j]
+        suppressed = np.isin(key, self.suppressed_keys())
+        recoded = {name: (v, c) for name, v, c in self.recoded}
+        aggregated = {name: (g, lab) for name, g, lab in self.aggregated}
+        pseudonyms = {name for name, _, _ in self.pseudonyms}
+        marker = np.array(self.marker, dtype=object)
+        out = {}
+        for c in columns:
+            if c in pseudonyms:
+                raise DataError(f"attribute '{c}': its pseudonyms are counted by the duckdb "
+                                f"or memory backend (they need the key)")
+            if c in codes:
+                j = self.qis.index(c)
+                out[c] = np.where(suppressed, marker,
+                                  np.asarray(self.labels[j], dtype=object)[codes[c]])
+            elif c in aggregated:  # the class's label, "" for a class not listed
+                gen, labels = aggregated[c]
+                keys = self.class_keys(gen)
+                order = np.argsort(keys, kind="stable")
+                at = np.clip(np.searchsorted(keys[order], key), 0, max(len(keys) - 1, 0))
+                found = len(keys) > 0 and keys[order][at] == key
+                label = np.where(found, np.asarray(labels, dtype=object)[order][at]
+                                 if len(keys) else "", "")
+                out[c] = np.where(suppressed, marker, label)
+            elif c in recoded:
+                before, after = recoded[c]
+                out[c] = np.asarray(after, dtype=object)[_positions(before, values[c], c)]
+            else:
+                out[c] = np.asarray(values[c], dtype=object)
+        return out, suppressed
+
+
+def _positions(known: np.ndarray, values: np.ndarray, name: str) -> np.ndarray:
+    """Each of ``values``' position among ``known`` (the plan's input values of
+    ``name``); a value the plan does not know is a DataError naming it."""
+    import pandas as pd
+    at = pd.Index(np.asarray(known, dtype=object).astype(str)).get_indexer(
+        np.asarray(values, dtype=object).astype(str))
+    if (at < 0).any():
+        raise DataError(f"attribute '{name}': value '{values[np.argmax(at < 0)]}' is not "
+                        f"in its hierarchy")
+    return at
+
+
+def weighted(values: dict[str, np.ndarray], weights: np.ndarray,
+             source_names: list[str]) -> EncodedTable:
+    """A weighted table of the distinct rows of ``values`` (columns of equal length),
+    each with the sum of its rows' ``weights``, in order of first occurrence."""
+    import pandas as pd
+
+    from engine.backends.duckdb_backend import frequency_columns
+    names = list(values)
+    frame = pd.DataFrame({f"c{i}": np.asarray(values[n], dtype=object).astype(str)
+                          for i, n in enumerate(names)})
+    frame["__w"] = np.asarray(weights, dtype=np.int64)
+    grouped = frame.groupby([f"c{i}" for i in range(len(names))], sort=False,
+                            dropna=False)["__w"].sum().reset_index()
+    return frequency_columns({n: grouped[f"c{i}"].to_numpy(object)
+                              for i, n in enumerate(names)},
+                             grouped["__w"].to_numpy(np.int64), source_names)
+
 
 class Backend:
     """Counts and releases the records of one data source."""
@@ -146,9 +225,45 @@ class Backend:
     def release_counts(self, plan: ReleasePlan, columns: list[str],
                        progress: PhaseProgress | None = None) -> EncodedTable:
         """Distinct combinations of the released ``columns`` (the release `write_release`
-        writes for ``plan``) with their record counts (``weights``), dictionaries sorted."""
-        raise NotImplementedError(f"the {self.name} backend does not count released "
-                                  f"records; use [engine] backend = \"duckdb\"")
+        writes for ``plan``) with their record counts (``weights``), dictionaries sorted.
+        Here from the frequency table of the quasi-identifiers and ``columns`` released
+        by ``plan.apply`` (one ``frequency_table`` scan); DuckDB counts its release
+        query instead."""
+        missing = [c for c in columns if c not in plan.columns]
+        if missing:
+            raise DataError(f"'{missing[0]}' is not a released column (released: "
+                            f"{', '.join(plan.columns)})")
+        table = self._plan_inputs(plan, columns, progress)
+        out, _ = plan.apply({c: table.column(c).values() for c in table.names}, columns)
+        return weighted(out, table.weights, list(plan.columns))
+
+    def release_pairs(self, plan: ReleasePlan, columns: list[str],
+                      progress: PhaseProgress | None = None
+                      ) -> tuple[EncodedTable, EncodedTable]:
+        """The input's and the release's tables of ``columns`` (quasi-identifiers and
+        columns released as they are), row-aligned: per distinct input combination and
+        suppression its records. Here from one ``frequency_table`` scan (as
+        ``release_counts``); DuckDB counts its release query instead."""
+        table = self._plan_inputs(plan, columns, progress)
+        values = {c: table.column(c).values() for c in table.names}
+        out, suppressed = plan.apply(values, columns)
+        both = weighted({**{f"in:{c}": values[c] for c in columns},
+                         **{f"out:{c}": out[c] for c in columns},
+                         "__s": suppressed.astype(np.int8)}, table.weights, [])
+        from engine.backends.duckdb_backend import frequency_columns
+        names = list(plan.columns)
+        return tuple(frequency_columns({c: both.column(f"{side}:{c}").values()
+                                        for c in columns}, both.weights, names)
+                     for side in ("in", "out"))
+
+    def _plan_inputs(self, plan: ReleasePlan, columns: list[str],
+                     progress: PhaseProgress | None) -> EncodedTable:
+        """The frequency table a release of ``columns`` by ``plan`` is counted from: the
+        quasi-identifiers (suppression and class labels need all of them) and
+        ``columns`` read per record."""
+        plain = [c for c in columns if c not in plan.qis
+                 and c not in {name for name, _, _ in plan.aggregated}]
+        return self.frequency_table(list(dict.fromkeys([*plan.qis, *plain])), progress)
 
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:
