@@ -34,6 +34,10 @@ class FileOperations(QObject):
     saved = Signal(str)
     #: an export finished: engine.release_docs.bundle.ReleaseWritten
     exported = Signal(object)
+    #: a read or write through ``run`` began (its label, whether Cancel may abandon it) /
+    #: ended: the window shows it in the status bar with a busy bar
+    busy = Signal(str, bool)
+    unbusy = Signal()
 
     def __init__(self, window, document: Document, settings: AppSettings):
         super().__init__(window)
@@ -52,20 +56,42 @@ class FileOperations(QObject):
         self.background.failed.connect(self._background_failed)
 
     # --- worker plumbing ---------------------------------------------------------------
-    def run(self, label: str, fn: Callable[[], object], done: Callable[[object], None]) -> int:
+    def run(self, label: str, fn: Callable[[], object], done: Callable[[object], None],
+            cancellable: bool = False) -> int:
+        """Run ``fn`` in the worker, then ``done(value)`` here. ``cancellable``: a read
+        whose result nothing has used yet, which Cancel may abandon (``abandon``)."""
         task_id = self.tasks.start(label, lambda report, cancelled: fn())
         self._callbacks = {task_id: done}
+        self._abandon_label = label if cancellable else None
         self.window.statusBar().showMessage(f"{label}…")
+        self.busy.emit(f"{label}…", cancellable)
         return task_id
+
+    def abandon(self) -> None:
+        """Cancel a read in progress (opening a project or job, importing data): its
+        result is dropped when it comes, and the document stays as it was."""
+        label = getattr(self, "_abandon_label", None)
+        if label is None or not self.tasks.running:
+            return
+        self._abandon_label = None
+        self._callbacks.clear()
+        self.tasks.cancel_and_forget()
+        self.unbusy.emit()
+        self.window.statusBar().showMessage(
+            f"{label} cancelled: the data and settings shown are unchanged", 10000)
 
     def _finished(self, outcome: TaskOutcome) -> None:
         done = self._callbacks.pop(outcome.task_id, None)
         self.window.statusBar().clearMessage()
+        self._abandon_label = None
+        self.unbusy.emit()
         if done is not None:
             done(outcome.value)
 
     def _failed(self, label: str, message: str) -> None:
         self._callbacks.clear()
+        self._abandon_label = None
+        self.unbusy.emit()
         cleanup, self._export_task_cleanup = self._export_task_cleanup, None
         if cleanup is not None:
             cleanup()
@@ -114,7 +140,7 @@ class FileOperations(QObject):
             self.open_project(path, then)
         elif suffix == ".toml":
             self.run("Opening job file", lambda: snapshot_from_job_file(path),
-                     lambda snap: self._apply(snap, None, path, then))
+                     lambda snap: self._apply(snap, None, path, then), cancellable=True)
         else:
             self.import_dialog(str(path), then)
 
@@ -132,11 +158,11 @@ class FileOperations(QObject):
                     self.window.statusBar().showMessage("Opening cancelled", 4000)
                     return
                 self.run("Reading data", lambda: load_snapshot_table(snap, password),
-                         lambda s: self._apply(s, recent, recent, then))
+                         lambda s: self._apply(s, recent, recent, then), cancellable=True)
                 return
             self._apply(snap, recent, recent, then)
 
-        self.run("Opening project", read, done)
+        self.run("Opening project", read, done, cancellable=True)
 
     def ask_password(self, location: str) -> str | None:
         """The database password, asked again on opening (projects never store it);
@@ -238,7 +264,7 @@ class FileOperations(QObject):
             if then is not None:
                 then()
 
-        self.run("Importing data", read, done)
+        self.run("Importing data", read, done, cancellable=True)
 
     def count_rows(self) -> None:
         """Out of core: count the records in the background (a scan of a CSV file)."""

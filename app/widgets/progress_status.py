@@ -57,12 +57,13 @@ class ProgressStatus(QWidget):
         lay.addWidget(self.cancel)
         self.finish()
 
-    def begin(self, label: str) -> None:
+    def begin(self, label: str, cancellable: bool = True) -> None:
         self.label.setText(label)
         self.bar.setRange(0, 0)  # busy until the first report
         self.cancel.setEnabled(True)
-        for w in (self.label, self.bar, self.cancel):
+        for w in (self.label, self.bar):
             w.show()
+        self.cancel.setVisible(cancellable)
 
     def report(self, payload) -> None:
         """Show an engine ``Progress`` (or anything with ``fraction``)."""

@@ -1,0 +1,66 @@
+"""Opening a project or importing data shows that it works (a busy bar in the status bar)
+and can be cancelled: the document stays as it was and the late result is dropped."""
+from __future__ import annotations
+
+import threading
+
+from app import file_operations
+from tests.app.conftest import open_sample
+
+GUARD = 60  # seconds: a hang guard only; the test releases the reader itself
+
+
+def held_reader(monkeypatch, name: str):
+    """Replace ``file_operations.<name>`` by the real one held until the event is set."""
+    real = getattr(file_operations, name)
+    entered, release = threading.Event(), threading.Event()
+
+    def held(*args, **kwargs):
+        entered.set()
+        release.wait(GUARD)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(file_operations, name, held)
+    return entered, release
+
+
+def test_opening_a_project_shows_progress_and_cancel_leaves_the_document(
+        qtbot, window, monkeypatch, qapp):
+    entered, release = held_reader(monkeypatch, "read_project")
+    progress = window.io_progress
+    assert not progress.bar.isVisibleTo(window)
+    window.files.open_sample()
+    assert entered.wait(GUARD)
+    assert progress.bar.isVisibleTo(window) and progress.cancel.isVisibleTo(window)
+    assert progress.label.text() == "Opening project…"
+    assert not window.actions["open"].isEnabled()  # no second open meanwhile
+    loaded = []
+    window.files.loaded.connect(loaded.append)
+    progress.cancel.click()
+    assert not progress.bar.isVisibleTo(window)
+    assert "cancelled" in window.statusBar().currentMessage()
+    assert window.actions["open"].isEnabled()
+    release.set()
+    assert window.files.tasks.wait_all(GUARD * 1000)
+    qapp.processEvents()
+    assert not window.document.has_data and loaded == []
+    # the next open works as ever, and its progress ends with it
+    monkeypatch.undo()
+    open_sample(qtbot, window)
+    assert window.document.has_data
+    assert not progress.bar.isVisibleTo(window)
+
+
+def test_saving_shows_progress_without_cancel(qtbot, window, monkeypatch, tmp_path):
+    open_sample(qtbot, window)
+    entered, release = held_reader(monkeypatch, "write_project")
+    window.files.save_to(tmp_path / "p.anonymist")
+    assert entered.wait(GUARD)
+    progress = window.io_progress
+    assert progress.bar.isVisibleTo(window)
+    assert not progress.cancel.isVisibleTo(window)  # a write is never abandoned half-way
+    window.files.abandon()  # nothing to abandon
+    with qtbot.waitSignal(window.files.saved, timeout=GUARD * 1000):
+        release.set()
+    assert not progress.bar.isVisibleTo(window)
+    assert (tmp_path / "p.anonymist").stat().st_size > 0
