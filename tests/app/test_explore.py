@@ -237,6 +237,12 @@ def test_quality_plot_keeps_the_run(explore, adult):
     assert q.losses[0] == best[0] and q.losses[-1] == result.optimum.information_loss
     assert all(a > b for a, b in zip(q.losses, q.losses[1:]))  # improvements only
     assert "optimum loss" in q.caption.text()
+    # drawn in percent, the unit of the caption and of every other view
+    _, ys = q.curve.getData()
+    assert q.percent and q.plot.getAxis("left").labelText == "information loss (%)"
+    assert ys[-1] == pytest.approx(result.optimum.information_loss_percent)
+    assert f"{result.optimum.information_loss_percent:.2f} %" in q.caption.text()
+    assert set(np.round(ys, 9)) == {round(result.relative_percent(b), 9) for b in q._raw}
 
 
 def test_list_model_passes_the_model_tester(qtmodeltester, adult):

@@ -17,6 +17,12 @@ def scalar_loss(loss) -> float | None:
     return float(loss)
 
 
+#: the vertical axis while the search runs (its raw scores: the bounds that make them
+#: percent are known at the end) and after it (percent, as every other view shows loss)
+RAW_AXIS = "loss (score)"
+PERCENT_AXIS = "information loss (%)"
+
+
 class QualityPlot(QWidget):
     """Keeps the curve of the last run until the next one begins."""
 
@@ -35,18 +41,23 @@ class QualityPlot(QWidget):
         self.plot.setMenuEnabled(False)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.plot.setLabel("bottom", "elapsed", units="s")
-        self.plot.setLabel("left", "loss")
+        self.plot.setLabel("left", RAW_AXIS)
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.plot.setMinimumHeight(120)
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#2f6fd6", width=2))
         lay.addWidget(self.plot, 1)
         self.times: list[float] = []  # when the best loss improved
         self.losses: list[float] = []  # the improved best loss
+        self._raw: list = []  # the same, as the engine reported it (rank: a tuple)
+        self.percent = False  # losses drawn as the result's percent (after a run)
+        self.percents: list[float] = []
         self.checked = 0
         self.last_time = 0.0
 
     def begin_run(self) -> None:
         self.times, self.losses, self.checked, self.last_time = [], [], 0, 0.0
+        self._raw, self.percent, self.percents = [], False, []
+        self.plot.setLabel("left", RAW_AXIS)
         self.curve.setData([], [])
         self.caption.setText("Searching…")
 
@@ -61,6 +72,7 @@ class QualityPlot(QWidget):
         if not self.losses or loss < self.losses[-1]:
             self.times.append(t)
             self.losses.append(loss)
+            self._raw.append(progress.best_loss)
         self._redraw()
         self.caption.setText(f"{self.checked:,} transformations checked, best loss "
                              f"{format_loss(progress.best_loss)} after {t:.1f} s")
@@ -77,10 +89,22 @@ class QualityPlot(QWidget):
         if not self.losses or loss < self.losses[-1]:
             self.times.append(self.last_time)
             self.losses.append(loss)
+            self._raw.append(opt.information_loss)
+        self._to_percent(result)
         self._redraw()
         self.caption.setText(
             f"{result.transformations_checked:,} of {result.lattice_size:,} checked in "
             f"{result.elapsed_s:.2f} s; optimum loss {opt.information_loss_percent:.2f} %")
+
+    def _to_percent(self, result) -> None:
+        """Draw the curve in the result's percent (0 % the data as it is, 100 % everything
+        generalized), the unit of the caption, the lattice and the other perspectives."""
+        to_percent = getattr(result, "relative_percent", None)
+        if to_percent is None or len(self._raw) != len(self.losses):
+            return
+        self.percents = [float(to_percent(raw)) for raw in self._raw]
+        self.percent = True
+        self.plot.setLabel("left", PERCENT_AXIS)
 
     def _redraw(self) -> None:
         # best-so-far is a step function: hold each value until the next improvement
@@ -88,5 +112,6 @@ class QualityPlot(QWidget):
             self.curve.setData([], [])
             return
         t = np.asarray(self.times + [max(self.last_time, self.times[-1])])
-        v = np.asarray(self.losses + [self.losses[-1]])
+        values = self.percents if self.percent else self.losses
+        v = np.asarray(values + [values[-1]])
         self.curve.setData(np.repeat(t, 2)[1:], np.repeat(v, 2)[:-1])
