@@ -85,6 +85,19 @@ class HierarchyStatus:
         more = f" and {len(self.missing) - 5} more" if len(self.missing) > 5 else ""
         return f"Incomplete, height {self.height}: no row for {shown}{more}"
 
+    def short(self) -> str:
+        """The same in a few words, for the attribute list's column (``text`` is its
+        tooltip): "✓ height 4", "Incomplete (3 missing)", "Invalid"."""
+        if not self.height and not self.error and not self.missing:
+            return "No hierarchy"
+        if self.unchecked and not self.error:
+            return f"height {self.height}, checking…"
+        if self.error:
+            return "Invalid"
+        if self.complete:
+            return f"✓ height {self.height}"
+        return f"Incomplete ({len(self.missing):,} missing)"
+
 
 @dataclass(frozen=True)
 class CurrentTransformation:

@@ -22,7 +22,7 @@ class AttributeListModel(QAbstractTableModel):
         super().__init__(parent)
         self.doc = document
         self._names: list[str] = []
-        self._status: dict[str, str] = {}
+        self._status: dict[str, tuple[str, str]] = {}
         self._reload()
         document.data_changed.connect(self._reload)
         document.attributes_changed.connect(self._changed)
@@ -48,17 +48,20 @@ class AttributeListModel(QAbstractTableModel):
             r = self._names.index(n)
             self.dataChanged.emit(self.index(r, 0), self.index(r, len(HEADERS) - 1))
 
-    def _hierarchy_text(self, name: str) -> str:
+    def _hierarchy_texts(self, name: str) -> tuple[str, str]:
+        """The hierarchy column's text (short: the column stays narrow) and tooltip."""
         if name not in self._status:
             status = self.doc.hierarchy_status(name)
-            text = status.text()
+            short, full = status.short(), status.text()
             if status.unchecked:  # out of core: its values are counted in a worker
                 self.doc.request_distinct([name])
-                text = f"Height {status.height}, checking values…"
-            if self.doc.lacks_hierarchy(name) and text == "No hierarchy":
-                text = "Needs a hierarchy"
-            self._status[name] = text
+            if self.doc.lacks_hierarchy(name) and short == "No hierarchy":
+                short = full = "Needs a hierarchy"
+            self._status[name] = (short, full)
         return self._status[name]
+
+    def _hierarchy_text(self, name: str) -> str:
+        return self._hierarchy_texts(name)[0]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._names)
@@ -88,7 +91,7 @@ class AttributeListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ForegroundRole and col in (0, 3) and missing:
             return QBrush(QColor(WARNING_COLOR))
         if role == Qt.ItemDataRole.ToolTipRole and (col == 3 or missing):
-            text = self._hierarchy_text(name)
+            text = self._hierarchy_texts(name)[1]
             return (f"Quasi-identifier without a valid hierarchy ({text}): create or load "
                     f"one before anonymizing" if missing else text)
         return None

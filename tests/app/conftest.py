@@ -83,3 +83,20 @@ def adult_dir() -> Path:
 def open_sample(qtbot, window) -> None:
     with qtbot.waitSignal(window.files.loaded, timeout=30_000):
         window.files.open_sample()
+
+
+@pytest.fixture
+def themed(qapp):
+    """The app's look (``app.theme.apply_theme``: style, palette, stylesheet) as
+    ``python -m app`` sets it, for tests of what fits on screen; restored afterwards."""
+    from app.theme import apply_theme
+    saved = (qapp.palette(), qapp.styleSheet(), qapp.style().name())
+    apply_theme(qapp)
+    yield
+    hints = qapp.styleHints()
+    if hasattr(hints, "unsetColorScheme"):
+        hints.unsetColorScheme()
+    qapp.setStyleSheet(saved[1])
+    if qapp.style().name() != saved[2]:
+        qapp.setStyle(saved[2])
+    qapp.setPalette(saved[0])

@@ -130,3 +130,27 @@ def test_progress_bar_names_the_phases_and_reaches_the_end(qtbot, window):
     assert search[-1][0] == window.progress.bar.maximum()  # the search ends at 100 %
     assert all(text.startswith("Searching") for _, text in search)
     assert seen[-1][2].startswith("Building the output")
+
+
+def test_attribute_list_shows_each_hierarchy_status_whole_at_1280x800(qtbot, themed, window):
+    """On a laptop screen the hierarchy column is not elided ("Complete, heig…"): it says
+    "✓ height N" and its tooltip has the whole status."""
+    from PySide6.QtCore import Qt
+    open_sample(qtbot, window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    view = window.configure.attributes.view
+    model = view.model()
+    metrics = view.fontMetrics()
+    width = view.columnWidth(3)
+    for row in range(model.rowCount()):
+        name = model.data(model.index(row, 0))
+        text = model.data(model.index(row, 3))
+        status = window.document.hierarchy_status(name)
+        assert text == f"✓ height {status.height}"
+        assert metrics.horizontalAdvance(text) + 12 <= width, (text, width)
+        tip = model.data(model.index(row, 3), Qt.ItemDataRole.ToolTipRole)
+        assert tip == f"Complete, height {status.height}"
+    # the column keeps what is left of the list's width: no horizontal scroll bar
+    assert not view.horizontalScrollBar().isVisible()

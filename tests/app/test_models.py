@@ -57,7 +57,9 @@ def test_attribute_list_model(qtmodeltester):
     doc.update_attributes(["c1"], type="sensitive")
     assert model.data(model.index(1, 1)) == "Sensitive"
     doc.set_hierarchy_rows("c0", [["v0", "*"]])
-    assert model.data(model.index(0, 3)).startswith("Incomplete, height 1")
+    assert model.data(model.index(0, 3)).startswith("Incomplete (")
+    tip = model.data(model.index(0, 3), Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith("Incomplete, height 1: no row for")
 
 
 def test_hierarchy_model(qtmodeltester):
