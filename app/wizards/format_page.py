@@ -43,6 +43,8 @@ class FormatPage(QWizardPage):
         super().__init__()
         self.wiz = wizard
         self.setTitle("Check the format")
+        self.setSubTitle("The delimiter, quote and encoding are detected from the file; "
+                         "change them until the preview shows one value per cell.")
         self.frame = None
         self._updating = False
         lay = QVBoxLayout(self)

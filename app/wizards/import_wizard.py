@@ -21,6 +21,7 @@ class ErrorPage(QWizardPage):
         super().__init__()
         self.wiz = wizard
         self.setTitle("The data cannot be read")
+        self.setSubTitle("Nothing was imported.")
         lay = QVBoxLayout(self)
         self.message = QLabel()
         self.message.setObjectName("errorLabel")

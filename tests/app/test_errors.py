@@ -88,3 +88,17 @@ def test_malformed_hierarchy_file_shows_message(qtbot, window, adult_dir, tmp_pa
     window.configure.attributes.select(["sex"])
     assert not window.configure.hierarchy.load_file(bad)
     assert messages and "row 2" in messages[-1][1]
+
+
+def test_every_wizard_page_has_a_title_and_a_subtitle(qtbot, window, adult_dir):
+    """A page without a subtitle is drawn with another header (a large bare title) than
+    its neighbours: every page of the import and guided wizards has both."""
+    from app.wizards.guided import GuidedReleaseWizard
+    importer = window.files.make_import_wizard(str(adult_dir / "adult.csv"))
+    guide = GuidedReleaseWizard(window)
+    for wizard in (importer, guide):
+        qtbot.addWidget(wizard)
+        for page_id in wizard.pageIds():
+            page = wizard.page(page_id)
+            assert page.title().strip(), (type(wizard).__name__, page_id)
+            assert page.subTitle().strip(), (type(wizard).__name__, page_id, page.title())
