@@ -19,8 +19,9 @@ Everything the GUI needs of the records is a query on the file:
 - ``query(sql)``: any aggregate, ``{data}`` standing for the rows as text;
 - ``released_page(plan, start, count)``: rows of the release of a
   ``engine.output.release_plan`` as the backend writes them;
-- ``sort(column, ascending, data_type)``: the records sorted by a column, written
-  once to a Parquet file whose pages ``page(start, count, order)`` then reads.
+- ``sort(column, ascending, data_type)``: the records' order by a column, written
+  once by DuckDB, that ``page(start, count, order)`` then reads
+  (``app.out_of_core_order``).
 
 Each query runs on its own DuckDB cursor (thread-safe, several may run at once);
 ``cancel()`` interrupts the running ones. Results are cached where they are small
@@ -28,7 +29,6 @@ Each query runs on its own DuckDB cursor (thread-safe, several may run at once);
 """
 from __future__ import annotations
 
-import itertools
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from app.out_of_core_order import SortedRows
 from engine.backends import DataSource, choose_backend, data_source, estimated_memory
 from engine.backends.base import PhaseProgress, ReleasePlan
 from engine.config import DataConfig, EngineConfig, Job
@@ -50,11 +51,6 @@ PAGES_COPY = True
 HEAD_ROWS = 1000
 #: DuckDB's memory limit for the views' queries when the settings give none
 VIEW_MEMORY_LIMIT = "1GB"
-#: sorted copies kept at once (the order shown and the one before it)
-SORTED_KEEP = 2
-#: above this many distinct values a column is sorted by DuckDB alone (numbers by value,
-#: then text, ``*``, missing), not by ``value_order`` of its distinct values in Python
-SORT_RANKS_MAX = 1_000_000
 #: file suffixes the out-of-core path reads
 SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -82,7 +78,7 @@ def out_of_core_backend(path: str | Path, engine: EngineConfig, delimiter: str =
         return False
 
 
-class OutOfCoreData:
+class OutOfCoreData(SortedRows):
     """A data source read by DuckDB on demand (see the module's text)."""
 
     def __init__(self, path: str | Path, delimiter: str = ";", encoding: str = "utf-8",
@@ -119,14 +115,7 @@ class OutOfCoreData:
         #: data types detected from the first rows ({column: (type, format)})
         self.detected_types: dict = {}
         self._release_plan_id = None
-        #: sorted copies of the records ({(column, ascending): Parquet file}, oldest first)
-        self._sorted: dict[tuple[str, bool], Path] = {}
-        self._sort_cursor = None  # the sort being written (interrupted by a new one)
-        self._sort_files = itertools.count()
-        #: the sorted copies' column holding each record's row number in the file
-        self.row_column = "__row"
-        while self.row_column in self._names:
-            self.row_column = "_" + self.row_column
+        self._init_orders()
 
     # --- what it is -------------------------------------------------------------------
     @property
@@ -277,80 +266,11 @@ class OutOfCoreData:
         record's row number in the file (0-based) in column ``row_column``."""
         start, count = max(0, int(start)), max(0, int(count))
         if order is not None:
-            from engine.backends.duckdb_backend import literal
-            path = self._sorted.get(order)
-            if path is None:
-                raise DataError(f"{self.label}: the rows sorted by {order[0]} are gone")
-            return self.query(f"SELECT * FROM read_parquet({literal(str(path))}) "
-                              f"LIMIT {count} OFFSET {start}")
+            return self._sorted_page(order, start, count)
         head = self._head
         if start + count <= len(head) or len(head) < HEAD_ROWS:  # within the first rows
             return head.iloc[start:start + count].reset_index(drop=True)
         return self.query(f"SELECT * FROM {{data}} LIMIT {count} OFFSET {start}")
-
-    def sort(self, column: str, ascending: bool = True, data_type=None) -> tuple[str, bool]:
-        """Write the records sorted by ``column`` to a Parquet file in DuckDB's temporary
-        folder and return the ``order`` that ``page`` reads it by. The order is the
-        in-memory tables': ``value_order`` of the column's distinct values for
-        ``data_type`` (numbers and dates by value, intervals by bounds, then text, ``*``,
-        missing), descending its reverse, records of equal value in file order. A CSV
-        file is sorted from its Parquet copy (``count_rows`` waits for it). A column of
-        more than ``SORT_RANKS_MAX`` distinct values is ordered by DuckDB alone.
-        A sort started meanwhile interrupts this one (DataError)."""
-        from engine.backends.duckdb_backend import ident, literal
-        if column not in self._names:
-            raise DataError(f"{self.label} has no column '{column}'")
-        key = (column, bool(ascending))
-        if key in self._sorted:
-            return key
-        self._wait_for_copy()
-        c, rn = ident(column), ident(self.row_column)
-        cols = ", ".join(f"d.{ident(n)}" for n in self._names)
-        desc = "" if ascending else " DESC"
-        ranks = None
-        if self.known_distinct(column) is not None or self._scalar(
-                f"SELECT approx_count_distinct({c}) FROM {self._text_scan()}"
-        ) <= SORT_RANKS_MAX:
-            from engine.analysis.statistics import value_ranks
-            values = self.distinct(column)["value"].to_numpy(dtype=object)
-            ranks = pd.DataFrame({"value": values.astype(str),
-                                  "rank": value_ranks(values, data_type)})
-            source = (f"(SELECT *, row_number() OVER () - 1 AS {rn} FROM {self._text_scan()}) d "
-                      f"LEFT JOIN __ranks r ON d.{c} = r.value")
-            by = f"r.rank{desc}"
-        else:  # too many values for Python: numbers by value, then text, '*', missing
-            source = f"(SELECT *, row_number() OVER () - 1 AS {rn} FROM {self._text_scan()}) d"
-            by = (f"(CASE d.{c} WHEN '' THEN 3 WHEN '*' THEN 2 ELSE CASE WHEN "
-                  f"TRY_CAST(d.{c} AS DOUBLE) IS NULL THEN 1 ELSE 0 END END){desc}, "
-                  f"TRY_CAST(d.{c} AS DOUBLE){desc}, d.{c}{desc}")
-        target = Path(self.backend._tmp) / f"sorted-{next(self._sort_files)}.parquet"
-        cur = self._cursor()
-        self._sort_cursor = cur
-        try:
-            if ranks is not None:
-                cur.register("__ranks", ranks)
-            cur.execute(f"COPY (SELECT {cols}, d.{rn} FROM {source} ORDER BY {by}, d.{rn}) "
-                        f"TO {literal(str(target))} (FORMAT parquet, ROW_GROUP_SIZE 100000)")
-        except Exception as e:  # noqa: BLE001 - duckdb.Error and interrupts
-            target.unlink(missing_ok=True)
-            raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
-        finally:
-            self._sort_cursor = None
-            self._done(cur)
-        self._sorted[key] = target
-        while len(self._sorted) > SORTED_KEEP:
-            old = next(iter(self._sorted))
-            self._sorted.pop(old).unlink(missing_ok=True)
-        return key
-
-    def cancel_sort(self) -> None:
-        """Interrupt the sort being written, if any (it raises DataError)."""
-        cur = self._sort_cursor
-        if cur is not None:
-            try:
-                cur.interrupt()
-            except Exception:  # noqa: BLE001 - ended meanwhile
-                pass
 
     def sample(self, n: int = HEAD_ROWS) -> pd.DataFrame:
         """The first ``n`` rows (for type detection and previews)."""

@@ -102,6 +102,17 @@ def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path,
     qtbot.waitUntil(lambda: model.data(model.index(row, 1)) != "…", timeout=20_000)
     assert [model.data(model.index(row, c)) for c in range(1, len(names) + 1)] == \
         frame.loc[row, names].tolist()
+    # sorted by a header click: the parts' records by age, ties in the parts' order
+    from tests.app.test_out_of_core_sort import click_header, shown_rows, wait_sorted
+    panel = window.configure.data
+    click_header(panel, "age")
+    click_header(panel, "age")
+    wait_sorted(qtbot, model, ("age", False))
+    want = frame.assign(__k=-pd.to_numeric(frame["age"])).sort_values("__k", kind="stable")
+    for first in (0, 1590):
+        cells, heads = shown_rows(qtbot, model, first, 20)
+        assert cells == want[names].iloc[first:first + 20].values.tolist()
+        assert heads == [str(i + 1) for i in want.index[first:first + 20]]
     # released through DuckDB, checked independently, equal to the in-memory release
     qis = ("age", "sex", "race")
     set_type(window, qis, QUASI_IDENTIFYING)

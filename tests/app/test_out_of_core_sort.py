@@ -185,3 +185,26 @@ def test_sorting_in_memory_is_the_same_order(qtbot, window, adult_like):
     model.setData(model.index(3, 0), Qt.CheckState.Unchecked, Qt.ItemDataRole.CheckStateRole)
     assert doc.subset is not None and not doc.subset[want.index[3]]
     assert int(doc.subset.sum()) == ROWS - 1
+
+
+def test_orders_of_many_values_are_duckdbs(adult_like, monkeypatch):
+    """Beyond SORT_RANKS_MAX distinct values DuckDB orders alone: numbers by value, then
+    text; the same rows as pandas' sort for a number column and a text column."""
+    import app.out_of_core_order as order
+    from app.out_of_core import OutOfCoreData
+    monkeypatch.setattr(order, "SORT_RANKS_MAX", 0)
+    path = adult_like / "adult.csv"
+    data = OutOfCoreData(path)
+    try:
+        data.count_rows()
+        for name, numeric, ascending in (("age", True, True), ("occupation", False, False)):
+            key = data.sort(name, ascending)
+            assert data.known_distinct(name) is None  # not counted in Python
+            want = expected_order(path, name, ascending, numeric)
+            for start in (0, 1777):
+                page = data.page(start, 40, key)
+                assert page[data.names].values.tolist() == \
+                    want[data.names].iloc[start:start + 40].values.tolist()
+                assert page[data.row_column].tolist() == list(want.index[start:start + 40])
+    finally:
+        data.close()
