@@ -26,6 +26,11 @@ _ROW = "__anonymist_row"
 _FILE = "__anonymist_file"
 
 
+def _quoted(name: str) -> str:
+    """A column name for Spark SQL."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def spark_memory(size: str | None) -> str | None:
     """'8GB' -> '8g' (Spark's notation); None stays None."""
     if not size:
@@ -44,6 +49,7 @@ class SparkBackend(Backend):
     def __init__(self, source: DataSource, master: str = "local[2]",
                  memory_limit: str | None = None):
         super().__init__(source)
+        self._settings = (master, memory_limit)
         from pyspark.sql import SparkSession
         builder = (SparkSession.builder.master(master).appName("anonymist")
                    .config("spark.ui.enabled", "false")
@@ -124,6 +130,37 @@ class SparkBackend(Backend):
     # --- release ------------------------------------------------------------------
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:
+        released = self._released(plan)
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        if progress:
+            progress("release", None)
+        try:
+            writer = released.write.mode("overwrite")
+            if fmt == "parquet":
+                writer.parquet(str(tmp))
+            else:
+                (writer.option("header", True).option("sep", delimiter).option("quote", '"')
+                 .option("escape", '"').option("emptyValue", "").option("nullValue", "")
+                 .option("ignoreLeadingWhiteSpace", False)
+                 .option("ignoreTrailingWhiteSpace", False).csv(str(tmp)))
+            if path.is_dir():
+                shutil.rmtree(path)
+            elif path.exists():
+                path.unlink()
+            os.replace(tmp, path)
+        except Exception as e:
+            raise DataError(f"{path}: Spark could not write the release: "
+                            f"{str(e).splitlines()[0]}") from None
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        if progress:
+            progress("release", 1.0)
+
+    def _released(self, plan: ReleasePlan, numbered: bool = False):
+        """The released records in input order (a DataFrame of ``plan.columns``; with
+        ``numbered`` also the order keys, to page through)."""
         from pyspark.sql import functions as F
         if plan.sample is not None:
             raise DataError("the spark backend does not release a differential-privacy "
@@ -170,34 +207,65 @@ class SparkBackend(Backend):
                 out.append(F.when(suppressed, F.lit(plan.marker)).otherwise(labels[c]).alias(c))
             else:
                 out.append(F.col(f"`{c}`").alias(c))
-        released = df.orderBy(_FILE, _ROW).select(*out) if self.source.kind == "parquet" \
+        if numbered:
+            return df.select(*out, _FILE, _ROW)
+        return df.orderBy(_FILE, _ROW).select(*out) if self.source.kind == "parquet" \
             else df.select(*out)
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+    # --- what the analyses read -----------------------------------------------------------
+    def column_counts(self, columns: list[str],
+                      progress: PhaseProgress | None = None) -> dict[str, EncodedTable]:
+        """Each column's distinct values with their record counts (a weighted table of
+        that column), every column counted in one scan (GROUPING SETS), as DuckDB's."""
+        from engine.backends.duckdb_backend import frequency_columns
+        df, names = self.frame()
+        columns = [c for c in names if c in set(columns)]
+        if not columns:
+            return {}
+        view = f"__anonymist_columns_{id(self)}"
+        df.createOrReplaceTempView(view)
+        cols = ", ".join(_quoted(c) for c in columns)
+        flags = ", ".join(f"grouping({_quoted(c)}) AS __g{j}" for j, c in enumerate(columns))
+        sets = ", ".join(f"({_quoted(c)})" for c in columns)
         if progress:
-            progress("release", None)
+            progress("aggregate", None)
         try:
-            writer = released.write.mode("overwrite")
-            if fmt == "parquet":
-                writer.parquet(str(tmp))
-            else:
-                (writer.option("header", True).option("sep", delimiter).option("quote", '"')
-                 .option("escape", '"').option("emptyValue", "").option("nullValue", "")
-                 .option("ignoreLeadingWhiteSpace", False)
-                 .option("ignoreTrailingWhiteSpace", False).csv(str(tmp)))
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
-            os.replace(tmp, path)
+            pdf = self.spark.sql(f"SELECT {cols}, count(1) AS __w, {flags} FROM {view} "
+                                 f"GROUP BY GROUPING SETS ({sets})").toPandas()
         except Exception as e:
-            raise DataError(f"{path}: Spark could not write the release: "
-                            f"{str(e).splitlines()[0]}") from None
+            raise DataError(f"{self.source.label}: Spark failed: {str(e).splitlines()[0]}") \
+                from None
         finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+            self.spark.catalog.dropTempView(view)
         if progress:
-            progress("release", 1.0)
+            progress("aggregate", 1.0)
+        out = {}
+        for j, c in enumerate(columns):
+            mine = pdf[f"__g{j}"].to_numpy() == 0
+            out[c] = frequency_columns({c: pdf[c].to_numpy(object)[mine]},
+                                       pdf["__w"].to_numpy(np.int64)[mine], names)
+        return out
+
+    def rows(self, start: int, count: int, plan: ReleasePlan | None = None):
+        """Records ``start .. start + count - 1`` in input order (released by ``plan`` if
+        given), every column as text: a scan and a sort by Spark per page."""
+        from pyspark.sql import functions as F
+        if plan is None:
+            df, names = self.frame()
+            numbered = df
+        else:
+            names, numbered = list(plan.columns), self._released(plan, numbered=True)
+        page = (numbered.orderBy(_FILE, _ROW).select(*[F.col(_quoted(c)) for c in names])
+                .offset(max(0, int(start))).limit(max(0, int(count))))
+        try:
+            return page.toPandas()
+        except Exception as e:
+            raise DataError(f"{self.source.label}: Spark failed: {str(e).splitlines()[0]}") \
+                from None
+
+    def twin(self) -> "SparkBackend":
+        """Another backend on the same data (the session is the process's, shared)."""
+        return SparkBackend(self.source, *self._settings)
 
     def close(self) -> None:
         pass  # the session is shared by the process (getOrCreate); Spark stops it at exit

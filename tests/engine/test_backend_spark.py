@@ -79,3 +79,46 @@ def test_spark_microaggregation_coding_rules_and_verify(tmp_path, capsys):
     assert body == (tmp_path / "memory.csv").read_bytes()
     assert main(["verify", str(tmp_path / "spark.csv"), str(tmp_path / "spark.toml")]) == 0
     capsys.readouterr()
+
+
+@pytest.mark.slow
+def test_spark_gives_the_analyses_duckdbs_counts(tmp_path):
+    """What Analyze utility counts through AnalysisTables on a Spark problem (one-scan
+    column counts, released counts and pairs from a frequency table) equals the DuckDB
+    problem's; Spark pages the records and their release as DuckDB does."""
+    from engine.analysis.sources import AnalysisTables
+    from engine.analysis.statistics import contingency, frequencies
+    from engine.api import prepare
+    from engine.output import transform
+    from engine.project.job_file import load_job
+    for f in ADULT.glob("adult_hierarchy_*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame.iloc[:3000].to_csv(tmp_path / "adult.csv", sep=";", index=False)
+    problems = {}
+    for backend in ("duckdb", "spark"):
+        (tmp_path / f"{backend}.toml").write_text(
+            adult_job_text(k=5, limit=0.04, qis=QIS)
+            + f'[engine]\nbackend = "{backend}"\nspark_master = "local[2]"\n')
+        problems[backend] = prepare(None, load_job(tmp_path / f"{backend}.toml"))
+    try:
+        levels = (1, 2, 1, 1, 1)
+        duck, spark = (AnalysisTables(p, transform(p, levels)) for p in problems.values())
+        for name in ("occupation", "workclass", "age"):
+            for side in ("input", "output"):
+                pd.testing.assert_frame_equal(
+                    frequencies(getattr(spark, side)([name]), name),
+                    frequencies(getattr(duck, side)([name]), name))
+        for side in ("input", "output"):
+            pd.testing.assert_frame_equal(
+                contingency(getattr(spark, side)(["education", "workclass"]), "education",
+                            "workclass"),
+                contingency(getattr(duck, side)(["education", "workclass"]), "education",
+                            "workclass"))
+        plan = duck.plan()
+        d, s = problems["duckdb"].backend, problems["spark"].backend.twin()
+        for p in (None, plan):
+            assert s.rows(2990, 10, p).equals(d.rows(2990, 10, p))
+    finally:
+        for p in problems.values():
+            p.backend.close()
