@@ -136,7 +136,25 @@ def test_unconfirmed_columns_block_the_release(window, qtbot, tmp_path, confirm)
     for row in range(6):  # all but the last confirmed
         attrs._changed(row)
     assert not attrs.isComplete()
-    assert "1 column(s) still to confirm" in attrs.status.text()
+    assert "1 column still to confirm" in attrs.status.text()
     if confirm:
         attrs._changed(6)
         assert attrs.isComplete()
+
+
+def test_risk_sentences_never_round_a_risk_to_zero():
+    """The wizard's risk sentences write shares as Analyze risk does ("0.4 %", not "0%"
+    for records still at risk)."""
+    from types import SimpleNamespace as NS
+
+    from app.wizards.guided.goal_page import risk_text
+    from app.wizards.guided.result_page import risk_change_text
+    before = NS(prosecutor=NS(highest_risk=1.0, records_at_risk=0.7781), average_risk=0.6466,
+                sample_uniques=0.5143, marketer=0.6466)
+    after = NS(prosecutor=NS(highest_risk=0.2, records_at_risk=0.004), average_risk=0.0128)
+    text = risk_change_text(before, after)
+    assert "highest 100.0 % before, 20.0 % after" in text
+    assert "77.8 % before, 0.4 % after" in text and "average 64.7 % before, 1.3 % after" in text
+    after = NS(prosecutor=NS(highest_risk=0.2, records_at_risk=0.0), average_risk=0.0128)
+    assert "0 % after;" in risk_change_text(before, after)
+    assert risk_text(before).startswith("Today, 51.4 % of the records are unique")

@@ -104,7 +104,8 @@ class AttributesPage(GuidedPage):
         if not self.table.rowCount():
             return False
         if missing:
-            self.status.setText(f"{missing} column(s) still to confirm.")
+            self.status.setText(f"{missing} column{'' if missing == 1 else 's'} still to "
+                                "confirm.")
         elif "quasi-identifying" not in chosen.values():
             self.status.setText("Mark at least one column as quasi-identifying.")
             return False

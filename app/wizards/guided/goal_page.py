@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QRa
                                QVBoxLayout)
 
 from app.document import Settings
+from app.perspectives.risk.analysis import percent
 from app.wizards.guided.common import GuidedPage, explanation, muted
 from engine.analysis.risk import analyze_risk
 from engine.guide.presets import GOALS
@@ -18,11 +19,17 @@ CUSTOM = "custom"
 def risk_text(summary) -> str:
     """The raw data's re-identification risk in two sentences."""
     p = summary.prosecutor
-    return (f"Today, {summary.sample_uniques:.0%} of the records are unique on their "
+    return (f"Today, {share(summary.sample_uniques)} of the records are unique on their "
             f"quasi-identifiers: whoever knows those facts about a person finds their record "
-            f"(highest risk {p.highest_risk:.0%}, {p.records_at_risk:.0%} of the records above "
-            f"a 20 % risk; average {summary.average_risk:.1%}; marketer risk "
-            f"{summary.marketer:.1%}).")
+            f"(highest risk {share(p.highest_risk)}, {share(p.records_at_risk)} of the records "
+            f"above a 20 % risk; average {share(summary.average_risk)}; marketer risk "
+            f"{share(summary.marketer)}).")
+
+
+def share(value: float) -> str:
+    """A risk or share in the wizard's sentences: as Analyze risk writes it (a space before
+    %), one decimal, and never a non-zero value rounded to "0 %"."""
+    return percent(value, 1)
 
 
 def supports_population() -> bool:

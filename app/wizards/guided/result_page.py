@@ -10,10 +10,21 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPus
 from app.perspectives.utility.charts import FrequencyChart
 from app.theme import ACCENT
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
+from app.wizards.guided.goal_page import share
 from engine.analysis.risk import analyze_risk
 from engine.guide.summary import attribute_changes, finer_alternatives
 
 TOP_VALUES = 12
+
+
+def risk_change_text(before, after) -> str:
+    """The raw data's and the release's re-identification risk in one sentence (shares
+    as the goal page writes them: never a non-zero share shown as 0 %)."""
+    pb, pa = before.prosecutor, after.prosecutor
+    return (f"Re-identification risk: highest {share(pb.highest_risk)} before, "
+            f"{share(pa.highest_risk)} after; records above a 20 % risk: "
+            f"{share(pb.records_at_risk)} before, {share(pa.records_at_risk)} after; "
+            f"average {share(before.average_risk)} before, {share(after.average_risk)} after.")
 
 
 def shares(values: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -111,12 +122,7 @@ class ResultPage(GuidedPage):
     def _summarized(self, value) -> None:
         data, before, after, alternatives = value
         self._data = data
-        pb, pa = before.prosecutor, after.prosecutor
-        self.risk.setText(
-            f"Re-identification risk: highest {pb.highest_risk:.0%} before, "
-            f"{pa.highest_risk:.0%} after; records above a 20 % risk: "
-            f"{pb.records_at_risk:.0%} before, {pa.records_at_risk:.0%} after; "
-            f"average {before.average_risk:.1%} before, {after.average_risk:.1%} after.")
+        self.risk.setText(risk_change_text(before, after))
         t = self.document.current_transformation()
         self.alternatives_title.setVisible(bool(alternatives))
         for alt in alternatives:
