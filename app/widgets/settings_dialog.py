@@ -34,6 +34,9 @@ class SettingsDialog(QDialog):
         self.memory_share.setDecimals(2)
         self.memory_share.setSuffix(" % of memory")
         self.memory_share.setValue(settings.memory_share * 100)
+        # the box shows 2 decimals within its range: a stored share it cannot show is
+        # kept unless the box is edited (OK must not rewrite what nobody changed)
+        self._shown_share = self.memory_share.value()
         self.memory_share.setToolTip(
             "A CSV or Parquet file the in-memory path would need more memory for is opened "
             "out of core: DuckDB reads the rows shown and counts what the search needs")
@@ -60,7 +63,8 @@ class SettingsDialog(QDialog):
             self.error.setText(f"DuckDB memory limit '{limit}' is not a size such as 4GB "
                                f"or 512MB")
             return
-        self.settings.memory_share = self.memory_share.value() / 100
+        if self.memory_share.value() != self._shown_share:
+            self.settings.memory_share = self.memory_share.value() / 100
         self.settings.memory_limit = limit or None
         self.settings.page_size = self.page_size.value()
         self.settings.include_data_in_project = self.include_data.isChecked()

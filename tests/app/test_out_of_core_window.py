@@ -374,3 +374,21 @@ def test_settings_edit_the_out_of_core_threshold(qtbot):
     assert settings.memory_share == 0.05 and settings.memory_limit == "4GB"
     engine = settings.engine_config()
     assert (engine.memory_share, engine.memory_limit) == (0.05, "4GB")
+
+
+def test_settings_ok_keeps_a_share_the_box_cannot_show(qtbot):
+    """A stored share below the box's 0.01 % (set in a job or another version) is shown
+    clamped; OK without editing it must not rewrite it to 0.01 %."""
+    from app.widgets.settings_dialog import SettingsDialog
+    settings = AppSettings()
+    settings.memory_share = 1e-9
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.page_size.setValue(50)
+    dialog.accept()
+    assert settings.memory_share == 1e-9 and settings.page_size == 50
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.memory_share.setValue(30.0)
+    dialog.accept()
+    assert settings.memory_share == 0.3
