@@ -94,6 +94,8 @@ class MainWindow(QMainWindow):
             self.document, self.settings.page_size,
             [a["guided"], a["import_data"], a["open"], a["open_sample"]])
         self.perspectives = {"configure": self.configure}
+        # run before the out-of-core queries' stop (steps stop in reverse order)
+        self.shutdowns.register("data table sort", self.configure.data.model.stop_sorting)
         self.stack.addWidget(self.configure)
         context = PerspectiveContext(self.document, self.search, self.settings, self,
                                      self.actions, self.shutdowns)

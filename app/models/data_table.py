@@ -197,6 +197,14 @@ class DataTableModel(PagedModel):
         self._sorter.submit(lambda: data.sort(name, ascending, dtype), (data, key))
         self.sort_changed.emit()
 
+    def stop_sorting(self, msecs: int = 5000) -> bool:
+        """Interrupt the sort being written out of core and wait for its worker
+        (closing, tests)."""
+        data = self.doc.backend_source
+        if self.sort_pending is not None and data is not None:
+            data.cancel_sort()
+        return self._sorter is None or self._sorter.wait(msecs)
+
     def _data_type(self, name: str):
         a = self.doc.attributes.get(name)
         return None if a is None else declared_type(a.data_type, a.format)
