@@ -199,6 +199,8 @@ def _write_csv(frame, tmp: Path, target: FileTarget, report, stop) -> None:
 
 def _write_xlsx(frame, tmp: Path, target: FileTarget, report, stop) -> None:
     """A DataFrame of strings as Excel: each column encoded, then `_write_encoded_xlsx`."""
+    import pandas as pd
+
     def column(name):
         codes, labels = pd.factorize(frame[name], sort=False)
         return codes, [str(v) for v in labels]
@@ -316,6 +318,12 @@ def read_table(target: FileTarget | DatabaseTarget) -> pd.DataFrame:
 
 
 def _read_xlsx(path: Path) -> pd.DataFrame:
+    """A file Anonymist wrote is read vectorized (``engine.export.xlsx.read_own_xlsx``),
+    any other by openpyxl."""
+    from engine.export.xlsx import read_own_xlsx
+    own = read_own_xlsx(path)
+    if own is not None:
+        return own
     import pandas as pd
     from openpyxl import load_workbook
     wb = load_workbook(path, read_only=True, data_only=True)

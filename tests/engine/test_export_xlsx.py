@@ -107,3 +107,51 @@ def test_too_many_rows_and_cancel(tmp_path):
         write_table(_frame(3000, 3), file_target(tmp_path / "c.xlsx", batch_rows=500),
                     cancel=lambda: calls.append(1) or len(calls) > 2)
     assert len(calls) == 3 and list(tmp_path.iterdir()) == []
+
+
+def _by_openpyxl(path) -> pd.DataFrame:
+    from openpyxl import load_workbook
+    wb = load_workbook(path, read_only=True)
+    rows = wb.worksheets[0].iter_rows(values_only=True)
+    header = [str(c) for c in next(rows)]
+    data = [["" if v is None else str(v) for v in r] for r in rows]
+    wb.close()
+    return pd.DataFrame(data, columns=header, dtype=object)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 60, 5000])
+def test_own_files_read_vectorized_as_openpyxl_reads_them(tmp_path, rows):
+    from engine.export import xlsx
+    frame = _frame(rows, 30)
+    frame.iloc[:rows // 2, 3] = "crlf\r\nend & more"
+    target = file_target(tmp_path / "f.xlsx")
+    write_table(frame, target)
+    own = xlsx.read_own_xlsx(target.path)
+    assert own is not None
+    pd.testing.assert_frame_equal(own, frame.astype(object), check_index_type=False)
+    by_openpyxl = _by_openpyxl(target.path)
+    changed = frame.columns[3]  # openpyxl reads a carriage return as a line feed
+    pd.testing.assert_frame_equal(own.drop(columns=changed), by_openpyxl.drop(columns=changed),
+                                  check_index_type=False)
+
+
+def test_other_files_are_read_by_openpyxl(tmp_path, monkeypatch):
+    from engine.export import xlsx
+    frame = _frame(40, 5)
+    _openpyxl_sheet(frame, tmp_path / "theirs.xlsx")
+    assert xlsx.read_own_xlsx(tmp_path / "theirs.xlsx") is None
+    pd.testing.assert_frame_equal(read_table(file_target(tmp_path / "theirs.xlsx")), frame)
+    # one of ours with a cell out of place is not read as ours
+    target = file_target(tmp_path / "ours.xlsx")
+    write_table(frame, target)
+    parts = {n: zipfile.ZipFile(target.path).read(n)
+             for n in zipfile.ZipFile(target.path).namelist()}
+    parts["xl/worksheets/sheet1.xml"] = parts["xl/worksheets/sheet1.xml"].replace(
+        b'<c r="B3"', b'<c r="C3"', 1)
+    with zipfile.ZipFile(tmp_path / "moved.xlsx", "w") as z:
+        for n, data in parts.items():
+            z.writestr(n, data)
+    assert xlsx.read_own_xlsx(tmp_path / "moved.xlsx") is None
+    # a small read block: rows cut across blocks are joined before parsing
+    monkeypatch.setattr(xlsx, "READ_BLOCK", 997)
+    pd.testing.assert_frame_equal(xlsx.read_own_xlsx(target.path), frame.astype(object))
