@@ -36,8 +36,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data import csv_arrow
@@ -45,6 +46,9 @@ from engine.errors import DataError
 from engine.markers import suppression_marker
 from engine.privacy.output_checks import (CHECKS, SUPPRESSED, CountAccumulator,
                                           ReleasedCounts, sensitive_attribute)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CHUNK_ROWS = 250_000
 #: CSV files this big or bigger are read by Arrow and counted on codes (verify_file),
@@ -151,7 +155,10 @@ def count_released(chunks: Iterable[tuple], qis: list[str],
     acc = CountAccumulator(qis, sensitive, _marker(job))
     acc.track_suppressed = bool(_removed_values(job))
     for chunk, mask, *weights in chunks:
-        acc.add(chunk, mask, *weights)
+        if isinstance(chunk, dict):  # a reader's distinct rows (column arrays), weighted
+            acc.add_distinct(chunk, *weights, in_subset=mask)
+        else:
+            acc.add(chunk, mask, *weights)
     return acc, restore_removed(acc, job)
 
 
@@ -272,6 +279,7 @@ def restore_removed(acc: CountAccumulator, job: Job) -> list[str]:
     rows = np.concatenate(acc.suppressed_rows) if acc.suppressed_rows else np.zeros(0, int)
     if not needs or not len(rows):
         return []
+    import pandas as pd
     if not job.data.path:
         return [f"suppressed records' values of {', '.join(needs)} were removed and the job "
                 f"names no input data to restore the overall distribution"]
@@ -327,6 +335,7 @@ def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyRepor
 
 def _read_chunks(path: Path, delimiter: str, columns: list[str], encoding: str,
                  chunk_rows: int) -> Iterator[pd.DataFrame]:
+    import pandas as pd
     reader = pd.read_csv(path, sep=delimiter, dtype=str, keep_default_na=False,
                          na_filter=False, usecols=columns, encoding=encoding, engine="c",
                          chunksize=chunk_rows)
@@ -335,6 +344,7 @@ def _read_chunks(path: Path, delimiter: str, columns: list[str], encoding: str,
 
 
 def _header(path: Path, delimiter: str, encoding: str | None = None) -> tuple[list[str], str]:
+    import pandas as pd
     for tried in ([encoding] if encoding else ["utf-8-sig", "cp1252"]):
         try:
             cols = pd.read_csv(path, sep=delimiter, nrows=0, encoding=tried, dtype=str)
@@ -357,23 +367,26 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     (``encoding`` None: UTF-8, else cp1252). A file of `FAST_BYTES` or more (``fast``
     None; True: any file, False: none) is read by Arrow in blocks of ``block_bytes``
     and grouped on integer codes (`engine.data.csv_distinct`) where Arrow reads it as
-    pandas does: the same report."""
+    pandas does: the same report. A plain file (its header a plain record, the whole
+    file text in the encoding pandas would read it in) is read that way without
+    loading pandas at all."""
     path = Path(path)
     delimiter = delimiter or job.data.delimiter or ";"
+    if fast is None:
+        fast = path.is_file() and path.stat().st_size >= FAST_BYTES
+    fast = fast and not _removed_values(job)  # those need the suppressed rows' numbers
+    plain = _plain_header(path, delimiter, encoding) if fast else None
+    if plain is not None:
+        report = _verify_stream(plain[0], job, None, _coded(path, delimiter, *plain,
+                                                            block_bytes))
+        if report is not None:
+            return report
+        fast = False  # Arrow refused the file: pandas reads it, as below
     columns, encoding = _header(path, delimiter, encoding)
     _one_column(path, columns, delimiter, job)
-    if fast is None:
-        fast = path.stat().st_size >= FAST_BYTES
-    coded = None
-    if fast and not _removed_values(job):  # those need the suppressed rows' numbers
-        from engine.data import csv_distinct
-
-        def coded(counted, subset_mask, pseudonyms, looks_pseudonymized):
-            return csv_distinct.count_csv(
-                path, delimiter, encoding, columns, counted, subset_mask, pseudonyms,
-                looks_pseudonymized, block_bytes or csv_distinct.BLOCK_BYTES)
 
     def read(present):
+        import pandas as pd
         start = 0
         try:
             for chunk in _read_chunks(path, delimiter, present, encoding, chunk_rows):
@@ -385,7 +398,50 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
         except UnicodeDecodeError:
             raise DataError(f"{path} is not {encoding} text after row {start}") from None
 
+    coded = _coded(path, delimiter, columns, encoding, block_bytes) if fast else None
     return _verify_stream(columns, job, read, coded)
+
+
+def _coded(path: Path, delimiter: str, columns: list[str], encoding: str,
+           block_bytes: int | None):
+    """`_verify_stream`'s ``coded``: the file's distinct rows by Arrow (or None)."""
+    from engine.data import csv_distinct
+
+    def coded(counted, subset_mask, pseudonyms, looks_pseudonymized):
+        return csv_distinct.count_csv(
+            path, delimiter, encoding, columns, counted, subset_mask, pseudonyms,
+            looks_pseudonymized, block_bytes or csv_distinct.BLOCK_BYTES)
+    return coded
+
+
+def _plain_header(path: Path, delimiter: str,
+                  encoding: str | None) -> tuple[list[str], str] | None:
+    """The header and encoding `_header` (pandas) finds, for a file where they are
+    certain without pandas: every byte of the file decodes in the encoding (given, or
+    UTF-8 with or without a byte order mark: what pandas tries first), and the header
+    is a plain record (no quote character, no byte order mark left, at least two
+    names, none empty, none twice). None: ask pandas."""
+    import codecs
+    codec = encoding or "utf-8-sig"
+    try:
+        decoder = codecs.getincrementaldecoder(codec)()
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 24):
+                decoder.decode(chunk)
+        decoder.decode(b"", final=True)
+    except (LookupError, UnicodeDecodeError, OSError):
+        return None
+    names = csv_arrow.first_record(path, delimiter, '"', codec)
+    if (not names or len(names) < 2 or len(set(names)) != len(names)
+            or any(not n or '"' in n or "\ufeff" in n for n in names)):
+        return None
+    with open(path, encoding=codec, newline="") as f:
+        for line in f:
+            if line.strip("\r\n"):
+                if '"' in line:  # the first record: no quoting to interpret
+                    return None
+                break
+    return names, codec
 
 
 def _one_column(path, columns: list[str], delimiter: str, job: Job) -> None:
@@ -403,7 +459,8 @@ def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyRepo
     rows in order) and judge them: the one place a file-backed release is checked.
     ``coded(counted columns, subset mask or None, pseudonyms, looks_pseudonymized)``,
     if given, is tried first: the file's distinct rows with their records
-    (`engine.data.csv_distinct.CodedRows`), or None to read the chunks."""
+    (`engine.data.csv_distinct.CodedRows`), or None to read the chunks. With ``read``
+    None the report is None when ``coded`` declines the file."""
     qis = _qis(job)
     wanted = set(qis + _sensitive(job))
     pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
@@ -425,14 +482,16 @@ def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyRepo
 
     counted_qis = [q for q in qis if q in present]
     counted_sensitive = [a for a in _sensitive(job) if a in present]
-    source = chunks()
+    source = chunks() if read is not None else None
     if coded is not None:
         from engine.pseudonyms import looks_pseudonymized
         got = coded(list(dict.fromkeys(counted_qis + counted_sensitive)),
                     subset.mask if subset else None, pseudonyms, looks_pseudonymized)
         if got is not None:
             bad_pseudonyms.update(got.bad_pseudonyms)
-            source = [(got.frame, got.in_subset, got.weights)]
+            source = [(got.columns, got.in_subset, got.weights)]
+    if source is None:
+        return None  # no reader given but the coded one, and it declined the file
     acc, problems = count_released(source, counted_qis, counted_sensitive, job)
     outside = int((subset.indices >= acc.rows).sum()) if subset is not None else 0
     report = judge(acc, job, columns, has_subset, outside, frozenset(bad_pseudonyms))

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from engine.data import csv_arrow
+from engine.data.arrow_numpy import from_numpy, string_array, to_numpy
 
 #: bytes Arrow parses per block (about 13,000 rows of an Adult-like table). Arrow reads
 #: some 30 blocks ahead of the one being counted: larger blocks save little CPU and
@@ -37,9 +37,10 @@ QUOTE = '"'
 
 @dataclass
 class CodedRows:
-    """A file's distinct rows (string columns) in order of first appearance, with the
-    records each stands for and whether it is in the research subset."""
-    frame: pd.DataFrame
+    """A file's distinct rows (each counted column's strings, a numpy array) in order
+    of first appearance, with the records each stands for and whether it is in the
+    research subset."""
+    columns: dict[str, np.ndarray]
     weights: np.ndarray
     in_subset: np.ndarray | None
     rows: int
@@ -67,7 +68,9 @@ def _distinct(key: np.ndarray, first: np.ndarray, counts: np.ndarray | None = No
     """Group rows on ``key`` (hashing, no sort): the row where each group first appears
     (groups in that order), its ``first`` value and its summed ``counts`` (None: one
     each). ``first`` increasing, the groups come out in order of first appearance."""
-    codes, _ = pd.factorize(key)
+    import pyarrow.compute as pc
+    # Arrow's hash table numbers the keys as they first appear (as pandas.factorize)
+    codes = to_numpy(pc.dictionary_encode(from_numpy(key)).indices)
     # factorize numbers groups as they first appear: a row opens a group iff its code
     # exceeds every code before it
     top = np.maximum.accumulate(codes)
@@ -98,19 +101,18 @@ class Labels:
 
     def codes(self, array) -> np.ndarray:
         """A block's dictionary-encoded column as codes of its labels (new ones added)."""
-        import pyarrow as pa
         import pyarrow.compute as pc
         words = array.dictionary
         if self._known is None:
-            self._known = pa.array(self.words, type=pa.string())
+            self._known = string_array(self.words)
         lookup = pc.index_in(words, value_set=self._known)
         if lookup.null_count:
             new = words.filter(pc.is_null(lookup))
             self.words += [w for w in dict.fromkeys(new.to_pylist())]
-            self._known = pa.array(self.words, type=pa.string())
+            self._known = string_array(self.words)
             lookup = pc.index_in(words, value_set=self._known)
-        lookup = lookup.to_numpy(zero_copy_only=False).astype(np.int32)
-        return lookup[array.indices.to_numpy(zero_copy_only=False)]
+        lookup = to_numpy(lookup).astype(np.int32)
+        return lookup[to_numpy(array.indices)]
 
 
 def _holds(words, text: str) -> bool:
@@ -196,7 +198,10 @@ def count_csv(path: Path, delimiter: str, encoding: str, columns: list[str],
     if not start:  # no records: pandas' count is as quick
         return None
     rows, weights, _ = _merge(parts, spans())
-    frame = pd.DataFrame({c: np.asarray(labels[c].words, dtype=object)[rows[:, j]]
-                          for j, c in enumerate(counted)})
+    columns = {}
+    for j, c in enumerate(counted):
+        words = np.empty(len(labels[c]), dtype=object)
+        words[:] = labels[c].words
+        columns[c] = words[rows[:, j]]
     flags = rows[:, -1].astype(bool) if subset_mask is not None else None
-    return CodedRows(frame, weights, flags, start, bad)
+    return CodedRows(columns, weights, flags, start, bad)

@@ -23,10 +23,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from engine.markers import SUPPRESSED  # suppressed rows come normalized to it
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 # --- recounting -----------------------------------------------------------------
@@ -77,16 +81,21 @@ class CountAccumulator:
     """Class counts of a released table added chunk by chunk. Rows whose every
     quasi-identifier is ``*`` are counted as one class; ``counts`` decides at the
     end whether they are suppressed. Memory: the classes times the distinct sensitive
-    values, whatever the number of rows."""
+    values, whatever the number of rows.
+
+    Counts are kept as dictionaries in the order their keys first appear in the table
+    (as pandas' ``groupby(sort=False)`` orders them): DataFrame chunks are grouped by
+    pandas (`add`), a reader's distinct rows with their records in Python
+    (`add_distinct`, no pandas), into the same counts."""
 
     def __init__(self, qis: list[str], sensitive: list[str], marker: str = SUPPRESSED,
                  compact_every: int = 8):
         self.qis, self.sensitive = list(qis), list(dict.fromkeys(sensitive))
         self.marker = marker
         self.compact_every = compact_every
-        self._sizes: list[pd.Series] = []
-        self._dists: dict[str, list[pd.Series]] = {a: [] for a in self.sensitive}
-        self._overall: dict[str, list[pd.Series]] = {a: [] for a in self.sensitive}
+        self._sizes: list[dict] = []
+        self._dists: dict[str, list[dict]] = {a: [] for a in self.sensitive}
+        self._overall: dict[str, list[dict]] = {a: [] for a in self.sensitive}
         self.rows = 0
         self.subset_rows = 0
         self.all_star_rows = 0
@@ -98,19 +107,13 @@ class CountAccumulator:
         #: the overall distributions (values put back from the input, see engine.verify)
         self.track_suppressed = False
         self.suppressed_rows: list[np.ndarray] = []
-        self._star_overall: dict[str, list[pd.Series]] = {a: [] for a in self.sensitive}
+        self._star_overall: dict[str, list[dict]] = {a: [] for a in self.sensitive}
         self.overall_fix: dict[str, dict[str, int]] | None = None
 
     def _keys(self, chunk: pd.DataFrame) -> list:
         return self.qis if self.qis else [np.zeros(len(chunk), dtype=np.int8)]
 
-    def add(self, chunk: pd.DataFrame, in_subset: np.ndarray | None = None,
-            weights: np.ndarray | None = None) -> None:
-        """Add rows (string columns); ``in_subset`` marks research-subset rows;
-        ``weights`` (or None: one each) says how many records each row stands for (a
-        reader that grouped identical rows itself; then the suppressed records' row
-        numbers are unknown, so not with ``track_suppressed``)."""
-        n = len(chunk)
+    def _flags(self, n: int, in_subset, weights):
         flag = np.ones(n, dtype=bool) if in_subset is None else np.asarray(in_subset, bool)
         if weights is not None and self.track_suppressed:
             raise ValueError("grouped rows cannot tell the suppressed records' row numbers")
@@ -121,6 +124,16 @@ class CountAccumulator:
 
         self.rows += n if w is None else int(w.sum())
         self.subset_rows += total(flag)
+        return flag, w, total
+
+    def add(self, chunk: pd.DataFrame, in_subset: np.ndarray | None = None,
+            weights: np.ndarray | None = None) -> None:
+        """Add rows (string columns); ``in_subset`` marks research-subset rows;
+        ``weights`` (or None: one each) says how many records each row stands for (a
+        reader that grouped identical rows itself; then the suppressed records' row
+        numbers are unknown, so not with ``track_suppressed``)."""
+        n = len(chunk)
+        flag, w, total = self._flags(n, in_subset, weights)
         stars = np.ones(n, dtype=bool)
         for q in self.qis:
             col = chunk[q]
@@ -134,34 +147,77 @@ class CountAccumulator:
             if self.track_suppressed:
                 self.suppressed_rows.append(np.flatnonzero(stars & flag) + (self.rows - n))
                 for a in self.sensitive:
-                    self._star_overall[a].append(chunk.loc[stars & flag, a].value_counts())
+                    self._star_overall[a].append(
+                        _as_dict(chunk.loc[stars & flag, a].value_counts()))
         frame = chunk.assign(**{FLAG: flag})
         if w is not None:
             frame[WEIGHT] = w
 
-        def count(rows: pd.DataFrame, keys: list) -> pd.Series:
+        def count(rows: pd.DataFrame, keys: list) -> dict:
             grouped = rows.groupby(keys, sort=False, observed=True)
-            return grouped.size() if w is None else grouped[WEIGHT].sum()
+            return _as_dict(grouped.size() if w is None else grouped[WEIGHT].sum())
 
         self._sizes.append(count(frame, self.qis + [FLAG] if self.qis else [FLAG]))
         released = frame[flag]
         for a in self.sensitive:
             keys = self.qis + [a] if self.qis else [np.zeros(len(released), np.int8), a]
             self._dists[a].append(count(released, keys))
-            self._overall[a].append(released[a].value_counts() if w is None else
-                                    count(released, [a]).sort_values(ascending=False,
-                                                                     kind="stable"))
+            self._overall[a].append(_as_dict(released[a].value_counts()) if w is None
+                                    else _by_count(count(released, [a])))
+        if len(self._sizes) >= self.compact_every:
+            self._compact()
+
+    def add_distinct(self, columns: dict, weights: np.ndarray,
+                     in_subset: np.ndarray | None = None) -> None:
+        """`add` for a reader's distinct rows, without pandas: ``columns`` maps every
+        counted column to its rows' strings (numpy arrays), ``weights`` gives the
+        records each row stands for. The same counts, in the same order, as ``add``
+        of a DataFrame of those rows with those weights."""
+        n = len(weights)
+        flag, w, total = self._flags(n, in_subset, weights)
+        stars = np.ones(n, dtype=bool)
+        for q in self.qis:
+            col = np.asarray(columns[q], dtype=object)
+            is_star = col == self.marker
+            stars &= is_star
+            self.star_counts[q] += total(is_star)
+            self.values[q].update(col.tolist())
+        if self.qis:
+            self.all_star_rows += total(stars)
+            self.all_star_subset_rows += total(stars & flag)
+        keys = (list(zip(*(np.asarray(columns[q], dtype=object).tolist() for q in self.qis)))
+                if self.qis else [()] * n)
+        weight, flags = w.tolist(), flag.tolist()
+        sizes: dict = {}
+        for key, f, k in zip(keys, flags, weight):
+            key = key + (f,) if self.qis else f
+            sizes[key] = sizes.get(key, 0) + k
+        self._sizes.append(sizes)
+        released = [i for i, f in enumerate(flags) if f]
+        for a in self.sensitive:
+            values = np.asarray(columns[a], dtype=object).tolist()
+            per: dict = {}
+            overall: dict = {}
+            for i in released:
+                v, k = values[i], weight[i]
+                key = keys[i] + (v,) if self.qis else (0, v)
+                per[key] = per.get(key, 0) + k
+                overall[v] = overall.get(v, 0) + k
+            self._dists[a].append(per)
+            self._overall[a].append(_by_count(overall))
         if len(self._sizes) >= self.compact_every:
             self._compact()
 
     @staticmethod
-    def _sum(parts: list[pd.Series]) -> pd.Series:
-        if not parts:
-            return pd.Series(dtype=np.int64)
-        s = pd.concat(parts)
-        if s.index.nlevels == 1:
-            return s.groupby(level=0, sort=False).sum()
-        return s.groupby(level=list(range(s.index.nlevels)), sort=False).sum()
+    def _sum(parts: list[dict]) -> dict:
+        """The parts' counts summed, keys in order of first appearance."""
+        if len(parts) == 1:
+            return parts[0]
+        out: dict = {}
+        for part in parts:
+            for k, n in part.items():
+                out[k] = out.get(k, 0) + n
+        return out
 
     def _compact(self) -> None:
         self._sizes = [self._sum(self._sizes)]
@@ -211,6 +267,18 @@ class CountAccumulator:
         n_records = self.subset_rows if has_subset else self.rows
         return ReleasedCounts(self.qis, sizes, population, distributions, overall,
                               has_subset, n_records, **context)
+
+
+def _as_dict(counts) -> dict:
+    """A pandas Series of counts as a dictionary in its order (keys: the index's
+    values, tuples for several levels)."""
+    return dict(zip(counts.index.tolist(), counts.tolist()))
+
+
+def _by_count(counts: dict) -> dict:
+    """Counts ordered by count, descending, ties in their order (pandas'
+    ``sort_values(ascending=False, kind="stable")``)."""
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
 def _label(key: tuple) -> str:
