@@ -239,7 +239,7 @@ def test_quality_plot_keeps_the_run(explore, adult):
     assert "optimum loss" in q.caption.text()
     # drawn in percent, the unit of the caption and of every other view
     _, ys = q.curve.getData()
-    assert q.percent and q.plot.getAxis("left").labelText == "information loss (%)"
+    assert q.percent and q.plot.getAxis("left").labelText == "loss (%)"
     assert ys[-1] == pytest.approx(result.optimum.information_loss_percent)
     assert f"{result.optimum.information_loss_percent:.2f} %" in q.caption.text()
     assert set(np.round(ys, 9)) == {round(result.relative_percent(b), 9) for b in q._raw}

@@ -20,7 +20,7 @@ def scalar_loss(loss) -> float | None:
 #: the vertical axis while the search runs (its raw scores: the bounds that make them
 #: percent are known at the end) and after it (percent, as every other view shows loss)
 RAW_AXIS = "loss (score)"
-PERCENT_AXIS = "information loss (%)"
+PERCENT_AXIS = "loss (%)"
 
 
 class QualityPlot(QWidget):
