@@ -9,7 +9,7 @@ in the Parquet file holding them (``file_row_number``: a CSV file's Parquet copy
 or the Parquet input itself, each part's rows after the parts before it).
 
 The order is the in-memory tables': ``value_ranks`` of the column's distinct values
-for its data type (numbers and dates by value, intervals by their bounds, then text,
+for its data type (``display_type``: the declared one, else the values' best; numbers and dates by value, intervals by their bounds, then text,
 ``*``, missing), descending its reverse, records of equal value in file order. A
 column of more than ``SORT_RANKS_MAX`` distinct values is ordered by DuckDB alone
 (numbers by value, then text, ``*``, missing).
@@ -59,9 +59,13 @@ class SortedRows:
             raise DataError(f"{self.label}: sorting reads the Parquet copy of the file, "
                             f"which could not be made (is the temporary folder full?)")
         names = ", ".join(literal(str(f)) for f in files)
+        cols = ", ".join(_as_text(c) if text else ident(c) for c in columns)
+        if {"file_row_number", "filename"} & set(self._names):
+            # DuckDB's position columns would clash with the data's: numbered by a scan
+            return (f"(SELECT {cols}, row_number() OVER () - 1 AS __row FROM read_parquet("
+                    f"[{names}]))")
         start = ("0" if len(files) == 1 else "CASE filename " + " ".join(
             f"WHEN {literal(str(f))} THEN {o}" for f, o in zip(files, offsets)) + " END")
-        cols = ", ".join(_as_text(c) if text else ident(c) for c in columns)
         return (f"(SELECT {cols}, file_row_number + {start} AS __row FROM read_parquet("
                 f"[{names}], file_row_number = true, filename = true))")
 
@@ -84,10 +88,10 @@ class SortedRows:
         if self.known_distinct(column) is not None or self._scalar(
                 f"SELECT approx_count_distinct({c}) FROM {self._text_scan()}"
         ) <= SORT_RANKS_MAX:
-            from engine.analysis.statistics import value_ranks
+            from engine.analysis.statistics import display_type, value_ranks
             values = self.distinct(column)["value"].to_numpy(dtype=object)
-            ranks = pd.DataFrame({"value": values.astype(str),
-                                  "rank": value_ranks(values, data_type)})
+            ranks = pd.DataFrame({"value": values.astype(str), "rank": value_ranks(
+                values, display_type(values, data_type))})
             source += f" LEFT JOIN __ranks r ON d.{c} = r.value"
             by = f"r.rank{desc}"
         else:  # too many values for Python: numbers by value, then text, '*', missing

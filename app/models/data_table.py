@@ -25,7 +25,7 @@ from app.models.paged_model import PagedModel
 from app.models.row_blocks import RowBlocks
 from app.theme import TYPE_LABELS, type_icon
 from app.workers import SerialWorker
-from engine.analysis.statistics import value_ranks
+from engine.analysis.statistics import display_type, value_ranks
 from engine.hierarchy.builders.base import declared_type
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -174,7 +174,8 @@ class DataTableModel(PagedModel):
             perm = None
             if key is not None and self.doc.table is not None:
                 col = self.doc.table.column(name)
-                ranks = value_ranks(col.dictionary, self._data_type(name))[col.codes]
+                kind = display_type(col.dictionary, self._data_type(name))
+                ranks = value_ranks(col.dictionary, kind)[col.codes]
                 perm = np.argsort(ranks if ascending else -ranks.astype(np.int64),
                                   kind="stable")
             self.beginResetModel()

@@ -159,12 +159,19 @@ def interval_bounds(labels: Sequence[str], data_type: DataType | None) -> np.nda
 
 
 def _resolve_type(column: EncodedColumn, data_type: DataType | None) -> DataType:
-    """The given type, else the best type of the present values; text that is all
-    numeric intervals (a generalized number column) counts as decimal."""
+    """The given type, else the best type of the present values (`display_type`)."""
     if data_type is not None:
         return data_type
-    keep = np.isin(column.dictionary, IGNORED, invert=True) & (column.value_counts() > 0)
-    values = column.dictionary[keep].astype(str)
+    return display_type(column.dictionary[column.value_counts() > 0])
+
+
+def display_type(values: Sequence[str], data_type: DataType | None = None) -> DataType:
+    """The given type, else the best type of ``values`` (missing and ``*`` aside); text
+    that is all numeric intervals (a generalized number column) counts as decimal."""
+    if data_type is not None:
+        return data_type
+    values = np.asarray([str(v) for v in values], dtype=object)
+    values = values[np.isin(values, IGNORED, invert=True)]
     found = best_type(values)
     if found.kind is Kind.STRING and len(values) and \
             not np.isnan(interval_bounds(values, DECIMAL)).any():

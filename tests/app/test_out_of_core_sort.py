@@ -217,3 +217,29 @@ def test_orders_of_many_values_are_duckdbs(adult_like, monkeypatch):
                 assert page[data.row_column].tolist() == list(want.index[start:start + 40])
     finally:
         data.close()
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_columns_named_like_duckdbs_position_columns(tmp_path, suffix):
+    """Data with columns 'filename' and 'file_row_number' sorts as well (numbered by a
+    scan instead of DuckDB's position columns, which would clash)."""
+    from app.out_of_core import OutOfCoreData
+    frame = pd.DataFrame({"filename": [f"f{i % 7}" for i in range(1200)],
+                          "file_row_number": [str((i * 13) % 50) for i in range(1200)]})
+    path = tmp_path / f"odd{suffix}"
+    if suffix == ".csv":
+        frame.to_csv(path, sep=";", index=False)
+    else:
+        frame.to_parquet(path, index=False)
+    data = OutOfCoreData(path)
+    try:
+        data.count_rows()
+        key = data.sort("file_row_number", False)
+        want = frame.assign(k=-pd.to_numeric(frame["file_row_number"])).sort_values(
+            "k", kind="stable")
+        page = data.page(1100, 100, key)
+        assert page[["filename", "file_row_number"]].values.tolist() == \
+            want[["filename", "file_row_number"]].iloc[1100:1200].values.tolist()
+        assert page[data.row_column].tolist() == list(want.index[1100:1200])
+    finally:
+        data.close()
