@@ -100,6 +100,8 @@ class ParamForm(QWidget):
                 low -= 1
                 w.setSpecialValueText(NOT_SET)
             w.setRange(low, high)
+            # "100,000 transformations" like every count the app writes, not "100000"
+            w.setGroupSeparatorShown(True)
             if p.unit:
                 w.setSuffix(f" {p.unit}")
             w.valueChanged.connect(self._changed)

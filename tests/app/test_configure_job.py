@@ -240,3 +240,14 @@ def test_a_job_whose_subset_query_fails_is_refused_with_its_message(qtbot, windo
         window.files.open_path(job)
     assert any("agee" in text for _, text in messages)
     assert not window.document.has_data
+
+
+def test_large_counts_in_declared_forms_show_group_separators(qtbot, window):
+    open_sample(qtbot, window)
+    editor = window.configure.search.limits.editors["heuristic_threshold"]
+    value = window.document.settings.transformation.heuristic_threshold
+    assert value >= 10_000
+    sep = editor.locale().groupSeparator()
+    assert editor.text() == f"{value:,} transformations".replace(",", sep)
+    editor.setValue(250_000)  # and it still reads back as the number
+    assert window.configure.search.limits.value("heuristic_threshold") == 250_000
