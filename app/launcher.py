@@ -34,5 +34,21 @@ def main(argv: list[str] | None = None) -> int:
     return cli_main(argv)
 
 
+def run() -> None:
+    """The installed ``anonymist`` command: `main`, then a command line's subcommand
+    ends its process at once (``engine.cli.exit_process``: no interpreter teardown);
+    the desktop app exits as usual."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if "engine.cli" in sys.modules and not _opens_gui(argv):
+        from engine.cli import exit_process
+        exit_process(code)
+    sys.exit(code)
+
+
+def _opens_gui(argv: list[str]) -> bool:
+    return (not argv or argv[0] == "gui" or "app.__main__" in sys.modules)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -406,5 +406,28 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERNAL
 
 
+def exit_process(code: int) -> None:
+    """End a command's process with ``code`` without the interpreter's teardown.
+
+    Everything a command writes is written atomically and closed before it returns;
+    what remains at exit is the interpreter freeing every module one by one (numba,
+    llvmlite, Arrow, numpy: about 0.1 s of CPU, a seventh of a whole anonymize on
+    Adult). Here the standard streams are flushed and the exit handlers run (atexit:
+    logging, weakref finalizers such as the DuckDB backend's spill folder), then the
+    process ends. If a non-daemon thread still runs, the ordinary exit waits for it."""
+    import atexit
+    import threading
+    if any(t.is_alive() and not t.daemon and t is not threading.main_thread()
+           for t in threading.enumerate()):
+        sys.exit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):  # closed or gone: nothing to flush
+            pass
+    atexit._run_exitfuncs()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_process(main())
