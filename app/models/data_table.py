@@ -21,10 +21,10 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from app.document import Document
+from app.models.column_sort import ColumnSort
 from app.models.paged_model import PagedModel
 from app.models.row_blocks import RowBlocks
 from app.theme import TYPE_LABELS, type_icon
-from app.workers import SerialWorker
 from engine.analysis.statistics import display_type, value_ranks
 from engine.hierarchy.builders.base import declared_type
 
@@ -57,13 +57,13 @@ class DataTableModel(PagedModel):
         #: changed on the GUI thread only, with the view told)
         self._ooc_rows = 0
         self.row_start = 0  # out of core: the data row shown as the first model row
-        #: the order shown: (attribute, ascending), None for the data's order
-        self.sort: tuple[str, bool] | None = None
-        self.sort_pending: tuple[str, bool] | None = None  # out of core: being sorted
-        self.sort_error = ""
+        self._memory_sort: tuple[str, bool] | None = None  # in memory: the order shown
         self._permutation: np.ndarray | None = None  # in memory: row -> data row
-        self._order = None  # out of core: the ``OutOfCoreData.sort`` pages are read in
-        self._sorter = None  # out of core: the worker writing sorted copies
+        #: out of core: the order DuckDB writes and the rows are read in
+        self.sorter = ColumnSort(self)
+        self.sorter.set_data(document.backend_source)
+        self.sorter.applied.connect(self._show_order)
+        self.sorter.changed.connect(self.sort_changed)
         self.rows = RowBlocks(self._fetch_rows, self)
         self.rows.arrived.connect(self._rows_arrived)
         self._load_page()
@@ -101,7 +101,8 @@ class DataTableModel(PagedModel):
         self._page = 0
         self.rows.clear()
         self.row_start = 0
-        self._clear_sort()
+        self.sorter.set_data(self.doc.backend_source)  # the data's order again
+        self._memory_sort = self._permutation = None
         self._ooc_rows = self._known_rows()
         self._load_page()
         self.endResetModel()
@@ -147,7 +148,7 @@ class DataTableModel(PagedModel):
         data = self.doc.backend_source
         if data is None:
             return None
-        return data.page(start, count, self._order)
+        return data.page(start, count, self.sorter.order)
 
     def _rows_arrived(self, first: int, last: int) -> None:
         n = self.rowCount()
@@ -156,100 +157,72 @@ class DataTableModel(PagedModel):
             self.dataChanged.emit(self.index(first, 1),
                                   self.index(min(last, n - 1), len(self._names)),
                                   [Qt.ItemDataRole.DisplayRole])
-            if self._order is not None:  # the row header names each record
+            if self.sorter.order is not None:  # the row header names each record
                 self.headerDataChanged.emit(Qt.Orientation.Vertical, first,
                                             min(last, n - 1))
 
     # --- sorting ------------------------------------------------------------------------
+    @property
+    def sort(self) -> tuple[str, bool] | None:
+        """The order shown: (attribute, ascending), None for the data's order."""
+        return self.sorter.shown if self.doc.out_of_core else self._memory_sort
+
+    @property
+    def sort_pending(self) -> tuple[str, bool] | None:
+        """Out of core: the order being written by DuckDB."""
+        return self.sorter.pending
+
+    @property
+    def sort_error(self) -> str:
+        return self.sorter.error
+
     def sort_by(self, name: str | None, ascending: bool = True) -> None:
         """Show the rows sorted by attribute ``name`` (None: in the data's order). In
-        memory at once; out of core when DuckDB has written the sorted copy
-        (``sort_pending`` until then; the rows shown stay as they were)."""
-        data = self.doc.backend_source
+        memory at once; out of core when DuckDB has written the order (``sort_pending``
+        until then; the rows shown stay as they were)."""
         if name is not None and name not in self.doc.column_names:
             return
         key = None if name is None else (name, bool(ascending))
-        self.sort_error = ""
-        if data is None:
-            perm = None
-            if key is not None and self.doc.table is not None:
-                col = self.doc.table.column(name)
-                kind = display_type(col.dictionary, self._data_type(name))
-                ranks = value_ranks(col.dictionary, kind)[col.codes]
-                perm = np.argsort(ranks if ascending else -ranks.astype(np.int64),
-                                  kind="stable")
-            self.beginResetModel()
-            self.sort, self._permutation = key, perm
-            self.endResetModel()
-            self.sort_changed.emit()
+        if self.doc.out_of_core:
+            self.sorter.request(key, None if name is None else self._data_type(name))
             return
-        if self.sort_pending is not None:
-            data.cancel_sort()  # the one being written is not wanted any more
-        self.sort_pending = None
-        if key is None or key == self.sort:
-            self._show_order(key, None if key is None else self._order)
-            return
-        if self._sorter is None:
-            self._sorter = SerialWorker(self)
-            self._sorter.done.connect(self._sorted)
-            self._sorter.failed.connect(self._sort_failed)
-        self.sort_pending = key
-        dtype = self._data_type(name)
-        self._sorter.submit(lambda: data.sort(name, ascending, dtype), (data, key))
+        perm = None
+        if key is not None and self.doc.table is not None:
+            col = self.doc.table.column(name)
+            kind = display_type(col.dictionary, self._data_type(name))
+            ranks = value_ranks(col.dictionary, kind)[col.codes]
+            perm = np.argsort(ranks if ascending else -ranks.astype(np.int64), kind="stable")
+        self.beginResetModel()
+        self._memory_sort, self._permutation = key, perm
+        self.endResetModel()
         self.sort_changed.emit()
 
     def stop_sorting(self, msecs: int = 5000) -> bool:
-        """Interrupt the sort being written out of core and wait for its worker
+        """Interrupt the order being written out of core and wait for its worker
         (closing, tests)."""
-        data = self.doc.backend_source
-        if self.sort_pending is not None and data is not None:
-            data.cancel_sort()
-        return self._sorter is None or self._sorter.wait(msecs)
+        return self.sorter.stop(msecs)
 
     def _data_type(self, name: str):
         a = self.doc.attributes.get(name)
         return None if a is None else declared_type(a.data_type, a.format)
 
-    def _sorted(self, tag, order) -> None:
-        data, key = tag
-        if data is self.doc.backend_source and key == self.sort_pending:
-            self.sort_pending = None
-            self._show_order(key, order)
-
-    def _sort_failed(self, tag, message: str) -> None:
-        data, key = tag
-        if data is self.doc.backend_source and key == self.sort_pending:
-            self.sort_pending = None
-            self.sort_error = message
-            self.sort_changed.emit()
-
-    def _show_order(self, key, order) -> None:
-        """Out of core: read the rows in ``order`` from the first row on."""
+    def _show_order(self) -> None:
+        """Out of core: read the rows in the sorter's order from the first row on."""
         self.beginResetModel()
         self.rows.clear()
-        self.sort, self._order = key, order
         self.row_start = 0
         self._ooc_rows = self._known_rows()
         self.endResetModel()
         self.row_window_changed.emit(self.row_start, self.doc.row_count or 0)
-        self.sort_changed.emit()
-
-    def _clear_sort(self) -> None:
-        """The data changed: its order again (inside a model reset)."""
-        if self._sorter is not None:
-            self._sorter.forget()
-        self.sort = self.sort_pending = self._order = self._permutation = None
-        self.sort_error = ""
 
     def data_row(self, row: int) -> int | None:
         """The row in the data (0-based) shown at model ``row`` (out of core: None until
         its block has arrived)."""
         if self._permutation is not None:
             return int(self._permutation[row])
-        if self._order is None:
+        if self.sorter.order is None:
             return self.row_start + row
-        data = self.doc.backend_source
-        value = self.rows.value(self.row_start + row, data.row_column)
+        value = self.rows.value(self.row_start + row, self.doc.backend_source.row_column)
         return None if value is None else int(value)
 
     def _attributes_changed(self, names: list) -> None:

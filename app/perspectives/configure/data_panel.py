@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QSpinBox, QTableView, QToolButton, QVBoxLayout, QWidget)
 
 from app.document import Document
+from app.models.column_sort import describe_sort, next_key
 from app.models.data_table import DataTableModel
 from app.perspectives.configure.subset_dialog import SubsetDialog, describe_subset
 from app.widgets.pager import Pager
@@ -199,9 +200,7 @@ class DataPanel(QWidget):
     def sort_by_header(self, name: str) -> None:
         """A header click: sort by ``name`` ascending, or reverse the order when the rows
         are (being) sorted by it already."""
-        current = self.model.sort_pending or self.model.sort
-        ascending = not current[1] if current and current[0] == name else True
-        self.model.sort_by(name, ascending)
+        self.model.sort_by(*next_key(self.model.sort_pending or self.model.sort, name))
 
     def _sort_changed(self) -> None:
         m = self.model
@@ -212,16 +211,7 @@ class DataPanel(QWidget):
         if col is not None:
             hh.setSortIndicator(col, Qt.SortOrder.AscendingOrder if shown[1]
                                 else Qt.SortOrder.DescendingOrder)
-        if pending:
-            text = (f"Sorting by {pending[0]} "
-                    f"({'ascending' if pending[1] else 'descending'})…")
-        elif shown:
-            text = f"Sorted by {shown[0]} ({'ascending' if shown[1] else 'descending'})"
-        else:
-            text = ""
-        if m.sort_error:
-            text = f"Not sorted: {m.sort_error}"
-        self.sort_label.setText(text)
+        self.sort_label.setText(describe_sort(shown, pending, m.sort_error))
         self.sort_label.setToolTip("DuckDB writes the records in this order once, then "
                                    "reads the rows shown from it" if self.doc.out_of_core
                                    else "")
