@@ -12,6 +12,11 @@ from engine.errors import AnonymistError
 from engine.privacy import MODELS, model_from_dict
 
 
+NO_SENSITIVE = ("No attribute is sensitive yet. This model protects the values of a "
+                "sensitive attribute (a diagnosis, an income): set that attribute's type to "
+                "Sensitive in Configure > Attributes, then add the model.")
+
+
 def describe_model(d: dict) -> str:
     """A short label of a ``[[privacy]]`` table: '5-anonymity', "Distinct l-diversity
     (l = 2) of 'disease'"; the table as written when the engine refuses it."""
@@ -32,11 +37,15 @@ def describe_model(d: dict) -> str:
 class PrivacyModelDialog(QDialog):
     """``value()`` is the ``[[privacy]]`` dict; the engine validates it on accept."""
 
-    def __init__(self, model: dict | None = None, attributes: list[str] = (), parent=None):
+    def __init__(self, model: dict | None = None, attributes: list[str] = (), parent=None,
+                 sensitive: list[str] | None = None):
+        """``attributes``: the choices of a model's sensitive attribute; ``sensitive``: the
+        attributes whose type is sensitive (None: not checked), the only ones accepted."""
         super().__init__(parent)
         self.setWindowTitle("Edit privacy model" if model else "Add privacy model")
         self.setMinimumWidth(460)
         self.attributes = list(attributes)
+        self.sensitive = None if sensitive is None else list(sensitive)
         lay = QVBoxLayout(self)
         top = QFormLayout()
         self.kind = QComboBox()
@@ -53,6 +62,12 @@ class PrivacyModelDialog(QDialog):
         self.form: ParamForm | None = None
         self.form_slot = QVBoxLayout()
         lay.addLayout(self.form_slot)
+        #: why a model of a sensitive attribute cannot be added yet
+        self.note = QLabel(NO_SENSITIVE)
+        self.note.setObjectName("errorLabel")
+        self.note.setWordWrap(True)
+        self.note.hide()
+        lay.addWidget(self.note)
         self.error = QLabel()
         self.error.setObjectName("errorLabel")
         self.error.setWordWrap(True)
@@ -89,6 +104,7 @@ class PrivacyModelDialog(QDialog):
         self.form.set_values({k: v for k, v in values.items() if k != "model"})
         self.form_slot.addWidget(self.form)
         self.error.hide()
+        self.note.setVisible(self._needs_attribute() and not self.attributes)
         # once the new form is shown (Qt shows a widget added to a visible parent later)
         QTimer.singleShot(0, self._fit_height)
 
@@ -108,7 +124,30 @@ class PrivacyModelDialog(QDialog):
     def value(self) -> dict:
         return {"model": self.model_name, **self.form.values()}
 
+    def _needs_attribute(self) -> bool:
+        return any(p.kind == "attribute" for p in MODELS[self.model_name].params)
+
+    def _attribute_problem(self) -> str | None:
+        """Why the chosen sensitive attribute is refused (None: it is not)."""
+        if not self._needs_attribute() or self.sensitive is None:
+            return None
+        if not self.sensitive:
+            return NO_SENSITIVE
+        values = self.form.values()
+        for p in MODELS[self.model_name].params:
+            name = values.get(p.name)
+            if p.kind == "attribute" and name is not None and name not in self.sensitive:
+                return (f"'{name}' is not a sensitive attribute: {MODELS[self.model_name].label}"
+                        f" protects the values of a sensitive one. Set its type to Sensitive "
+                        f"in Configure > Attributes, or choose another attribute.")
+        return None
+
     def accept(self) -> None:
+        problem = self._attribute_problem()
+        if problem is not None:
+            self.error.setText(problem)
+            self.error.show()
+            return
         try:
             model_from_dict(self.value())
         except AnonymistError as e:

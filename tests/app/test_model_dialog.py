@@ -112,3 +112,41 @@ def test_dialog_shrinks_back_after_a_taller_form(qtbot):
     qtbot.waitUntil(lambda: dialog.height() > short + 50)
     dialog.set_model("k-anonymity")
     qtbot.waitUntil(lambda: dialog.height() <= short + 5)
+
+
+def test_models_of_a_sensitive_attribute_offer_only_sensitive_attributes(qtbot, window):
+    """The sample has no sensitive attribute: l-diversity cannot be added "of 'sex'" (a
+    quasi-identifier) by accepting the dialog's first choice; it says what to do first."""
+    from engine.config import SENSITIVE as SENSITIVE_TYPE
+    from tests.app.conftest import open_sample
+    open_sample(qtbot, window)
+    privacy = window.configure.privacy
+    dialog = privacy.make_dialog()
+    qtbot.addWidget(dialog)
+    dialog.set_model("distinct-l-diversity")
+    assert dialog.form.editors["attribute"].count() == 0
+    assert dialog.note.isVisibleTo(dialog) and "No attribute is sensitive" in dialog.note.text()
+    dialog.accept()
+    assert dialog.result() != dialog.DialogCode.Accepted
+    assert "Sensitive" in dialog.error.text()
+    dialog.set_model("k-anonymity")  # a model without attribute: nothing in the way
+    assert not dialog.note.isVisibleTo(dialog)
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    # with salary-class sensitive it is the one choice, and accepted
+    window.document.update_attributes(["salary-class"], type=SENSITIVE_TYPE)
+    dialog = privacy.make_dialog()
+    qtbot.addWidget(dialog)
+    dialog.set_model("distinct-l-diversity")
+    editor = dialog.form.editors["attribute"]
+    assert [editor.itemData(i) for i in range(editor.count())] == ["salary-class"]
+    dialog.accept()
+    assert dialog.result() == dialog.DialogCode.Accepted
+    assert dialog.value()["attribute"] == "salary-class"
+    # a model kept from before, of an attribute that is no longer sensitive: shown, refused
+    dialog = privacy.make_dialog({"model": "distinct-l-diversity", "attribute": "sex", "l": 2})
+    qtbot.addWidget(dialog)
+    assert dialog.form.values()["attribute"] == "sex"
+    dialog.accept()
+    assert dialog.result() != dialog.DialogCode.Accepted
+    assert "'sex' is not a sensitive attribute" in dialog.error.text()

@@ -86,12 +86,18 @@ class PrivacyPanel(QWidget):
         self.doc.update_settings(transformation=tr)
 
     def _sensitive(self) -> list[str]:
-        names = [n for n, a in self.doc.attributes.items() if a.type == SENSITIVE]
-        return names or list(self.doc.attributes)
+        return [n for n, a in self.doc.attributes.items() if a.type == SENSITIVE]
 
     def make_dialog(self, model: dict | None = None) -> PrivacyModelDialog:
-        """The dialog (tests drive it without ``exec``)."""
-        return PrivacyModelDialog(model, self._sensitive(), self)
+        """The dialog (tests drive it without ``exec``). A model's attribute is chosen among
+        the sensitive attributes (an edited model's own attribute is listed too, so that
+        the dialog shows it as it is, and refuses it if it is no longer sensitive)."""
+        sensitive = self._sensitive()
+        choices = list(sensitive)
+        own = (model or {}).get("attribute")
+        if own and own not in choices:
+            choices.append(own)
+        return PrivacyModelDialog(model, choices, self, sensitive=sensitive)
 
     def add_model(self, model: dict) -> None:
         self.doc.update_settings(privacy=[dict(p) for p in self.doc.settings.privacy]
