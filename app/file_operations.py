@@ -349,13 +349,23 @@ class FileOperations(QObject):
 
     # --- export -----------------------------------------------------------------------------
     def _release_ready(self) -> bool:
-        if self.doc.current_transformation() is None:
+        current = self.doc.current_transformation()
+        if current is None:
             show_error(self.window, "Nothing to export",
                        "Anonymize the data first: the export writes the anonymized output."
                        if self.doc.result is None else
                        "No transformation meets the privacy models: apply one in Explore "
                        "to export it.")
             return False
+        if not current.anonymous:  # applied in Explore: never released without a word
+            B = QMessageBox.StandardButton
+            return ask(self.window, "Export data that is not anonymous?",
+                       f"The transformation applied in Explore does not meet the privacy "
+                       f"models and the suppression limit ({current.levels_text}; "
+                       f"{current.suppressed_records:,} records suppressed). The exported "
+                       f"data would fail 'anonymist verify' for this job.\n\nApply an "
+                       f"anonymous transformation in Explore (green), or export this one "
+                       f"anyway?", B.Yes | B.Cancel, B.Cancel) == B.Yes
         return True
 
     def export_dialog(self) -> None:

@@ -155,3 +155,55 @@ def test_export_dialog_warns_of_columns_released_unchanged(qtbot, window, monkey
     window.files.export_dialog()
     visible, text = seen[-1]
     assert not visible and text == ""
+
+
+def test_exporting_a_transformation_that_is_not_anonymous_asks_first(qtbot, window, tmp_path,
+                                                                      messages, monkeypatch):
+    """A transformation applied in Explore that fails the models (here: no generalization,
+    three quarters of the records suppressed against a 4 % limit) is not exported without
+    a question; exported anyway, `anonymist verify` indeed refuses it. The optimum applied
+    back is exported without a question and verifies."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from app.project_io import save_job_file
+    from app.widgets.export_dialog import ExportDialog
+    from tests.app.test_journeys import read_export
+    opened = []
+
+    def run_dialog(dialog):  # the export dialog as a person fills it in
+        opened.append(dialog)
+        dialog.path.setText(str(tmp_path / f"out{len(opened)}.csv"))
+        dialog.accept()
+        return dialog.request is not None
+
+    monkeypatch.setattr(ExportDialog, "exec", run_dialog)
+    result = _anonymized(qtbot, window)
+    explore = window.perspectives["explore"]
+    bottom = tuple(0 for _ in result.problem.qis)
+    with qtbot.waitSignal(explore.transformation_applied, timeout=20_000):
+        explore.apply_levels(bottom)
+    assert not window.document.current_transformation().anonymous
+    save_job_file(window.document, tmp_path / "job.toml")
+    # the steward says no (the box's default): nothing is opened, nothing written
+    window.actions["export_data"].trigger()
+    assert [t for t, _ in messages] == ["Export data that is not anonymous?"]
+    assert "fail 'anonymist verify'" in messages[0][1] and opened == []
+    assert not list(tmp_path.glob("out*.csv"))
+    # exported anyway: the file is what the app showed, and verify refuses it as warned
+    messages.answer = QMessageBox.StandardButton.Yes
+    with qtbot.waitSignal(window.files.exported, timeout=120_000):
+        window.actions["export_data"].trigger()
+    shown = result.transformed(bottom).frame.astype(str).reset_index(drop=True)
+    pd.testing.assert_frame_equal(read_export(tmp_path / "out1.csv"), shown, check_dtype=False)
+    assert main(["verify", str(tmp_path / "out1.csv"), str(tmp_path / "job.toml")]) == 1
+    # the optimum applied back: no question, and the export verifies
+    del messages[:]
+    optimum = tuple(result.optimum.levels[q] for q in result.problem.qis)
+    with qtbot.waitSignal(explore.transformation_applied, timeout=20_000):
+        explore.apply_levels(optimum)
+    with qtbot.waitSignal(window.files.exported, timeout=120_000):
+        window.actions["export_data"].trigger()
+    assert messages == []
+    shown = result.transformed(optimum).frame.astype(str).reset_index(drop=True)
+    pd.testing.assert_frame_equal(read_export(tmp_path / "out2.csv"), shown, check_dtype=False)
+    assert main(["verify", str(tmp_path / "out2.csv"), str(tmp_path / "job.toml")]) == 0
