@@ -251,13 +251,17 @@ class OutOfCoreData(SortedRows):
         which the analyses and the export query) read ``text_copy`` instead of the
         file once it exists (``DuckDBBackend.text_copy``); False when it reads other
         data or cannot."""
-        s, o = self.source, getattr(backend, "source", None)
-        if not hasattr(backend, "text_copy") or o is None or self.kind != "csv" or (
-                o.kind, list(o.files), o.delimiter, (o.encoding or "utf-8").lower()) != (
-                s.kind, list(s.files), s.delimiter, (s.encoding or "utf-8").lower()):
+        if not hasattr(backend, "text_copy") or self.kind != "csv" or \
+                not self.same_records(backend):
             return False
         backend.text_copy = self.text_copy
         return True
+
+    def same_records(self, backend) -> bool:
+        """Whether ``backend`` reads these records (the same files, format, delimiter
+        and encoding): its record numbers are this data's."""
+        other = getattr(backend, "source", None)
+        return other is not None and _identity(other) == _identity(self.source)
 
     def page(self, start: int, count: int, order: tuple[str, bool] | None = None
              ) -> pd.DataFrame:

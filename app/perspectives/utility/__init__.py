@@ -37,6 +37,8 @@ class _DocumentBinding(QObject):
         super().__init__(perspective)
         self.perspective = perspective
         self.doc = document
+        # out of core the side-by-side records are sorted by the document's data
+        perspective.records.data_source = lambda: document.backend_source
         document.result_changed.connect(self.result_changed)
         document.output_changed.connect(self.output_changed)
         if document.result is not None:

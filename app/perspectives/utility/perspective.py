@@ -412,4 +412,5 @@ class UtilityPerspective(QWidget):
         ok = True
         for ctl in (self.output_task, *self.tasks.values()):
             ok = ctl.wait_all(msecs) and ok
+        ok = self.records.sort.stop(msecs) and ok
         return self.records.wait(msecs) and ok
