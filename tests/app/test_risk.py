@@ -354,3 +354,32 @@ def test_output_is_built_off_the_gui_thread(qtbot, make_view, adult_result, monk
     sizes = frame.groupby(QIS, observed=True).size()
     assert view.sides[1].sizes.n_classes == len(sizes)
     assert view.summaries[1].highest_risk == pytest.approx(1 / sizes.min())
+
+
+def test_profile_axis_labels_never_touch(qtbot):
+    """Narrow or wide, the risk profile's bound labels keep apart; 100 % is always one."""
+    from PySide6.QtGui import QFontMetrics
+
+    from app.perspectives.risk.profile_view import ProfilePlot
+    from engine.analysis.risk import ClassSizes, risk_profile
+    sizes = np.array([1, 2, 3, 5, 8, 20, 150, 4000])
+    profile = risk_profile(ClassSizes(sizes, sizes))
+    plot = ProfilePlot()
+    qtbot.addWidget(plot)
+    plot.set_profile(profile)
+    plot.show()
+    qtbot.waitExposed(plot)
+    labelled = {}
+    for width in (380, 600, 1400):
+        plot.resize(width, 260)
+        qtbot.waitUntil(lambda w=width: plot.width() == w)
+        axis = plot.getAxis("bottom")
+        metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
+        px = axis.width() / (len(profile) + 0.4)
+        kept = plot.labelled
+        assert kept[-1][1] == "100"
+        for (p0, t0), (p1, t1) in zip(kept, kept[1:]):
+            room = (p1 - p0) * px - (metrics.horizontalAdvance(t0) + metrics.horizontalAdvance(t1)) / 2
+            assert room >= 8, (width, t0, t1, room)
+        labelled[width] = len(kept)
+    assert labelled[380] < labelled[1400]  # thinned where space is short, not always

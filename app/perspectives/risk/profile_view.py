@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pyqtgraph as pg
 from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
@@ -20,6 +21,18 @@ from app.perspectives.risk.models import RiskProfileModel
 
 #: labelled intervals when space is short (upper bounds, as fractions)
 MAJOR = (1e-4, 0.001, 0.01, 0.05, 0.1, 0.2, 1 / 3, 0.5, 1.0)
+
+
+def thin_labels(ticks: list[tuple[int, str]], px_per_bar: float, text_width,
+                gap: float = 8.0) -> list[tuple[int, str]]:
+    """The ``(position, text)`` labels whose texts keep ``gap`` pixels apart, taken from
+    the right (the highest risks matter most): 100 % is always labelled."""
+    kept: list[tuple[int, str, float]] = []
+    for pos, text in sorted(ticks, reverse=True):
+        width = text_width(text)
+        if all(abs(pos - p) * px_per_bar >= (width + w) / 2 + gap for p, _t, w in kept):
+            kept.append((pos, text, width))
+    return sorted((p, t) for p, t, _w in kept)
 
 
 class ProfilePlot(BarPlot):
@@ -35,6 +48,7 @@ class ProfilePlot(BarPlot):
                                                            style=Qt.PenStyle.DashLine))
         self.addItem(self.line)
         self.profile: pd.DataFrame | None = None
+        self.labelled: list[tuple[int, str]] = []  # the major bounds labelled now
         self.selected = -1
         self.threshold = 0.2
         self.log = False
@@ -44,11 +58,24 @@ class ProfilePlot(BarPlot):
         self.profile = profile
         if profile is not None:
             ticks = [(i, upper_label(u)) for i, u in enumerate(profile["upper"])]
-            major = [t for t, u in zip(ticks, profile["upper"])
-                     if any(math.isclose(u, m) for m in MAJOR)]
-            self.getAxis("bottom").setTicks([major, ticks])
+            self._major = [t for t, u in zip(ticks, profile["upper"])
+                           if any(math.isclose(u, m) for m in MAJOR)]
+            self._ticks = ticks
+            self._fit_ticks()
             self.setXRange(-0.7, len(profile) - 0.3, padding=0)
         self.redraw()
+
+    def _fit_ticks(self) -> None:
+        """Label the major bounds that fit the plot's width without touching: at 1280
+        pixels "0.01 0.1 1" and "33.3 50 100" ran into each other."""
+        if getattr(self, "profile", None) is None or not getattr(self, "_major", None):
+            return
+        axis = self.getAxis("bottom")
+        font = axis.style.get("tickFont") or axis.font()
+        metrics = QFontMetrics(font)
+        px = max(axis.width(), 1.0) / (len(self.profile) + 0.4)
+        self.labelled = thin_labels(self._major, px, metrics.horizontalAdvance)
+        axis.setTicks([self.labelled, self._ticks])
 
     def set_threshold(self, threshold: float) -> None:
         self.threshold = threshold
@@ -61,6 +88,7 @@ class ProfilePlot(BarPlot):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
+        self._fit_ticks()
         # a range set before the plot was first laid out (its page not shown yet) is
         # distorted by that layout: set it again
         if getattr(self, "_scale", None) is not None:
