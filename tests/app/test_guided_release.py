@@ -96,6 +96,10 @@ def test_guided_release_of_adult(window, qtbot, tmp_path, adult_dir):
     assert (out / "adult-report.pdf").stat().st_size > 0
     assert [a.kind for a in wiz.currentPage().artefacts] == ["data", "job", "mapping", "report"]
     assert all(a.verified for a in wiz.currentPage().artefacts)
+    # before / after drawn in Analyze utility's input / output colours, not green
+    from app.perspectives.utility.charts import INPUT_COLOR, OUTPUT_COLOR
+    result_page = wiz.page(RESULT_PAGE)
+    assert (result_page.before.color, result_page.after.color) == (INPUT_COLOR, OUTPUT_COLOR)
     # the same job is in the perspectives: k-anonymity with k = 5
     assert window.document.settings.privacy == [{"model": "k-anonymity", "k": 5}]
 

@@ -7,8 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QVBoxLayout)
 
-from app.perspectives.utility.charts import FrequencyChart
-from app.theme import ACCENT
+from app.perspectives.utility.charts import INPUT_COLOR, OUTPUT_COLOR, FrequencyChart
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
 from app.wizards.guided.goal_page import share
 from engine.analysis.risk import analyze_risk
@@ -55,8 +54,10 @@ class ResultPage(GuidedPage):
         self.attribute.currentTextChanged.connect(self._chart)
         right.addWidget(QLabel("Distribution of"), 0, 0)
         right.addWidget(self.attribute, 0, 1)
-        self.before = FrequencyChart(ACCENT)
-        self.after = FrequencyChart("#5cb85c")
+        # the colours of Analyze utility's input and output (green means "anonymous" in
+        # Explore: an "after" in green read as a verdict)
+        self.before = FrequencyChart(INPUT_COLOR)
+        self.after = FrequencyChart(OUTPUT_COLOR)
         right.addWidget(muted("before"), 1, 0)
         right.addWidget(self.before, 2, 0, 1, 2)
         right.addWidget(muted("after"), 3, 0)
