@@ -31,6 +31,9 @@ from engine.classes import Classes, Classifier
 #: roll-ups from snapshots of fewer items run in the searching thread (a few
 #: microseconds: handing them to a worker would cost more than it saves)
 MIN_ITEMS_AHEAD = 2048
+#: roll-ups under way ahead of the searching thread per worker thread (slack for a
+#: busy machine, where the threads do not always run at the same time)
+AHEAD_PER_THREAD = 2
 
 
 def available_cores() -> int:
@@ -83,7 +86,7 @@ class RollupBatch:
         self.plans = [classifier.plan(levels) for levels in self.levels]
         self.futures: list[Future | None] = [None] * len(rows)
         self.started = 0  # roll-ups submitted (or cached) so far, in order
-        self.window = threads.threads + 1
+        self.window = AHEAD_PER_THREAD * threads.threads + 1
 
     def _start_until(self, end: int) -> None:
         end = min(end, len(self.plans))
