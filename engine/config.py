@@ -149,7 +149,7 @@ class TransformationConfig:
     threads: int | None = param_field(
         "int", None, low=1, unit="threads", label="Threads",
         help="threads a heuristic search checks transformations in (absent: one per "
-             "core; the result is the same with any number)")
+             "core while a core is idle, else one; the result is the same with any number)")
     genetic: dict = field(default_factory=FrozenMap)
     #: ARX's local anonymization after the global optimum: {"iterations", "gs_factor",
     #: "adaption_factor"} (engine/transform/local_recoding.py), None: off

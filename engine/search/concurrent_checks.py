@@ -16,7 +16,8 @@ check. The snapshots to roll up from are chosen, in order, when the batch starts
 timing either. At most ``threads + 1`` roll-ups are under way ahead of the
 searching thread, and none is started when the next check would end after the
 time limit; roll-ups a stopped search no longer needs are dropped. Small roll-ups
-(``MIN_ITEMS_AHEAD``) run in the searching thread when their turn comes.
+(``MIN_ITEMS_AHEAD``) run in the searching thread when their turn comes, and so does
+a roll-up no worker has taken by then (on a busy machine the workers may not run).
 """
 from __future__ import annotations
 
@@ -45,13 +46,29 @@ def available_cores() -> int:
 
 
 def thread_count(setting: int | None) -> int:
-    """Threads a search checks in: the job's ``[transformation] threads``, else one per
-    core."""
-    return int(setting) if setting else available_cores()
+    """Threads a search checks in: the job's ``[transformation] threads``, else
+    ``automatic_threads()``."""
+    return int(setting) if setting else automatic_threads()
+
+
+def automatic_threads() -> int:
+    """One thread per core while at least half a core is idle beyond the search's own
+    (the 1-minute load average), else one: on a busy machine the second thread gained
+    nothing and cost 4-10 % more CPU (tests/benchmarks/README_heuristics.md). The
+    result is the same with any number of threads."""
+    cores = available_cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average (Windows): every core
+        return cores
+    return max(1, min(cores, 1 + int(cores - load + 0.5)))
 
 
 class RollupThreads:
-    """Worker threads for roll-ups, started on first use; ``close`` waits for them."""
+    """Worker threads for roll-ups, started on first use. ``close`` drops the roll-ups
+    not started and does not wait for those running (at most one per thread, whose
+    results nobody takes): a search stopped by its limit returns at once; the threads
+    end when their roll-up does."""
 
     def __init__(self, threads: int):
         self.threads = threads
@@ -65,7 +82,7 @@ class RollupThreads:
 
     def close(self) -> None:
         if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
 
 
@@ -108,6 +125,8 @@ class RollupBatch:
         self._start_until(i + 1 + self.window)
         if hit is not None:
             return hit
+        if future is not None and future.cancel():  # no worker took it yet: roll up here
+            future = None
         classes = (future.result() if future is not None
                    else self.classifier.rolled_up(source, self.levels[i]))
         self.futures[i] = None

@@ -90,8 +90,13 @@ def test_batch_takes_classes_in_order_and_caches_them(wide):
         assert classifier.classify(levels) is classes  # cached when taken
 
 
-def test_threads_setting(tmp_path):
-    assert thread_count(3) == 3 and thread_count(None) >= 1
+def test_threads_setting(tmp_path, monkeypatch):
+    import engine.search.concurrent_checks as cc
+    assert thread_count(3) == 3
+    monkeypatch.setattr(cc, "available_cores", lambda: 2)
+    for load, threads in [(0.0, 2), (1.2, 2), (1.6, 1), (7.5, 1)]:
+        monkeypatch.setattr(cc.os, "getloadavg", lambda: (load, load, load))
+        assert thread_count(None) == threads, load
     path = tmp_path / "job.toml"
     path.write_text("[transformation]\nthreads = 2\n")
     assert load_job(path).transformation.threads == 2
