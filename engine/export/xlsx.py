@@ -175,8 +175,9 @@ def write_encoded_xlsx(path, names: Sequence[str], n_rows: int, column: ColumnSo
     sheet holds and for values Excel cannot store, before anything is written."""
     import datetime
 
-    import pyarrow as pa
     import pyarrow.compute as pc
+
+    from engine.data.arrow_numpy import binary, binary_scalar, from_numpy
     where = where or str(path)
     if n_rows > MAX_ROWS:
         raise DataError(f"{where}: {n_rows:,} rows do not fit an Excel sheet "
@@ -193,10 +194,10 @@ def write_encoded_xlsx(path, names: Sequence[str], n_rows: int, column: ColumnSo
         check_labels(labels, str(name), codes, where)
         tails = [cell_tail(t).encode("utf-8") for t in labels]
         widest += max((len(t) for t in tails), default=0)
-        field = pa.array(tails, pa.binary())
+        field = binary(tails)  # Arrow arrays from buffers: pyarrow's shim loads pandas
         if isinstance(codes, tuple):
             rows, codes = codes
-            parts.append((rows, pc.take(field, pa.array(codes))))
+            parts.append((rows, pc.take(field, from_numpy(np.asarray(codes)))))
         else:
             parts.append((codes, field))
     # a worksheet over 4 GB needs zip64 (the size is not known before it is written)
@@ -214,18 +215,16 @@ def write_encoded_xlsx(path, names: Sequence[str], n_rows: int, column: ColumnSo
         z.writestr("xl/styles.xml", STYLES)
         with z.open("xl/worksheets/sheet1.xml", "w", force_zip64=big) as f:
             f.write((SHEET_HEAD + "".join(head)).encode("utf-8"))
-            starts = [pa.scalar(f'<c r="{x}'.encode(), pa.binary()) for x in letters]
-            open_row = pa.scalar(b'<row r="', pa.binary())
-            close_tag = pa.scalar(b'">', pa.binary())
-            close_row = pa.scalar(b"</row>", pa.binary())
-            empty = pa.scalar(b"", pa.binary())
+            starts = [binary_scalar(f'<c r="{x}'.encode()) for x in letters]
+            open_row, close_tag = binary_scalar(b'<row r="'), binary_scalar(b'">')
+            close_row, empty = binary_scalar(b"</row>"), binary_scalar(b"")
             for start in range(0, n_rows, chunk_rows):
                 end = min(n_rows, start + chunk_rows)
-                number = pa.array(np.arange(start + 2, end + 2).astype(str).astype(object),
-                                  pa.string()).cast(pa.binary())
+                number = binary([b"%d" % i for i in range(start + 2, end + 2)])
                 pieces = [open_row, number, close_tag]
                 for (index, field), first in zip(parts, starts):
-                    pieces += [first, number, pc.take(field, pa.array(index[start:end]))]
+                    pieces += [first, number,
+                               pc.take(field, from_numpy(np.asarray(index[start:end])))]
                 pieces.append(close_row)
                 joined = pc.binary_join_element_wise(*pieces, empty)
                 offsets = np.frombuffer(joined.buffers()[1], np.int32,

@@ -17,7 +17,8 @@ run, CPU seconds (user + system, ``wait4``) and wall seconds:
 - ``csv``: ``anonymize JOB --output OUT.csv --quiet`` (the command without documents);
 - ``report``: the same with ``--report R.pdf``: its extra cost is the report's;
 - ``xlsx``: ``anonymize JOB --output OUT.xlsx --quiet``: its extra over ``csv`` is the
-  Excel export's (the 300k-row table too).
+  Excel export's (the 300k-row table too);
+- ``verify``: ``verify OUT.xlsx JOB`` of the file this tree wrote, run by each tree.
 
 Equality: the report JSONs of both trees are compared (without creation time, search
 time and output file name) and the Excel files' worksheet XML byte for byte. The load
@@ -109,29 +110,34 @@ def main() -> None:
                 str(Path(job_a["data"]["path"]).parent), str(big)))
             (tmp / "big").mkdir()
             jobs["300k"] = write_job(tmp / "big", job_big)
-        plan = []  # (label, job, extra arguments per tree's output folder)
+        plan = []  # (label, argv of the command given a tree's output folder)
         for data, job in jobs.items():
             if data == "adult" or "xlsx300k" in only:
-                plan.append((f"{data} csv", job, lambda o: ["--output", str(o / "out.csv")]))
+                plan.append((f"{data} csv", lambda o, job=job: [
+                    "anonymize", str(job), "--quiet", "--output", str(o / "out.csv")]))
             if data == "adult" and "report" in only:
-                plan.append((f"{data} report", job, lambda o: [
-                    "--output", str(o / "out.csv"), "--report", str(o / "r.pdf")]))
+                plan.append((f"{data} report", lambda o, job=job: [
+                    "anonymize", str(job), "--quiet", "--output", str(o / "out.csv"),
+                    "--report", str(o / "r.pdf")]))
             if (data == "adult" and "xlsx" in only) or (data == "300k" and "xlsx300k" in only):
-                plan.append((f"{data} xlsx", job, lambda o: ["--output", str(o / "out.xlsx")]))
+                plan.append((f"{data} xlsx", lambda o, job=job, data=data: [
+                    "anonymize", str(job), "--quiet", "--output", str(o / f"{data}.xlsx")]))
+                # every tree verifies the file this tree wrote
+                plan.append((f"{data} verify", lambda o, job=job, data=data: [
+                    "verify", str(outs["after"] / f"{data}.xlsx"), str(job)]))
         outs = {t: tmp / f"out-{t}" for t in trees}
         for o in outs.values():
             o.mkdir()
         for t, tree in trees.items():  # each tree's numba cache
-            run(tree, ["anonymize", str(jobs["adult"]), "--quiet", *plan[0][2](outs[t])])
+            run(tree, plan[0][1](outs[t]))
         print(f"{'command':<16}{'tree':<8}{'CPU s (median; all)':<34}{'wall s (median)':<17}load",
               flush=True)
         cpu: dict[tuple[str, str], float] = {}
-        for label, job, extra in plan:
+        for label, argv in plan:
             runs: dict[str, list] = {t: [] for t in trees}
             for _ in range(args.rounds):
                 for t, tree in trees.items():
-                    runs[t].append(run(tree, ["anonymize", str(job), "--quiet",
-                                              *extra(outs[t])]))
+                    runs[t].append(run(tree, argv(outs[t])))
             for t in trees:
                 cpus = sorted(r[1] for r in runs[t])
                 cpu[label, t] = median(cpus)
@@ -142,7 +148,8 @@ def main() -> None:
                 same = report_json(outs["before"] / "r.json") == report_json(outs["after"] / "r.json")
                 print(f"  report JSON identical: {same}", flush=True)
             if "before" in trees and label.endswith("xlsx"):
-                same = sheet(outs["before"] / "out.xlsx") == sheet(outs["after"] / "out.xlsx")
+                data = label.split()[0]
+                same = sheet(outs["before"] / f"{data}.xlsx") == sheet(outs["after"] / f"{data}.xlsx")
                 print(f"  worksheet XML identical: {same}", flush=True)
         print("extra CPU over the csv command (median):")
         for data in jobs:

@@ -155,3 +155,16 @@ def test_other_files_are_read_by_openpyxl(tmp_path, monkeypatch):
     # a small read block: rows cut across blocks are joined before parsing
     monkeypatch.setattr(xlsx, "READ_BLOCK", 997)
     pd.testing.assert_frame_equal(xlsx.read_own_xlsx(target.path), frame.astype(object))
+
+
+def test_cli_xlsx_export_loads_no_pandas(tmp_path):
+    """The Excel release is written from the encoded columns as the CSV one is: the
+    command loads no pandas (Arrow arrays built from buffers, not pyarrow's shim)."""
+    from tests.cli.test_without_pandas import ADULT, adult_job, run_cli_in_one_process
+    if not (ADULT / "adult.csv").exists():
+        pytest.skip("../shared/data/adult is not available")
+    out = tmp_path / "A.xlsx"
+    codes, modules = run_cli_in_one_process(
+        ["anonymize", adult_job(tmp_path, "A", False), "--output", out, "--quiet"])
+    assert codes == [0] and "pandas" not in modules and "openpyxl" not in modules
+    assert len(read_table(file_target(out))) == 30162
