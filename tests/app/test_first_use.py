@@ -154,3 +154,20 @@ def test_attribute_list_shows_each_hierarchy_status_whole_at_1280x800(qtbot, the
         assert tip == f"Complete, height {status.height}"
     # the column keeps what is left of the list's width: no horizontal scroll bar
     assert not view.horizontalScrollBar().isVisible()
+
+
+def test_clear_asks_before_removing_a_hierarchy(qtbot, window, messages):
+    from PySide6.QtWidgets import QMessageBox
+    open_sample(qtbot, window)
+    window.configure.attributes.select(["age"])
+    editor = window.configure.hierarchy
+    assert editor.name == "age"
+    before = window.document.hierarchy_rows["age"]
+    editor.buttons["clear"].click()  # the box's default: No
+    assert [t for t, _ in messages] == ["Remove the hierarchy?"]
+    assert "'age' (height 4" in messages[0][1]
+    assert window.document.hierarchy_rows["age"] == before
+    messages.answer = QMessageBox.StandardButton.Yes
+    editor.buttons["clear"].click()
+    assert not window.document.hierarchy_rows.get("age")
+    assert window.document.lacks_hierarchy("age")

@@ -4,14 +4,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QTableView,
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QMessageBox, QTableView,
                                QToolButton, QVBoxLayout, QWidget)
 
 from app import file_dialogs
 from app.document import Document
 from app.models.hierarchy import HierarchyModel
 from app.project_io import hierarchy_rows_from_file
-from app.widgets.dialogs import show_error
+from app.widgets.dialogs import ask, show_error
 from app.workers import readable_error
 from engine.hierarchy.csv_io import write_hierarchy
 from engine.hierarchy.model import Hierarchy
@@ -50,7 +50,7 @@ class HierarchyEditor(QWidget):
                  self.model.remove_level),
                 ("add_missing", "+ Missing", "Add rows for data values the hierarchy "
                  "lacks", self.add_missing),
-                ("clear", "Clear", "Remove the hierarchy", self.clear)):
+                ("clear", "Clear", "Remove the hierarchy", self.clear_asked)):
             b = QToolButton(text=text)
             b.setToolTip(tip)
             b.clicked.connect(slot)
@@ -166,6 +166,19 @@ class HierarchyEditor(QWidget):
     def add_missing(self) -> None:
         if self.name is not None:
             self.model.add_values(list(self.doc.hierarchy_status(self.name).missing))
+
+    def clear_asked(self) -> None:
+        """The Clear button: a hierarchy (perhaps built by hand) is removed only once the
+        steward confirms; there is no undo."""
+        if self.name is None or not self.model.rows():
+            return
+        status = self.doc.hierarchy_status(self.name)
+        B = QMessageBox.StandardButton
+        if ask(self, "Remove the hierarchy?",
+               f"Remove the hierarchy of '{self.name}' (height {status.height}, "
+               f"{len(self.model.rows()):,} values)? This cannot be undone; export it first "
+               f"to keep a copy.", B.Yes | B.No, B.No) == B.Yes:
+            self.clear()
 
     def clear(self) -> None:
         if self.name is not None:
