@@ -38,6 +38,10 @@ def parquet_label(parts) -> str:
             f"({parts[0].name} … {parts[-1].name})")
 
 
+#: the widest a preview column grows to show its values whole (pixels)
+MAX_PREVIEW_WIDTH = 260
+
+
 class FormatPage(QWizardPage):
     def __init__(self, wizard):
         super().__init__()
@@ -150,11 +154,13 @@ class FormatPage(QWizardPage):
         self.completeChanged.emit()
 
     def _fit_headers(self) -> None:
-        """Widen columns whose name would be clipped ('narital-status'); values may still
-        be elided, a name never is."""
+        """Widen columns whose name would be clipped ('narital-status') or whose values
+        would be ('Married-civ-…': the preview is where the delimiter is judged) up to
+        ``MAX_PREVIEW_WIDTH``; a name is never clipped."""
         hh = self.preview.horizontalHeader()
         for col in range(self.model.columnCount()):
-            need = hh.sectionSizeFromContents(col).width()
+            need = max(hh.sectionSizeFromContents(col).width(),
+                       min(MAX_PREVIEW_WIDTH, self.preview.sizeHintForColumn(col)))
             if need > hh.sectionSize(col):
                 self.preview.setColumnWidth(col, need)
 

@@ -102,3 +102,19 @@ def test_every_wizard_page_has_a_title_and_a_subtitle(qtbot, window, adult_dir):
             page = wizard.page(page_id)
             assert page.title().strip(), (type(wizard).__name__, page_id)
             assert page.subTitle().strip(), (type(wizard).__name__, page_id, page.title())
+
+
+def test_format_preview_shows_values_whole(qtbot, window, adult_dir):
+    """The format page is where a steward judges the delimiter: Adult's values are shown
+    whole ('Married-civ-spouse', not 'Married-civ-…')."""
+    wizard = window.files.make_import_wizard(str(adult_dir / "adult.csv"))
+    qtbot.addWidget(wizard)
+    wizard.show()
+    wizard.next()
+    page = wizard.format_page
+    view, model = page.preview, page.model
+    metrics = view.fontMetrics()
+    for col in range(model.columnCount()):
+        widest = max(metrics.horizontalAdvance(str(model.data(model.index(r, col))))
+                     for r in range(model.rowCount()))
+        assert view.columnWidth(col) >= min(widest, 200), (col, widest, view.columnWidth(col))
