@@ -100,6 +100,8 @@ def test_guided_release_of_adult(window, qtbot, tmp_path, adult_dir):
     from app.perspectives.utility.charts import INPUT_COLOR, OUTPUT_COLOR
     result_page = wiz.page(RESULT_PAGE)
     assert (result_page.before.color, result_page.after.color) == (INPUT_COLOR, OUTPUT_COLOR)
+    n = window.document.current_transformation().suppressed_records
+    assert f"({100 * n / 30_162:.1f} %) suppressed" in result_page.headline.text()
     # the same job is in the perspectives: k-anonymity with k = 5
     assert window.document.settings.privacy == [{"model": "k-anonymity", "k": 5}]
 

@@ -98,7 +98,7 @@ class ResultPage(GuidedPage):
         self.headline.setText(
             f"Information loss {loss_text}{how} (0 % is the data as it is, 100 % "
             f"everything generalized). {t.suppressed_records:,} of {n:,} records "
-            f"({t.suppressed_records / max(n, 1):.1%}) suppressed: their quasi-identifiers "
+            f"({share(t.suppressed_records / max(n, 1))}) suppressed: their quasi-identifiers "
             f"show '*'.")
         changes = attribute_changes(result, levels)
         self.changes.setRowCount(len(changes))
