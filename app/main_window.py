@@ -234,8 +234,12 @@ class MainWindow(QMainWindow):
             show_message(self, "Cannot anonymize yet", reason)
             return
         job, table = self.document.build_job(), self.document.table
+        data = self.document.backend_source
+        # out of core DuckDB counts the view's Parquet copy of a CSV file once it exists
+        hook = data.lend_copy if data is not None else None
         self.search.start("Anonymizing", lambda report, cancelled: engine.anonymize(
-            table, job, progress=report, cancel=cancelled, build_output=True))
+            table, job, progress=report, cancel=cancelled, build_output=True,
+            backend_hook=hook))
 
     def cancel(self) -> None:
         """Stop the run: a search returns its best so far; a run still preparing (the

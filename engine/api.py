@@ -58,12 +58,15 @@ def backend_progress(progress: ProgressCallback | None, cancel: CancelCheck | No
                                               phase=phase, done=share)
 
 
-def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None) -> Problem:
+def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None,
+            backend_hook=None) -> Problem:
     """The job bound to its data. Data in a file (the job's, or ``data`` as a path) is
     counted by the backend ``[engine] backend`` chooses: in memory, or by DuckDB or
     Spark into a frequency table (``problem.backend`` then writes the release).
     ``phase_progress(phase, fraction)`` hears of the backend's counting; ``cancel``,
-    polled every 0.1 s while DuckDB counts, interrupts it (``Cancelled``)."""
+    polled every 0.1 s while DuckDB counts, interrupts it (``Cancelled``);
+    ``backend_hook(backend)`` is called before it counts (the app lends DuckDB the
+    Parquet copy of a CSV file it made: ``DuckDBBackend.text_copy``)."""
     job = as_job(config)
     if data is None or isinstance(data, (str, Path)):
         from engine.backends import (check_supported, choose_backend, count_records,
@@ -73,6 +76,8 @@ def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None
         if name != "memory":
             check_supported(job)
             backend = open_backend(name, job, source)
+            if backend_hook is not None:
+                backend_hook(backend)
             stop = _interrupt_on_cancel(backend, cancel)
             try:
                 table = count_records(backend, job, phase_progress)
@@ -123,7 +128,7 @@ class _Watcher:
 
 def anonymize(data, config, progress: ProgressCallback | None = None,
               cancel: CancelCheck | None = None,
-              build_output: bool = False) -> AnonymizationResult:
+              build_output: bool = False, backend_hook=None) -> AnonymizationResult:
     """Find the transformation that meets the job's privacy models with least loss.
 
     Parameters
@@ -139,6 +144,8 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     build_output : bool
         Also build the optimum's released table (``result.transformed()``) before
         returning, as a reported phase (the app does, so that its views open at once).
+    backend_hook : callable, optional
+        Called with the DuckDB or Spark backend before it counts (`prepare`).
 
     Progress reports name their phase: ``"preparing"`` (reading the job, encoding
     the data and hierarchies; ``"aggregate"`` while a DuckDB or Spark backend counts
@@ -148,7 +155,7 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     start = time.perf_counter()
     phases = Reporter(progress, 0, cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=0.0)
-    problem = prepare(data, config, backend_progress(progress, cancel), cancel)
+    problem = prepare(data, config, backend_progress(progress, cancel), cancel, backend_hook)
     phases.report(0, None, None, force=True, phase="preparing", done=1.0)
     return anonymize_prepared(problem, progress, cancel, build_output, start)
 

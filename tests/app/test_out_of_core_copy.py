@@ -91,3 +91,73 @@ def test_scans_read_the_parquet_copy_with_the_same_figures(qapp, adult_part, tmp
         backend.close()
         doc.clear_data()
     assert data.text_copy() is None  # closed: scans fall back to the file
+
+
+@pytest.fixture
+def generated(tmp_path_factory) -> Path:
+    """A generated Adult-like file (as test_out_of_core_window's)."""
+    import subprocess
+    import sys
+
+    from tests.app.test_out_of_core_window import DATAGEN, ROWS
+    if not DATAGEN.exists():
+        pytest.skip("../shared/tools/datagen.py is not available")
+    out = tmp_path_factory.mktemp("copy")
+    subprocess.run([sys.executable, str(DATAGEN), "adult", "--rows", str(ROWS), "--seed",
+                    "5", "--out", str(out)], check=True, capture_output=True)
+    return out / "adult.csv"
+
+
+def test_anonymize_and_export_read_the_copy(qtbot, window, generated, tmp_path, capsys,
+                                            messages, monkeypatch):
+    """Anonymize in the window counts the records from the view's copy once it exists
+    (the scan it counts names the copy), the export writes from it (with the CSV moved
+    away), and the release is byte for byte the in-memory one of the same job."""
+    from engine.backends.duckdb_backend import DuckDBBackend
+    scans = []
+    counted = DuckDBBackend.frequency_table
+
+    def frequency_table(self, *args, **kwargs):
+        scans.append(self.scan())
+        return counted(self, *args, **kwargs)
+
+    monkeypatch.setattr(DuckDBBackend, "frequency_table", frequency_table)
+    import dataclasses
+
+    import engine
+    from app.project_io import save_job_file
+    from engine.cli import main as cli_main
+    from engine.config import QUASI_IDENTIFYING
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
+    from tests.app.test_out_of_core_window import ROWS, open_out_of_core
+    doc = open_out_of_core(qtbot, window, generated)
+    assert doc.backend_source.text_copy() is not None  # the row count made it
+    set_type(window, QIS, QUASI_IDENTIFYING)
+    for name in QIS:
+        window.configure.attributes.select([name])
+        assert window.configure.hierarchy.load_file(ADULT / f"adult_hierarchy_{name}.csv")
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    result = anonymize(qtbot, window)
+    assert not messages, messages
+    assert result.problem.table.n_records == ROWS
+    copy = doc.backend_source.text_copy()
+    assert scans == [f"read_parquet('{copy}')"]  # the search's count read the copy
+    away = generated.rename(generated.with_suffix(".away"))
+    try:
+        out = export(qtbot, window, tmp_path / "released.csv")
+    finally:
+        away.rename(generated)
+    assert not messages, messages
+    save_job_file(doc, tmp_path / "job.toml")
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
+        capsys.readouterr()
+    job = doc.build_job()
+    memory = engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    assert memory.optimum.levels == result.optimum.levels
+    memory.write_output(tmp_path / "memory.csv")
+    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    window.configure.data.model.rows.wait()
+    window.files.stop_background()
+    doc.clear_data()
