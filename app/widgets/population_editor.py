@@ -52,6 +52,11 @@ class PopulationEditor(QWidget):
             self.region.addItem(f"{name} ({size / 1e6:,.1f} M)", name)
         self.region.setToolTip("The population the data was sampled from: a region preset, "
                                "or a size of your own.")
+        # sized by a short text, not by "Custom (size or sampling fraction)": in a narrow
+        # side panel the longest item squeezed the "Region" label out of sight
+        self.region.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.region.setMinimumContentsLength(14)
         self.size = QDoubleSpinBox()
         self.size.setObjectName("populationSize")
         self.size.setDecimals(0)

@@ -171,3 +171,16 @@ def test_clear_asks_before_removing_a_hierarchy(qtbot, window, messages):
     editor.buttons["clear"].click()
     assert not window.document.hierarchy_rows.get("age")
     assert window.document.lacks_hierarchy("age")
+
+
+def test_population_region_keeps_its_label_at_1280x800(qtbot, themed, window):
+    open_sample(qtbot, window)
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    editor = window.configure.privacy.population
+    label = editor._form.labelForField(editor.region)
+    assert label.text() == "Region" and label.isVisible()
+    assert label.width() >= label.sizeHint().width()
+    region = editor.region
+    assert region.width() >= region.fontMetrics().horizontalAdvance(region.currentText())
