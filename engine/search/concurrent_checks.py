@@ -5,7 +5,8 @@ kernels that release the GIL); judging the classes (privacy models, metric) is
 left to the searching thread, in the batch's order. So a search that has several
 transformations to check at once (a generation of the genetic search, the
 neighbours Lightning and the top-down search expand, KGEN's offspring) rolls the
-next ones up in a few worker threads while it judges the current one.
+next ones up in worker threads while it judges the current one, and rolls up
+later ones itself while it waits for a worker.
 
 The results are those of checking the batch one by one: the classes do not
 depend on the snapshot they are rolled up from (only the speed does), each
@@ -13,7 +14,8 @@ transformation is judged and recorded in the batch's order, and the search's
 limits, phase ends and cancel are tested before each one exactly as for a single
 check. The snapshots to roll up from are chosen, in order, when the batch starts
 (those cached before it), so they do not depend on the number of threads or the
-timing either. At most ``threads + 1`` roll-ups are under way ahead of the
+timing either. ``threads`` counts the searching thread: ``threads - 1`` workers.
+At most ``AHEAD_PER_THREAD * threads + 1`` roll-ups are under way ahead of the
 searching thread, and none is started when the next check would end after the
 time limit; roll-ups a stopped search no longer needs are dropped. Small roll-ups
 (``MIN_ITEMS_AHEAD``) run in the searching thread when their turn comes, and so does
@@ -65,10 +67,11 @@ def automatic_threads() -> int:
 
 
 class RollupThreads:
-    """Worker threads for roll-ups, started on first use. ``close`` drops the roll-ups
-    not started and does not wait for those running (at most one per thread, whose
-    results nobody takes): a search stopped by its limit returns at once; the threads
-    end when their roll-up does."""
+    """``threads - 1`` worker threads for roll-ups (the searching thread is the last
+    one: it rolls up what no worker has taken), started on first use. ``close`` drops
+    the roll-ups not started and does not wait for those running (at most one per
+    worker, whose results nobody takes): a search stopped by its limit returns at
+    once; the workers end when their roll-up does."""
 
     def __init__(self, threads: int):
         self.threads = threads
@@ -76,7 +79,7 @@ class RollupThreads:
 
     def submit(self, fn, *args) -> Future:
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(self.threads,
+            self._executor = ThreadPoolExecutor(max(1, self.threads - 1),
                                                 thread_name_prefix="anonymist-rollup")
         return self._executor.submit(fn, *args)
 
@@ -102,6 +105,7 @@ class RollupBatch:
         # every source chosen now, in order: independent of threads and timing
         self.plans = [classifier.plan(levels) for levels in self.levels]
         self.futures: list[Future | None] = [None] * len(rows)
+        self.ready: dict[int, Classes] = {}  # rolled up by the searching thread ahead
         self.started = 0  # roll-ups submitted (or cached) so far, in order
         self.window = AHEAD_PER_THREAD * threads.threads + 1
 
@@ -115,21 +119,44 @@ class RollupBatch:
                                                       self.levels[i])
             self.started += 1
 
+    def _roll_up(self, i: int) -> Classes:
+        return self.classifier.rolled_up(self.plans[i][2], self.levels[i])
+
+    def _help(self, i: int) -> bool:
+        """Roll up here the furthest item after ``i`` that no worker has taken; False
+        when there is none."""
+        for j in range(self.started - 1, i, -1):
+            f = self.futures[j]
+            if f is not None and f.cancel():
+                self.futures[j] = None
+                self.ready[j] = self._roll_up(j)
+                return True
+        return False
+
+    def _result(self, i: int) -> Classes:
+        """Item ``i``'s classes: from its worker (helping with later items while it
+        runs), or rolled up here."""
+        future = self.futures[i]
+        self.futures[i] = None
+        if i in self.ready:
+            return self.ready.pop(i)
+        while future is not None and not future.done():
+            if future.cancel():  # no worker took it: roll it up here
+                future = None
+            elif not self._help(i):
+                break
+        return future.result() if future is not None else self._roll_up(i)
+
     def take(self, i: int) -> Classes:
         """Item ``i``'s classes (items are taken in order), cached as ``classify``
         caches them; starts the next roll-ups ahead."""
-        key, hit, source = self.plans[i]
-        future = self.futures[i]
+        key, hit, _ = self.plans[i]
         if self.started <= i:  # not started ahead: roll it up here
             self.started = i + 1
         self._start_until(i + 1 + self.window)
         if hit is not None:
             return hit
-        if future is not None and future.cancel():  # no worker took it yet: roll up here
-            future = None
-        classes = (future.result() if future is not None
-                   else self.classifier.rolled_up(source, self.levels[i]))
-        self.futures[i] = None
+        classes = self._result(i)
         self.plans[i] = (key, None, None)
         self.classifier.store(key, classes)
         return classes
@@ -141,3 +168,4 @@ class RollupBatch:
                 f.cancel()
         self.futures = []
         self.plans = []
+        self.ready = {}
