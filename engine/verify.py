@@ -364,8 +364,9 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
                 chunk_rows: int = CHUNK_ROWS, encoding: str | None = None,
                 fast: bool | None = None, block_bytes: int | None = None) -> VerifyReport:
     """Check an exported CSV against ``job``, reading it in chunks of ``chunk_rows``
-    (``encoding`` None: UTF-8, else cp1252). A file of `FAST_BYTES` or more (``fast``
-    None; True: any file, False: none) is read by Arrow in blocks of ``block_bytes``
+    (``encoding`` None: UTF-8, else cp1252). A file of `FAST_BYTES` or more, or any
+    file while pandas is not loaded (``fast`` None, `csv_arrow.use_arrow`; True: any
+    file, False: none) is read by Arrow in blocks of ``block_bytes``
     and grouped on integer codes (`engine.data.csv_distinct`) where Arrow reads it as
     pandas does: the same report. A plain file (its header a plain record, the whole
     file text in the encoding pandas would read it in) is read that way without
@@ -373,7 +374,8 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     path = Path(path)
     delimiter = delimiter or job.data.delimiter or ";"
     if fast is None:
-        fast = path.is_file() and path.stat().st_size >= FAST_BYTES
+        fast = path.is_file() and (path.stat().st_size >= FAST_BYTES
+                                   or csv_arrow.use_arrow(path.stat().st_size))
     fast = fast and not _removed_values(job)  # those need the suppressed rows' numbers
     plain = _plain_header(path, delimiter, encoding) if fast else None
     if plain is not None:

@@ -409,7 +409,7 @@ def read_csv_encoded(path: str | Path, delimiter: str | None = None,
     fmt = _format(path, delimiter, encoding, quotechar, header)
     codec = _check(path, fmt)
     fast = None
-    if path.stat().st_size >= csv_arrow.MIN_BYTES:
+    if csv_arrow.use_arrow(path.stat().st_size):
         fast = csv_arrow.read_columns(path, fmt.delimiter, fmt.quotechar, codec,
                                       fmt.has_header)
     if fast is None:

@@ -112,3 +112,27 @@ def test_verify_without_pandas_reports_what_the_pandas_reader_reports(tmp_path):
         reports.append(plain)
     assert reports[0]["ok"] and reports[0]["violations"] == []
     assert not reports[1]["ok"] and "40-anonymity" in reports[1]["violations"][0]
+
+
+def test_a_small_file_is_read_by_arrow_when_pandas_is_not_loaded(tmp_path):
+    """Below `csv_arrow.MIN_BYTES` pandas reads as fast once loaded, but loading it costs
+    more than Arrow's start: the command line reads a small job's data and release by
+    Arrow too, into the same release and report as the pandas path."""
+    import engine
+    from engine.data.csv_import import read_csv
+    from engine.export.targets import file_target, write_released
+    from engine.verify import verify_file
+    from tests.cli.conftest import write_tiny
+
+    job = write_tiny(tmp_path)
+    assert (tmp_path / "data.csv").stat().st_size < 4096
+    out = tmp_path / "out.csv"
+    codes, modules = run_cli_in_one_process(
+        ["anonymize", job, "--output", out, "--quiet"], ["verify", out, job])
+    assert codes == [0, 0] and "pandas" not in modules
+    frame = read_csv(tmp_path / "data.csv", delimiter=";", header=True, categorical=True)
+    result = engine.anonymize(frame, job)
+    write_released(result.transformed(), file_target(tmp_path / "pandas.csv"))
+    assert out.read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    assert result.optimum.suppressed_records > 0  # suppressed rows are part of it
+    assert verify_file(out, engine.as_job(job), fast=False).ok
