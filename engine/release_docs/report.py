@@ -260,8 +260,8 @@ def _version() -> str:
 def distributions(result, levels=None, top: int = 12) -> dict[str, dict]:
     """Per quasi-identifier the input's and the output's most frequent values with
     their counts (the rest summed as "other"), for the report's charts; ``input_numbers``
-    holds the input's numbers when they are all numeric with more than ``top`` values
-    (the chart is then a histogram). Counted on the encoded columns, one code at a time:
+    holds the input's numbers when they are all finite numbers with more than ``top``
+    values (the chart is then a histogram). Counted on the encoded columns, one code at a time:
     most frequent first, ties in the order the values first occur."""
     problem = result.problem
     released = result.transformed(levels)
@@ -271,7 +271,7 @@ def distributions(result, levels=None, top: int = 12) -> dict[str, dict]:
         labels, counts = _counts(col)
         present = labels[counts > 0]
         numbers = pd.to_numeric(pd.Series(present, dtype=object), errors="coerce")
-        numeric = len(present) > top and numbers.notna().all()
+        numeric = len(present) > top and bool(np.isfinite(numbers.to_numpy(float)).all())
         as_number = None
         if numeric:
             by_code = pd.to_numeric(pd.Series(col.dictionary, dtype=object).astype(str),

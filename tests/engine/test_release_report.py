@@ -125,3 +125,25 @@ def test_report_needs_a_pdf_path(released, tmp_path, capsys):  # noqa: F811
     folder, _ = released
     assert main(["anonymize", str(folder / "job.toml"), "--quiet",
                  "--report", str(tmp_path / "r.docx")]) == 2
+
+
+def test_numbers_with_infinity_are_charted_as_values(tmp_path):
+    """A histogram needs finite numbers: a column with 'inf' is charted by value."""
+    import engine
+    from engine.release_docs.pdf import export_report
+    from engine.release_docs.report import distributions
+    finite = [str(v) for v in range(20)] * 3
+    frame = pd.DataFrame({"n": finite[:-1] + ["inf"], "m": finite})
+    cfg = {"attributes": {}, "privacy": [{"model": "k-anonymity", "k": 2}],
+           "transformation": {"suppression_limit": 0.5}, "metric": {"name": "loss"}}
+    for name in ("n", "m"):
+        path = tmp_path / f"{name}.csv"
+        path.write_text("".join(f"{v};*\n" for v in sorted(set(frame[name]))))
+        cfg["attributes"][name] = {"type": "quasi-identifying", "hierarchy": str(path)}
+    result = engine.anonymize(frame, cfg)
+    charts = distributions(result)
+    assert charts["n"]["input_numbers"] is None
+    assert charts["m"]["input_numbers"] is not None and len(charts["m"]["input_numbers"]) == 60
+    pdf, _, _ = export_report(result, tmp_path / "r.pdf")
+    text = _text(pdf)
+    assert "n: input" in text and "m: input (histogram)" in text
