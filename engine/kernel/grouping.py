@@ -273,7 +273,7 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes, need_groups)
     if not started:
         keys[:] = 0
     first = np.empty(m, dtype=np.int64)
-    class_counts = np.zeros(m, dtype=counts.dtype)
+    class_counts = np.empty(m, dtype=counts.dtype)  # set when a class is found
     n = 0
     if total <= max(DIRECT_PER_ITEM * m, DIRECT_MIN):
         table = np.full(total, -1, dtype=np.int32)  # items (m) fit 31 bits
@@ -283,13 +283,17 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes, need_groups)
                 g = n
                 table[keys[i]] = g
                 first[n] = i
+                class_counts[n] = 0
                 n += 1
             class_counts[g] += counts[i]
             if need_groups:
                 group_of[i] = g
     else:
-        table = _empty_slots(m)
-        mask = len(table) - 1
+        size = 16  # open addressing, at most half full; classes (< m) fit 31 bits
+        while size < 2 * m:
+            size *= 2
+        table = np.full(size, -1, dtype=np.int32)
+        mask = size - 1
         class_key = np.empty(m, dtype=np.int64)
         for i in range(m):
             key = keys[i]
@@ -301,6 +305,7 @@ def _rollup_keyed(rep_t, counts, maps_flat, offsets, levels, sizes, need_groups)
                     table[slot] = n
                     class_key[n] = key
                     first[n] = i
+                    class_counts[n] = 0
                     g = n
                     n += 1
                     break
