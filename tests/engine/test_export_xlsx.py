@@ -168,3 +168,49 @@ def test_cli_xlsx_export_loads_no_pandas(tmp_path):
         ["anonymize", adult_job(tmp_path, "A", False), "--output", out, "--quiet"])
     assert codes == [0] and "pandas" not in modules and "openpyxl" not in modules
     assert len(read_table(file_target(out))) == 30162
+
+
+def _xlsx_equals_frame(result, tmp_path):
+    table = result.transformed()
+    target = file_target(tmp_path / "r.xlsx")
+    write_released(table, target)
+    pd.testing.assert_frame_equal(read_table(target), table.frame.astype(str),
+                                  check_dtype=False)
+
+
+def test_aggregates_rules_pseudonyms_and_local_recoding_are_written(tmp_path, monkeypatch):
+    """Columns built whole (microaggregation, coding rules, masked pseudonyms, a local
+    recoding) are written as the released DataFrame holds them."""
+    import shutil
+
+    import engine
+    from tests.engine.conftest import ADULT, adult_job_text
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sex.csv").write_text("m;*\nf;*\n")
+    data = pd.DataFrame({"sex": ["m", "m", "m", "f", "f", "f"] * 3,
+                         "age": ["15", "30", "95", "50", "70", "17"] * 3,
+                         "income": ["10", "20", "999", "30", "40", "50"] * 3})
+    job = {"attributes": {
+        "sex": {"type": "quasi-identifying", "hierarchy": "sex.csv"},
+        "age": {"type": "quasi-identifying", "transformation": "microaggregation",
+                "function": "arithmetic-mean"},
+        "income": {"type": "insensitive", "transformation": "top-bottom-coding", "top": 100}},
+        "privacy": [{"model": "k-anonymity", "k": 3}],
+        "transformation": {"suppression_limit": 0.0}}
+    _xlsx_equals_frame(engine.anonymize(data, job), tmp_path)
+    if not (ADULT / "adult.csv").exists():
+        return
+    for f in ADULT.glob("adult_hierarchy_*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str,
+                        keep_default_na=False).head(2000)
+    frame.insert(0, "phone", [f"+41 79 {i:07d}" for i in range(len(frame))])
+    frame.to_csv(tmp_path / "people.csv", sep=";", index=False)
+    text = adult_job_text(qis=["sex", "age", "race", "marital-status"], data="people.csv",
+                          limit=0.04).replace(
+        "[transformation]\n", "[transformation]\nlocal_recoding = { iterations = 20 }\n")
+    text += '\n[attributes."phone"]\ntype = "identifying"\npseudonymize = "mask"\nkeep = 3\n'
+    (tmp_path / "job.toml").write_text(text)
+    result = engine.anonymize(None, tmp_path / "job.toml")
+    assert result.local_recoding is not None
+    _xlsx_equals_frame(result, tmp_path)
