@@ -248,7 +248,6 @@ class Document(QObject):
             if then is not None:
                 then()
             return True
-        data = self.backend_source
         missing = [n for n in missing if n not in self._distinct_pending]
         if not missing and then is None:
             return False
