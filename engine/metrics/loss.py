@@ -9,8 +9,9 @@ from engine.metrics.base import Metric
 
 
 @njit(cache=True, nogil=True)
-def _suppression_extra(gen, counts, suppressed, levels, shares_flat, offsets, g, s):
-    """Per attribute: what suppressing the flagged classes adds to the generalized sum."""
+def _suppression_extra(gen, counts, suppressed, levels, extra_flat, offsets):
+    """Per attribute: what suppressing the flagged classes adds to the generalized sum
+    (``extra_flat``: per value and level, what one suppressed record of it adds)."""
     q = gen.shape[1]
     out = np.zeros(q)
     base = np.empty(q, dtype=np.int64)
@@ -20,9 +21,15 @@ def _suppression_extra(gen, counts, suppressed, levels, shares_flat, offsets, g,
         if suppressed[c]:
             n = float(counts[c])
             for j in range(q):
-                sh = shares_flat[base[j] + gen[c, j]]
-                out[j] += n * (sh + s * (1.0 - sh) - g * sh)
+                out[j] += n * extra_flat[base[j] + gen[c, j]]
     return out
+
+
+def suppression_extra_per_record(shares: np.ndarray, g: float, s: float) -> np.ndarray:
+    """What suppressing one record of a value with domain share ``shares`` adds to its
+    attribute's generalized sum: ``share + s * (1 - share) - g * share`` (evaluated in
+    this order, as the kernel evaluated it per record before)."""
+    return shares + s * (1.0 - shares) - g * shares
 
 
 class LossMetric(Metric):
@@ -62,6 +69,7 @@ class LossMetric(Metric):
         self.safe_span = np.where(self.span_positive, span, 1.0)
         flat = [s for per_level in self.shares for s in per_level]
         self.shares_flat = np.concatenate(flat) if flat else np.zeros(0)
+        self.extra_flat = suppression_extra_per_record(self.shares_flat, self.g, self.s)
         max_levels = max((len(p) for p in self.shares), default=1)
         self.share_offsets = np.zeros((ctx.dims, max_levels), dtype=np.int64)
         pos = 0
@@ -105,8 +113,8 @@ class LossMetric(Metric):
         levels = np.asarray(classes.levels, dtype=np.int64)
         x = self.generalized_table[self.dims_index, levels]
         if suppressed.any():
-            x += _suppression_extra(classes.gen, counts, suppressed, levels, self.shares_flat,
-                                    self.share_offsets, self.g, self.s)
+            x += _suppression_extra(classes.gen, counts, suppressed, levels, self.extra_flat,
+                                    self.share_offsets)
         x = self._normalize(x)
         if self.ctx.microaggregated:
             n = float(self.ctx.n_records)
