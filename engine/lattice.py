@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterator, Sequence
 
 import numpy as np
@@ -28,7 +29,7 @@ class Lattice:
     def dimensions(self) -> int:
         return len(self.attributes)
 
-    @property
+    @cached_property  # asked for by every check (``id_of``): computed once
     def radix(self) -> tuple[int, ...]:
         return tuple(hi - lo + 1 for lo, hi in zip(self.min_levels, self.max_levels))
 
