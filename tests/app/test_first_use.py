@@ -184,3 +184,14 @@ def test_population_region_keeps_its_label_at_1280x800(qtbot, themed, window):
     assert label.width() >= label.sizeHint().width()
     region = editor.region
     assert region.width() >= region.fontMetrics().horizontalAdvance(region.currentText())
+
+
+def test_keyboard_focus_lands_on_the_attribute_list_after_opening(qtbot, window):
+    from PySide6.QtWidgets import QApplication
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert window.configure.isAncestorOf(QApplication.focusWidget())  # the empty state's
+    open_sample(qtbot, window)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.configure.attributes.view)

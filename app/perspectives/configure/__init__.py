@@ -127,9 +127,16 @@ class ConfigurePerspective(QWidget):
         self.hierarchy.show_attribute(name)
 
     def _data_changed(self) -> None:
+        from PySide6.QtWidgets import QApplication
+        focus = QApplication.focusWidget()
+        had_focus = focus is not None and self.isAncestorOf(focus)
         self.stack.setCurrentIndex(1 if self.doc.has_data else 0)
         if self.doc.has_data and self.doc.attributes:
             self.attributes.select([next(iter(self.doc.attributes))])
+            # the keyboard goes where the work starts (the empty state's button it was
+            # on is gone; Qt passed it to 'Select all rows')
+            if had_focus or focus is None or not focus.isVisible():
+                self.attributes.view.setFocus()
 
     def _attribute_selection(self, names: list) -> None:
         self.hierarchy.show_attribute(names[0] if len(names) == 1 else None)
