@@ -51,6 +51,32 @@ def sha256_table(frame: pd.DataFrame) -> str:
     return hashlib.sha256(buf.getvalue().encode("utf-8")).hexdigest()
 
 
+def sha256_encoded(names, n_rows: int, column) -> str | None:
+    """`sha256_table`'s digest computed from encoded columns (``column(name) -> (codes,
+    text of each code)``, as ``engine.data.csv_encoded`` writes them: the bytes pandas'
+    CSV has, without a DataFrame of every cell); None for a table of one column (hash
+    its DataFrame)."""
+    from engine.data.csv_encoded import supports, write_encoded_csv
+    if not supports("utf-8", len(names)):
+        return None
+    h = hashlib.sha256()
+
+    class _Sink:
+        write = h.update
+    write_encoded_csv(_Sink(), list(names), n_rows, column, delimiter=";",
+                      lineterminator="\n")
+    return h.hexdigest()
+
+
+def _input_column(table):
+    from engine.data.csv_encoded import as_text
+
+    def column(name):
+        col = table.column(name)
+        return col.codes, as_text(col.dictionary)
+    return column
+
+
 def _finite(x):
     """JSON-safe numbers: NaN and infinities become None, numpy scalars Python ones."""
     if isinstance(x, dict):
@@ -160,8 +186,10 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
         input_info.update(file=Path(input_path).name, sha256=sha256_file(input_path),
                           sha256_of="file")
     else:
-        input_info.update(file=None, sha256=sha256_table(problem.table.to_dataframe()),
-                          sha256_of="table as CSV")
+        t = problem.table
+        digest = sha256_encoded(t.names, t.n_rows, _input_column(t)) or \
+            sha256_table(t.to_dataframe())
+        input_info.update(file=None, sha256=digest, sha256_of="table as CSV")
 
     stats = released.class_statistics()
     output_info = {"rows": int(released.n_rows), "columns": len(released.names),
@@ -175,8 +203,9 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
         output_info.update(file=Path(output_path).name, sha256=sha256_file(output_path),
                            sha256_of="file")
     else:
-        output_info.update(file=None, sha256=sha256_table(released.frame),
-                           sha256_of="table as CSV")
+        digest = sha256_encoded(released.names, released.n_rows, released.csv_column) or \
+            sha256_table(released.frame)
+        output_info.update(file=None, sha256=digest, sha256_of="table as CSV")
 
     exact = result.outcome.algorithm in EXACT_ALGORITHMS and not result.cancelled
     is_optimum = result.optimum is not None and opt.levels == result.optimum.levels

@@ -147,3 +147,30 @@ def test_numbers_with_infinity_are_charted_as_values(tmp_path):
     pdf, _, _ = export_report(result, tmp_path / "r.pdf")
     text = _text(pdf)
     assert "n: input" in text and "m: input (histogram)" in text
+
+
+def test_tables_not_written_to_a_file_are_hashed_as_their_csv(tmp_path):
+    """Without files the report hashes the input and the released table as ';'-CSV
+    (computed from the encoded columns: the digest of pandas' CSV of the DataFrame)."""
+    import hashlib
+    import io
+
+    import engine
+    from engine.release_docs.report import build_report
+    (tmp_path / "q.csv").write_text("a;*\nb;*\n")
+    notes = ["a;b", 'say "hi"', "two\nlines", "", " x", "Zürich"]
+    frame = pd.DataFrame({"q": ["a", "b"] * 6, "note": notes * 2})
+    cfg = {"attributes": {"q": {"type": "quasi-identifying", "hierarchy": str(tmp_path / "q.csv")},
+                          "note": {"type": "insensitive"}},
+           "privacy": [{"model": "k-anonymity", "k": 2}],
+           "transformation": {"suppression_limit": 0.0}, "metric": {"name": "loss"}}
+    result = engine.anonymize(frame, cfg)
+    report = build_report(result)
+
+    def digest(f: pd.DataFrame) -> str:
+        buf = io.StringIO()
+        f.astype(str).to_csv(buf, sep=";", index=False, lineterminator="\n")
+        return hashlib.sha256(buf.getvalue().encode("utf-8")).hexdigest()
+    assert report["input"]["sha256"] == digest(frame)
+    assert report["output"]["sha256"] == digest(result.transformed().frame)
+    assert report["input"]["sha256_of"] == report["output"]["sha256_of"] == "table as CSV"
