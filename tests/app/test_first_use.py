@@ -195,3 +195,22 @@ def test_keyboard_focus_lands_on_the_attribute_list_after_opening(qtbot, window)
     assert window.configure.isAncestorOf(QApplication.focusWidget())  # the empty state's
     open_sample(qtbot, window)
     qtbot.waitUntil(lambda: QApplication.focusWidget() is window.configure.attributes.view)
+
+
+def test_privacy_list_explains_itself_when_empty_and_edit_needs_a_selection(qtbot, window):
+    open_sample(qtbot, window)
+    window.show()
+    qtbot.waitExposed(window)
+    privacy = window.configure.privacy
+    assert privacy.view.isVisible() and not privacy.empty_label.isVisible()
+    assert not privacy.edit_button.isEnabled() and not privacy.remove_button.isEnabled()
+    privacy.view.setCurrentIndex(privacy.model.index(0, 0))
+    assert privacy.edit_button.isEnabled() and privacy.remove_button.isEnabled()
+    privacy.remove_button.click()
+    assert window.document.settings.privacy == []
+    assert privacy.empty_label.isVisible() and not privacy.view.isVisible()
+    assert "No privacy model yet" in privacy.empty_label.text()
+    assert not privacy.edit_button.isEnabled() and not privacy.remove_button.isEnabled()
+    privacy.add_model({"model": "k-anonymity", "k": 3})
+    assert privacy.view.isVisible() and not privacy.empty_label.isVisible()
+    assert privacy.add_button.isEnabled() and not privacy.edit_button.isEnabled()

@@ -1,8 +1,10 @@
 """Privacy models (add / edit / remove), the suppression limit and the population."""
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QGroupBox, QHBoxLayout,
-                               QListView, QPushButton, QVBoxLayout, QWidget)
+                               QLabel, QListView, QPushButton, QStackedWidget, QVBoxLayout,
+                               QWidget)
 
 from app.document import Document
 from app.models.privacy_models import PrivacyModelList
@@ -11,6 +13,11 @@ from app.widgets.population_editor import PopulationEditor, records_of
 from engine.config import SENSITIVE
 from engine.errors import AnonymistError
 from engine.privacy.population import PopulationModel
+
+
+NO_MODEL = ("No privacy model yet. Add… one: k-anonymity (every record hides among at "
+            "least k that look alike) is the usual start; l-diversity and t-closeness also "
+            "protect the values of a sensitive attribute.")
 
 
 class PrivacyPanel(QWidget):
@@ -24,7 +31,15 @@ class PrivacyPanel(QWidget):
         self.view.setObjectName("privacyModels")
         self.view.setModel(self.model)
         self.view.doubleClicked.connect(lambda _i: self.edit_selected())
-        lay.addWidget(self.view, 1)
+        # an empty list says what belongs in it (a blank white box said nothing)
+        self.empty_label = QLabel(NO_MODEL)
+        self.empty_label.setObjectName("emptyList")
+        self.empty_label.setWordWrap(True)
+        self.empty_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.list_stack = QStackedWidget()
+        self.list_stack.addWidget(self.empty_label)
+        self.list_stack.addWidget(self.view)
+        lay.addWidget(self.list_stack, 1)
         buttons = QHBoxLayout()
         self.add_button = QPushButton("Add…")
         self.edit_button = QPushButton("Edit…")
@@ -57,7 +72,19 @@ class PrivacyPanel(QWidget):
         document.settings_changed.connect(self._refresh)
         document.data_changed.connect(self._refresh)
         document.result_changed.connect(self._refresh)
+        for signal in (self.model.modelReset, self.model.rowsInserted, self.model.rowsRemoved):
+            signal.connect(self._list_changed)
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self._list_changed())
         self._refresh()
+        self._list_changed()
+
+    def _list_changed(self) -> None:
+        """The list or its placeholder; Edit and Remove only with a model selected."""
+        empty = self.model.rowCount() == 0
+        self.list_stack.setCurrentWidget(self.empty_label if empty else self.view)
+        selected = bool(self.view.selectionModel().selectedRows())
+        self.edit_button.setEnabled(selected)
+        self.remove_button.setEnabled(selected)
 
     def _records(self) -> int:
         return records_of(self.doc)
