@@ -416,6 +416,13 @@ def _coded(path: Path, delimiter: str, columns: list[str], encoding: str,
     return coded
 
 
+#: bytes decoded at once when checking that a whole file is text
+_DECODE_CHUNK = 1 << 24
+#: codecs in which every ASCII byte is its own character, whatever came before
+_ASCII_COMPATIBLE = frozenset({"utf-8", "utf-8-sig", "ascii", "iso8859-1", "iso8859-15",
+                               "cp1252"})
+
+
 def _plain_header(path: Path, delimiter: str,
                   encoding: str | None) -> tuple[list[str], str] | None:
     """The header and encoding `_header` (pandas) finds, for a file where they are
@@ -427,9 +434,13 @@ def _plain_header(path: Path, delimiter: str,
     codec = encoding or "utf-8-sig"
     try:
         decoder = codecs.getincrementaldecoder(codec)()
+        # ASCII bytes are text in these (a chunk checked at memory speed, unless a
+        # character begun in the chunk before is pending)
+        ascii_text = codecs.lookup(codec).name in _ASCII_COMPATIBLE
         with open(path, "rb") as f:
-            while chunk := f.read(1 << 24):
-                decoder.decode(chunk)
+            while chunk := f.read(_DECODE_CHUNK):
+                if not (ascii_text and chunk.isascii() and not decoder.getstate()[0]):
+                    decoder.decode(chunk)
         decoder.decode(b"", final=True)
     except (LookupError, UnicodeDecodeError, OSError):
         return None

@@ -136,3 +136,29 @@ def test_a_small_file_is_read_by_arrow_when_pandas_is_not_loaded(tmp_path):
     assert out.read_bytes() == (tmp_path / "pandas.csv").read_bytes()
     assert result.optimum.suppressed_records > 0  # suppressed rows are part of it
     assert verify_file(out, engine.as_job(job), fast=False).ok
+
+
+@pytest.mark.parametrize("chunk", [3, 1 << 24])
+def test_the_header_without_pandas_is_pandas_header_or_none(tmp_path, monkeypatch, chunk):
+    """`_plain_header` answers only where it is certain: then with `_header`'s (pandas')
+    names and encoding; a late undecodable byte, a quoted or odd header: None."""
+    from engine import verify
+
+    monkeypatch.setattr(verify, "_DECODE_CHUNK", chunk)  # characters split across reads
+    files = {
+        "plain": (b"a;b\nx;\xc3\xa9t\xc3\xa9\n" * 3, True),
+        "bom": (b"\xef\xbb\xbfa;b\n1;2\n", True),
+        "quoted body": (b'a;b\n"x;y";2\n', True),
+        "late bad byte": (b"a;b\n" + b"x;y\n" * 10 + b"\xff;z\n", False),
+        "quoted header": (b'"a";b\n1;2\n', False),
+        "duplicate names": (b"a;a\n1;2\n", False),
+        "empty name": (b"a;;c\n1;2;3\n", False),
+        "one column": (b"a\n1\n", False),
+    }
+    for name, (data, certain) in files.items():
+        path = tmp_path / f"{name}.csv"
+        path.write_bytes(data)
+        got = verify._plain_header(path, ";", None)
+        assert (got is not None) == certain, name
+        if certain:
+            assert got == verify._header(path, ";", None), name
