@@ -18,7 +18,10 @@ run, CPU seconds (user + system, ``wait4``) and wall seconds:
 - ``report``: the same with ``--report R.pdf``: its extra cost is the report's;
 - ``xlsx``: ``anonymize JOB --output OUT.xlsx --quiet``: its extra over ``csv`` is the
   Excel export's (the 300k-row table too);
-- ``verify``: ``verify OUT.xlsx JOB`` of the file this tree wrote, run by each tree.
+- ``verify``: ``verify OUT.xlsx JOB`` of the file this tree wrote, run by each tree;
+- ``app report`` (``--only`` ``app``): the report as the app's File > Export report
+  writes it (no file target: the tables are hashed as CSV), ``export_report`` timed
+  in one process after the search (CPU seconds of that call alone), Adult and 300k.
 
 Equality: the report JSONs of both trees are compared (without creation time, search
 time and output file name) and the Excel files' worksheet XML byte for byte. The load
@@ -59,6 +62,26 @@ def run(tree: Path, argv: list[str]) -> tuple[float, float]:
     return wall, usage.ru_utime + usage.ru_stime
 
 
+APP_REPORT = r'''
+import json, sys, time
+import engine.api as api
+from engine.release_docs.pdf import export_report
+import fpdf  # imported by the app before (not counted)
+result = api.anonymize(None, api.as_job(sys.argv[1]))
+t0 = time.process_time()
+export_report(result, sys.argv[2])
+print(json.dumps({"cpu": time.process_time() - t0}))
+'''
+
+
+def app_report(tree: Path, job: Path, pdf: Path) -> float:
+    """CPU seconds of ``export_report`` without targets, in a process run from ``tree``."""
+    out = subprocess.run([sys.executable, "-c", APP_REPORT, str(job), str(pdf)], cwd=tree,
+                         env=dict(os.environ, PYTHONPATH=str(tree)), capture_output=True,
+                         text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])["cpu"]
+
+
 def baseline(spec: str, tmp: Path) -> Path:
     """The baseline tree: a folder, or a git revision extracted with git archive."""
     if Path(spec).is_dir():
@@ -94,7 +117,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--before", help="baseline: a git revision or a source folder")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--only", default="report,xlsx,xlsx300k")
+    ap.add_argument("--only", default="report,xlsx,xlsx300k,app")
     args = ap.parse_args()
     only = set(args.only.split(","))
     with tempfile.TemporaryDirectory(prefix="anonymist-docs-") as tmp:
@@ -104,7 +127,7 @@ def main() -> None:
             trees = {"before": baseline(args.before, tmp), "after": ROOT}
         job_a = workloads({"A"})[0][2]
         jobs = {"adult": write_job(tmp, job_a)}
-        if "xlsx300k" in only:
+        if "xlsx300k" in only or "app" in only:
             big = _rows_folder(300_000)
             job_big = json.loads(json.dumps(job_a).replace(
                 str(Path(job_a["data"]["path"]).parent), str(big)))
@@ -151,6 +174,17 @@ def main() -> None:
                 data = label.split()[0]
                 same = sheet(outs["before"] / f"{data}.xlsx") == sheet(outs["after"] / f"{data}.xlsx")
                 print(f"  worksheet XML identical: {same}", flush=True)
+        if "app" in only:
+            for data, job in jobs.items():
+                times: dict[str, list] = {t: [] for t in trees}
+                for _ in range(args.rounds):
+                    for t, tree in trees.items():
+                        times[t].append(app_report(tree, job, outs[t] / "app.pdf"))
+                for t in trees:
+                    cpus = sorted(times[t])
+                    print(f"{data + ' app':<16}{t:<8}{median(cpus):6.2f} "
+                          f"({' '.join(f'{c:.2f}' for c in cpus)})  export_report, no target"
+                          f"{'':8}{os.getloadavg()[0]:.1f}", flush=True)
         print("extra CPU over the csv command (median):")
         for data in jobs:
             for what in ("report", "xlsx"):
