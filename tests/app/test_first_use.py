@@ -171,6 +171,11 @@ def test_clear_asks_before_removing_a_hierarchy(qtbot, window, messages):
     editor.buttons["clear"].click()
     assert not window.document.hierarchy_rows.get("age")
     assert window.document.lacks_hierarchy("age")
+    # nothing left to clear or export: those buttons are off, Load and Create are not
+    assert not editor.buttons["clear"].isEnabled() and not editor.buttons["save"].isEnabled()
+    assert editor.buttons["load"].isEnabled() and editor.buttons["create"].isEnabled()
+    editor.buttons["add_level"].click()  # a new hierarchy: values and one level
+    assert editor.buttons["clear"].isEnabled() and editor.buttons["save"].isEnabled()
 
 
 def test_population_region_keeps_its_label_at_1280x800(qtbot, themed, window):

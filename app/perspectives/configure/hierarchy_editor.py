@@ -102,6 +102,8 @@ class HierarchyEditor(QWidget):
                                     else "bad")
             self.buttons["add_missing"].setEnabled(bool(st.missing))
             self.buttons["remove_level"].setEnabled(self.model.levels > 1)
+            for key in ("clear", "save"):  # nothing to clear or export without rows
+                self.buttons[key].setEnabled(bool(self.model.rows()))
         self.status.style().unpolish(self.status)
         self.status.style().polish(self.status)
 
