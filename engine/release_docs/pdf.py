@@ -10,6 +10,9 @@ from pathlib import Path
 from engine.io_utils import atomic_write_bytes, atomic_write_text
 
 GREEN, RED, GREY = (27, 122, 62), (178, 34, 34), (90, 90, 90)
+#: (family, style, file) of the report's fonts, in `font_folder`
+FONTS = (("DejaVu", "", "DejaVuSans.ttf"), ("DejaVu", "B", "DejaVuSans-Bold.ttf"),
+         ("DejaVuMono", "", "DejaVuSansMono.ttf"))
 
 
 def _pct(x) -> str:
@@ -53,9 +56,8 @@ class _Doc:
         self.pdf = pdf = FPDF(format="A4", unit="mm")
         pdf.set_margins(18, 16, 18)
         pdf.set_auto_page_break(True, margin=16)
-        pdf.add_font("DejaVu", "", str(fonts / "DejaVuSans.ttf"))
-        pdf.add_font("DejaVu", "B", str(fonts / "DejaVuSans-Bold.ttf"))
-        pdf.add_font("DejaVuMono", "", str(fonts / "DejaVuSansMono.ttf"))
+        for family, style, file in FONTS:
+            pdf.add_font(family, style, str(fonts / file))
         pdf.set_title(title)
         pdf.set_creator("Anonymist")
         doc = self
@@ -139,7 +141,13 @@ class _Doc:
 
 
 def font_folder() -> Path:
-    """The DejaVu fonts matplotlib ships (found without importing matplotlib)."""
+    """The folder of the `FONTS`: in the desktop bundle its own ``fonts`` folder
+    (packaging/anonymist.spec copies them, matplotlib is left out), else the DejaVu
+    files matplotlib ships (found without importing matplotlib)."""
+    import sys
+    bundle = getattr(sys, "_MEIPASS", None)
+    if getattr(sys, "frozen", False) and bundle:
+        return Path(bundle) / "fonts"
     from importlib.util import find_spec
     spec = find_spec("matplotlib")
     if spec is None or not spec.submodule_search_locations:

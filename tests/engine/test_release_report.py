@@ -174,3 +174,15 @@ def test_tables_not_written_to_a_file_are_hashed_as_their_csv(tmp_path):
     assert report["input"]["sha256"] == digest(frame)
     assert report["output"]["sha256"] == digest(result.transformed().frame)
     assert report["input"]["sha256_of"] == report["output"]["sha256_of"] == "table as CSV"
+
+
+def test_the_bundle_reads_its_own_fonts(tmp_path, monkeypatch):
+    """In the desktop bundle (matplotlib left out) the fonts are the bundle's copies."""
+    import sys
+
+    from engine.release_docs.pdf import FONTS, font_folder
+    installed = font_folder()
+    assert all((installed / file).is_file() for _, _, file in FONTS)
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
+    assert font_folder() == tmp_path / "fonts"
