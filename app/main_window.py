@@ -108,6 +108,10 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         a, f = self.actions, self.files
         self.document.output_changed.connect(self._output_changed)
+        for signal in (self.document.result_changed, self.document.output_changed,
+                       self.document.data_changed):
+            signal.connect(lambda *_: self._update_export_actions())
+        self._update_export_actions()
         a["new"].triggered.connect(self.new_project)
         a["guided"].triggered.connect(lambda: self.guided_release())
         a["open"].triggered.connect(f.open_dialog)
@@ -146,6 +150,24 @@ class MainWindow(QMainWindow):
         self.document.query_failed.connect(
             lambda message: self.statusBar().showMessage(f"Out of core: {message}", 15000))
         self.menus["recent"].aboutToShow.connect(self._update_recent_menu)
+
+    def _update_export_actions(self) -> None:
+        """Export data / report / value mapping only once there is something to release
+        (before, the toolbar's Export data answered every click with an error box)."""
+        ready = self.document.current_transformation() is not None
+        why = ("" if ready else " (anonymize first: the export writes the anonymized output)"
+               if self.document.result is None else
+               " (no transformation meets the privacy models: apply one in Explore)")
+        for key, tip in (("export_data", "Export the anonymized output"),
+                         ("export_report", "The release report"),
+                         ("export_mapping", "The value mapping")):
+            action = self.actions[key]
+            action.setEnabled(ready)
+            base = action.property("readyTip")
+            if base is None:
+                base = action.toolTip() or tip
+                action.setProperty("readyTip", base)
+            action.setToolTip(base + why)
 
     # --- perspectives ----------------------------------------------------------------------
     def show_perspective(self, index: int) -> None:

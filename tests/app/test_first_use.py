@@ -219,3 +219,17 @@ def test_privacy_list_explains_itself_when_empty_and_edit_needs_a_selection(qtbo
     privacy.add_model({"model": "k-anonymity", "k": 3})
     assert privacy.view.isVisible() and not privacy.empty_label.isVisible()
     assert privacy.add_button.isEnabled() and not privacy.edit_button.isEnabled()
+
+
+def test_export_actions_wait_for_something_to_release(qtbot, window):
+    keys = ("export_data", "export_report", "export_mapping")
+    assert not any(window.actions[k].isEnabled() for k in keys)
+    assert "anonymize first" in window.actions["export_data"].toolTip()
+    open_sample(qtbot, window)
+    assert not any(window.actions[k].isEnabled() for k in keys)
+    _run(qtbot, window)
+    assert all(window.actions[k].isEnabled() for k in keys)
+    assert "anonymize first" not in window.actions["export_data"].toolTip()
+    # a new project (the unsaved-changes question answered Discard): nothing to export
+    window.new_project()
+    assert not any(window.actions[k].isEnabled() for k in keys)
