@@ -56,7 +56,7 @@ def thread_count(setting: int | None) -> int:
 def automatic_threads() -> int:
     """One thread per core while at least half a core is idle beyond the search's own
     (the 1-minute load average), else one: on a busy machine the second thread gained
-    nothing and cost 4-10 % more CPU (tests/benchmarks/README_heuristics.md). The
+    nothing and cost 4-13 % more CPU (tests/benchmarks/README_heuristics.md). The
     result is the same with any number of threads."""
     cores = available_cores()
     try:
