@@ -63,7 +63,7 @@ class FileOperations(QObject):
         task_id = self.tasks.start(label, lambda report, cancelled: fn())
         self._callbacks = {task_id: done}
         self._abandon_label = label if cancellable else None
-        self.window.statusBar().showMessage(f"{label}…")
+        self.window.statusBar().clearMessage()  # the progress on the right says it
         self.busy.emit(f"{label}…", cancellable)
         return task_id
 

@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QProgressBar, QPushButton, QSizePolicy,
+                               QWidget)
 
 
 def format_loss(loss) -> str:
@@ -51,7 +52,10 @@ class ProgressStatus(QWidget):
         self.bar.setTextVisible(True)
         self.cancel = QPushButton("Cancel")
         self.cancel.setObjectName("cancelButton")
+        # its text's width, not whatever the status bar leaves over (it grew 200 px wide)
+        self.cancel.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.cancel.clicked.connect(self.cancel_requested)
+        lay.addStretch(1)
         lay.addWidget(self.label)
         lay.addWidget(self.bar)
         lay.addWidget(self.cancel)

@@ -28,11 +28,18 @@ def test_opening_a_project_shows_progress_and_cancel_leaves_the_document(
         qtbot, window, monkeypatch, qapp):
     entered, release = held_reader(monkeypatch, "read_project")
     progress = window.io_progress
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
     assert not progress.bar.isVisibleTo(window)
     window.files.open_sample()
     assert entered.wait(GUARD)
     assert progress.bar.isVisibleTo(window) and progress.cancel.isVisibleTo(window)
     assert progress.label.text() == "Opening project…"
+    # said once (not also on the left), and Cancel is a button, not a 200-pixel bar
+    assert window.statusBar().currentMessage() == ""
+    qtbot.waitUntil(lambda: progress.cancel.width() > 0)
+    assert progress.cancel.width() <= progress.cancel.sizeHint().width()
     assert not window.actions["open"].isEnabled()  # no second open meanwhile
     loaded = []
     window.files.loaded.connect(loaded.append)
