@@ -15,13 +15,15 @@ def format_loss(loss) -> str:
 
 
 def progress_text(payload) -> str:
-    """"Searching · 776 checked · 1.2 s · best loss 0.57": the phase, then what it did."""
+    """"Searching · 776 checked · 1.2 s · best loss (raw) 0.57": the phase, then what it did.
+    The search reports raw scores (the percent needs the whole lattice's bounds): said so,
+    as Explore's "Loss (raw)" column and the result card's "(raw …)" do."""
     parts = [getattr(payload, "phase_title", "") or "Working"]
     if payload.checked:
         parts.append(f"{payload.checked:,} checked")
     parts.append(f"{payload.elapsed_s:.1f} s")
     if payload.best_loss is not None:
-        parts.append(f"best loss {format_loss(payload.best_loss)}")
+        parts.append(f"best loss (raw) {format_loss(payload.best_loss)}")
     return " · ".join(parts)
 
 

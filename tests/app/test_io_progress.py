@@ -71,3 +71,11 @@ def test_saving_shows_progress_without_cancel(qtbot, window, monkeypatch, tmp_pa
         release.set()
     assert not progress.bar.isVisibleTo(window)
     assert (tmp_path / "p.anonymist").stat().st_size > 0
+
+
+def test_search_progress_names_its_loss_raw():
+    """During the search the loss is a raw score, not the percent shown after it."""
+    from app.widgets.progress_status import progress_text
+    from engine.progress import Progress
+    text = progress_text(Progress(776, 12_960, 1.25, (0, 1), 0.2661, "search"))
+    assert text == "Searching · 776 checked · 1.2 s · best loss (raw) 0.2661"

@@ -74,7 +74,7 @@ class QualityPlot(QWidget):
             self.losses.append(loss)
             self._raw.append(progress.best_loss)
         self._redraw()
-        self.caption.setText(f"{self.checked:,} transformations checked, best loss "
+        self.caption.setText(f"{self.checked:,} transformations checked, best loss (raw) "
                              f"{format_loss(progress.best_loss)} after {t:.1f} s")
 
     def finish(self, result) -> None:
