@@ -285,11 +285,14 @@ class MainWindow(QMainWindow):
         self._run_phase = "preparing"  # until the engine reports another phase
         self.progress.begin(f"{label}…")
         self.actions["cancel"].setEnabled(True)
+        # a second click does not restart the run from nothing (Cancel ends it)
+        self.actions["anonymize"].setEnabled(False)
         self.configure.set_running(True)
 
     def _run_ended(self) -> None:
         self.progress.finish()
         self.actions["cancel"].setEnabled(False)
+        self.actions["anonymize"].setEnabled(True)
         self.configure.set_running(False)
 
     def _run_finished(self, outcome: TaskOutcome) -> None:

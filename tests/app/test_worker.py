@@ -139,3 +139,37 @@ def test_cancel_while_preparing_abandons_the_run_at_once(qtbot, window, monkeypa
     with qtbot.waitSignal(window.search.finished, timeout=60_000):
         window.actions["anonymize"].trigger()
     assert window.document.result is not None and window.document.result.optimum is not None
+
+
+def test_anonymize_is_off_while_a_run_is_under_way(qtbot, window, monkeypatch):
+    """A second click on Anonymize (or Ctrl+R) during a run does not throw the run away
+    and start again: the action and Configure's button are off until the run ends."""
+    import engine.api
+
+    entered, release = threading.Event(), threading.Event()
+    prepare = engine.api.prepare
+
+    def held_prepare(*args, **kwargs):
+        entered.set()
+        release.wait(60)
+        return prepare(*args, **kwargs)
+
+    monkeypatch.setattr(engine.api, "prepare", held_prepare)
+    open_sample(qtbot, window)
+    started = []
+    window.search.started.connect(started.append)
+    try:
+        window.actions["anonymize"].trigger()
+        assert entered.wait(60)
+        assert not window.actions["anonymize"].isEnabled()
+        assert not window.configure.anonymize_button.isEnabled()
+        window.actions["anonymize"].trigger()
+        window.configure.anonymize_button.click()
+        assert len(started) == 1
+        with qtbot.waitSignal(window.search.finished, timeout=60_000):
+            release.set()
+    finally:
+        release.set()
+    assert window.actions["anonymize"].isEnabled()
+    assert window.configure.anonymize_button.isEnabled()
+    assert window.configure.anonymize_button.text() == "Anonymize"

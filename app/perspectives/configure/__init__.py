@@ -145,6 +145,7 @@ class ConfigurePerspective(QWidget):
 
     def set_running(self, running: bool) -> None:
         self.anonymize_button.setText("Anonymizing…" if running else "Anonymize")
+        self.anonymize_button.setEnabled(not running)
 
     def set_page_size(self, size: int) -> None:
         self.data.set_page_size(size)
