@@ -15,9 +15,10 @@ from engine.errors import AnonymistError
 from engine.privacy.population import PopulationModel
 
 
-NO_MODEL = ("No privacy model yet. Add… one: k-anonymity (every record hides among at "
-            "least k that look alike) is the usual start; l-diversity and t-closeness also "
-            "protect the values of a sensitive attribute.")
+#: (non-breaking hyphens: "k-" at a line's end and "anonymity" on the next read badly)
+NO_MODEL = ("No privacy model yet. Add… one: k\u2011anonymity (every record hides among "
+            "at least k that look alike) is the usual start; l\u2011diversity and "
+            "t\u2011closeness also protect the values of a sensitive attribute.")
 
 
 class PrivacyPanel(QWidget):
