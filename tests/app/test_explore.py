@@ -99,7 +99,7 @@ def test_clicking_a_node_selects_it(qtbot, explore):
     lattice = explore.lattice
     row = int(np.flatnonzero(explore.nodes.heights() == 0)[0])  # the bottom stands alone
     pos = lattice.widget_pos_of_row(row)
-    with qtbot.waitSignal(lattice.node_clicked, timeout=5000) as blocker:
+    with qtbot.waitSignal(lattice.node_clicked, timeout=10_000) as blocker:
         qtbot.mouseClick(lattice.graphics.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     assert blocker.args == [row]
     qtbot.waitSignal(explore.checker.checked, timeout=10000, raising=False).wait()
@@ -129,7 +129,7 @@ def test_filter_counts(qtbot, explore, adult):
     panel = explore.filter
     panel.state_boxes[NOT_ANONYMOUS].setChecked(False)
     panel.state_boxes[UNKNOWN].setChecked(False)
-    with qtbot.waitSignal(panel.filter_changed, timeout=5000):
+    with qtbot.waitSignal(panel.filter_changed, timeout=10_000):
         panel.flush()
     anonymous = int((space.states == ANONYMOUS).sum())
     assert explore.lattice.node_count() == anonymous
@@ -160,7 +160,7 @@ def test_filter_counts(qtbot, explore, adult):
 def test_applying_a_checked_node_emits_its_levels(qtbot, explore, adult):
     result, _ = adult
     levels = tuple(result.optimum.levels.values())
-    with qtbot.waitSignal(explore.transformation_applied, timeout=5000) as blocker:
+    with qtbot.waitSignal(explore.transformation_applied, timeout=10_000) as blocker:
         explore.properties.apply.click()
     assert blocker.args == [levels]
 
@@ -191,7 +191,7 @@ def test_clipboard_round_trip(qtbot, explore, adult):
     assert model.rowCount() == 3
     model.setData(model.index(1, 3), "the bottom: no generalization")
     model.move(2, -1)
-    with qtbot.waitSignal(explore.clipboard_changed, timeout=1000):
+    with qtbot.waitSignal(explore.clipboard_changed, timeout=10_000):
         model.sort_by_loss()
     state = json.loads(json.dumps(explore.clipboard_state()))
     assert [e["comment"] for e in state].count("the bottom: no generalization") == 1
@@ -202,7 +202,7 @@ def test_clipboard_round_trip(qtbot, explore, adult):
     with qtbot.assertNotEmitted(other.clipboard_changed):
         other.restore_clipboard(state)
     assert other.clipboard_state() == state
-    with qtbot.waitSignal(other.clipboard.apply_requested, timeout=1000) as blocker:
+    with qtbot.waitSignal(other.clipboard.apply_requested, timeout=10_000) as blocker:
         other.clipboard.select(0)
         other.clipboard.apply.click()
     assert blocker.args == [nodes.levels_of(nodes.optimum)]

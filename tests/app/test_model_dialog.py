@@ -105,13 +105,13 @@ def test_dialog_shrinks_back_after_a_taller_form(qtbot):
     qtbot.addWidget(dialog)
     dialog.show()
     dialog.set_model("k-anonymity")
-    qtbot.waitUntil(lambda: dialog.form.isVisible())
+    qtbot.waitUntil(lambda: dialog.form.isVisible(), timeout=20_000)
     qtbot.wait(20)
     short = dialog.height()
     dialog.set_model("differential-privacy")
-    qtbot.waitUntil(lambda: dialog.height() > short + 50)
+    qtbot.waitUntil(lambda: dialog.height() > short + 50, timeout=20_000)
     dialog.set_model("k-anonymity")
-    qtbot.waitUntil(lambda: dialog.height() <= short + 5)
+    qtbot.waitUntil(lambda: dialog.height() <= short + 5, timeout=20_000)
 
 
 def test_models_of_a_sensitive_attribute_offer_only_sensitive_attributes(qtbot, window):

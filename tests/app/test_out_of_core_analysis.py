@@ -177,7 +177,9 @@ def test_risk_profile_counted_while_hidden_keeps_its_scale(qtbot):
     assert view.sides[0] is None
     view.show()
     qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=20_000)
-    qtbot.wait(50)
-    low, high = view.profile.input.plot.getViewBox().viewRange()[1]
     top = view.sides[0].profile["share"].max() * 100
+    box = view.profile.input.plot.getViewBox()
+    # the range is set from posted events: waited for, not a fixed pause
+    qtbot.waitUntil(lambda: box.viewRange()[1][1] == pytest.approx(top * 1.08), timeout=20_000)
+    low, high = box.viewRange()[1]
     assert low == pytest.approx(0.0, abs=1e-9) and high == pytest.approx(top * 1.08)

@@ -298,7 +298,7 @@ def test_another_transformation_updates_both_sides(perspective, result, qtbot):
     t.sort_by("age", output=True)
     levels = other_levels(result)
     with qtbot.waitSignal(perspective.statistics_shown, timeout=30_000):
-        with qtbot.waitSignal(perspective.result_shown):
+        with qtbot.waitSignal(perspective.result_shown, timeout=30_000):
             perspective.set_result(result, levels)
     out = result.transformed(levels)
     om, im = t.output_model, t.input_model
@@ -469,21 +469,21 @@ def test_create_perspective_follows_the_document(qtbot, result):
     try:
         assert w.pages.currentWidget() is w.empty
         doc.result = result
-        with qtbot.waitSignal(w.result_shown):
+        with qtbot.waitSignal(w.result_shown, timeout=30_000):
             doc.result_changed.emit()
         assert w.tables.output_model.rowCount() == result.problem.table.n_rows
         levels = other_levels(result)
-        with qtbot.waitSignal(w.result_shown):
+        with qtbot.waitSignal(w.result_shown, timeout=30_000):
             doc.output_changed.emit(levels)
         assert w.tables.output_model.view.levels == levels
         # a new result shows its optimum again
-        with qtbot.waitSignal(w.result_shown):
+        with qtbot.waitSignal(w.result_shown, timeout=30_000):
             doc.result_changed.emit()
         optimum = tuple(result.optimum.levels[q] for q in result.problem.qis)
         assert w.tables.output_model.view.levels == optimum
         # a reopened project's result comes with the transformation applied before
         doc.applied_levels = levels
-        with qtbot.waitSignal(w.result_shown):
+        with qtbot.waitSignal(w.result_shown, timeout=30_000):
             doc.result_changed.emit()
         assert w.tables.output_model.view.levels == levels
     finally:

@@ -1,6 +1,7 @@
 """The anytime contract every heuristic search keeps, on synthetic problems."""
 from __future__ import annotations
 
+from types import SimpleNamespace
 
 import pytest
 
@@ -271,11 +272,13 @@ def test_an_earlier_deadline_of_the_caller_wins(monkeypatch):
     assert clock.checks == out.checked == 4
 
 
-def test_anonymize_reserves_time_for_preparing_and_the_output():
+def test_anonymize_reserves_time_for_preparing_and_the_output(monkeypatch):
     from engine.api import search_deadline
+    import engine.api
     problem = synthetic_problem(n_qis=3, rows=400, time_limit_s=10.0)
-    import time
-    start = time.perf_counter() - 2.0  # preparing took two seconds
+    start = 100.0
+    # a fixed clock: preparing took two seconds, however long this test is paused
+    monkeypatch.setattr(engine.api, "time", SimpleNamespace(perf_counter=lambda: start + 2.0))
     without = search_deadline(problem, start, build_output=False)
     with_output = search_deadline(problem, start, build_output=True)
     assert start + 9.8 < with_output < without < start + 10.0
