@@ -70,6 +70,7 @@ class ProgressStatus(QWidget):
         for w in (self.label, self.bar):
             w.show()
         self.cancel.setVisible(cancellable)
+        self.show()
 
     def report(self, payload) -> None:
         """Show an engine ``Progress`` (or anything with ``fraction``)."""
@@ -84,3 +85,6 @@ class ProgressStatus(QWidget):
     def finish(self) -> None:
         for w in (self.label, self.bar, self.cancel):
             w.hide()
+        # idle, the widget itself is hidden: its stretch took the status bar's room and
+        # cut its messages short ("…776 of 12,960 ch")
+        self.hide()

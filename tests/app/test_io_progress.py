@@ -79,3 +79,21 @@ def test_search_progress_names_its_loss_raw():
     from engine.progress import Progress
     text = progress_text(Progress(776, 12_960, 1.25, (0, 1), 0.2661, "search"))
     assert text == "Searching · 776 checked · 1.2 s · best loss (raw) 0.2661"
+
+
+def test_idle_progress_leaves_the_status_bar_its_room(qtbot, window):
+    """After a run, the status bar's message ("Optimum found: …") is shown whole: the
+    idle progress widgets take no room."""
+    window.resize(1280, 800)
+    window.show()
+    qtbot.waitExposed(window)
+    open_sample(qtbot, window)
+    with qtbot.waitSignal(window.search.finished, timeout=120_000):
+        window.anonymize()
+    bar = window.statusBar()
+    message = bar.currentMessage()
+    assert message.startswith("Optimum found")
+    assert not window.progress.isVisible() and not window.io_progress.isVisible()
+    qtbot.waitUntil(lambda: window.data_label.width() > 0)
+    room = window.data_label.geometry().left()
+    assert bar.fontMetrics().horizontalAdvance(message) + 12 <= room, (message, room)
