@@ -15,6 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.api import as_job, prepare
 from engine.cli import EXIT_OK, EXIT_VIOLATIONS
 from engine.output import transform
@@ -156,7 +158,7 @@ def brute_force(frame: pd.DataFrame, qis, k, limit, l=0) -> bool:
     return ok and int(stars.sum()) <= allowed
 
 
-@settings(max_examples=15, deadline=None,
+@settings(max_examples=examples(15), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(rows=st.lists(st.tuples(st.sampled_from(AGES), st.sampled_from("MF"),
                                st.sampled_from("123"), st.sampled_from(["flu", "cold", "hiv"])),

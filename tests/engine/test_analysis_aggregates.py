@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.analysis.qi_analysis import qi_analysis
 from engine.analysis.quality import quality
 from engine.analysis.risk import class_size_profile, class_sizes, risk_profile, risk_summary
@@ -67,7 +69,7 @@ rows = st.lists(st.tuples(st.sampled_from(AGES), st.sampled_from(CODES),
                 min_size=1, max_size=30)
 
 
-@settings(deadline=None, max_examples=12)
+@settings(deadline=None, max_examples=examples(12))
 @given(rows=rows, suppress=st.sets(st.sampled_from(CODES)), band=st.integers(5, 40))
 def test_weighted_table_gives_the_records_figures(rows, suppress, band):
     frame = pd.DataFrame([r[:4] for r in rows for _ in range(r[4])],

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.cli import main
 from engine.errors import AnonymistError
 from tests.engine.conftest import ADULT, adult_job_text as _adult_job_text
@@ -88,7 +90,7 @@ rows = st.lists(st.fixed_dictionaries({
     "other": st.sampled_from(OTHER)}), min_size=1, max_size=60)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=rows, k=st.integers(1, 4), limit=st.sampled_from([0.0, 0.1, 0.5]),
        metric=st.sampled_from(["loss", "entropy", "discernibility", "precision"]),
        model=st.sampled_from(["k", "l", "t"]), levels=st.sampled_from([1, 2]))

@@ -11,6 +11,8 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.config import AttributeConfig, Job, TransformationConfig
 from engine.data.table import EncodedTable
 from engine.hierarchy import Hierarchy
@@ -40,7 +42,7 @@ def _below(levels: np.ndarray, top: np.ndarray) -> np.ndarray:
     return levels[(levels <= top).all(axis=1)]
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.sampled_from(["equal", "ordered", "hierarchical"]),
        st.sampled_from([0.05, 0.1, 0.2, 0.4]), st.data())
 def test_floor_never_exceeds_what_a_specialization_suppresses(prob, distance, t, data):
@@ -62,7 +64,7 @@ def test_floor_never_exceeds_what_a_specialization_suppresses(prob, distance, t,
             assert (per_class >= floor - 1e-9).all(), (top, low)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.sampled_from(["equal", "ordered", "hierarchical"]),
        st.sampled_from([0.1, 0.2]), st.integers(1, 4), st.sampled_from([0.05, 0.2, 0.5]),
        st.data())

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.data import csv_arrow
 from engine.data.csv_import import CsvFormat, _check, read_csv, read_csv_encoded
 from engine.data.table import EncodedTable
@@ -143,7 +145,7 @@ VALUES = ["a", "b b", " ", "", "\u00e9", "x;y", 'q"q', '"', "l\nm", "c\rr", "\t"
           "NA", "\u20ac", " lead", "trail ", "'s'", ","]
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(st.integers(2, 4), st.lists(st.lists(st.sampled_from(VALUES), min_size=4, max_size=4),
                                    max_size=8),
        st.sampled_from([";", ",", "\t", "|"]), st.sampled_from(['"', "'"]),

@@ -14,6 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 import engine
 from engine.errors import Cancelled, DataError
 from engine.export.targets import CsvOptions, file_target, write_released, write_table
@@ -71,7 +73,7 @@ def test_awkward_values_are_written_as_pandas_writes_them(tmp_path, options):
     assert new == old
 
 
-@settings(deadline=None, max_examples=60)
+@settings(deadline=None, max_examples=examples(60))
 @given(st.lists(st.text(st.sampled_from('ab;,"\'\n\r\t é€'), max_size=6), min_size=1,
                 max_size=8, unique=True),
        st.integers(2, 4), st.integers(0, 40), st.sampled_from(OPTIONS[:6]),

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.data.datatypes import (DATE_FORMATS, DECIMAL, INTEGER, STRING, DataType, DateType,
                                    DecimalType, IntegerType, Kind, OrdinalType, StringType,
                                    TypeCandidate, best_type, choose_type, detect_column_types,
@@ -231,7 +233,7 @@ def test_decimals_round_trip(x):
     assert DECIMAL.parse([text])[0] == x
 
 
-@settings(max_examples=50)
+@settings(max_examples=examples(50))
 @given(st.datetimes(min_value=dt.datetime(1000, 1, 1), max_value=dt.datetime(2999, 12, 31)),
        st.sampled_from([f for f in DATE_FORMATS if "%y" not in f and "%Y" in f]))
 def test_dates_round_trip(moment, fmt):

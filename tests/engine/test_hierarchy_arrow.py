@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.errors import HierarchyError
 from engine.hierarchy import EncodedHierarchy, csv_io, read_hierarchy
 from tests.shared_data import SHARED
@@ -78,7 +80,7 @@ def test_arrow_reads_the_shared_hierarchies():
         assert read_hierarchy(f).arrow_columns() is not None, f
 
 
-@settings(deadline=None, max_examples=150)
+@settings(deadline=None, max_examples=examples(150))
 @given(st.lists(st.lists(st.sampled_from(["a", "b", "", " ", "\u00e9", "*", "ab"]),
                          min_size=1, max_size=3), min_size=1, max_size=8),
        st.sampled_from(["\n", "\r\n"]), st.booleans())

@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.data.datatypes import (DECIMAL, INTEGER, STRING, DateType, DecimalType, Kind,
                                    OrdinalType)
 from engine.data.table import EncodedTable
@@ -415,7 +417,7 @@ numbers = st.one_of(st.integers(-500, 500).map(str),
                     st.decimals(-500, 500, places=2, allow_nan=False).map(str))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(interval_specs(), st.lists(st.one_of(numbers, st.just("")), max_size=30))
 def test_random_numbers_give_valid_interval_hierarchies(spec, values):
     if not values:
@@ -430,7 +432,7 @@ def test_random_numbers_give_valid_interval_hierarchies(spec, values):
             assert lo <= Decimal(r[0]) < hi
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.one_of(numbers, st.just("")), min_size=1, max_size=30),
        st.lists(st.integers(1, 4), min_size=1, max_size=3), st.integers(1, 6))
 def test_random_numbers_give_valid_other_hierarchies(values, sizes, levels):
@@ -439,7 +441,7 @@ def test_random_numbers_give_valid_other_hierarchies(values, sizes, levels):
         assert_valid(spec.build(values), values)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.datetimes(dt.datetime(1000, 1, 1), dt.datetime(9998, 12, 31)), max_size=20),
        st.lists(st.sampled_from(GRANULARITIES), max_size=4))
 def test_random_dates_give_valid_date_hierarchies(times, chosen):

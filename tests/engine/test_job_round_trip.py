@@ -10,6 +10,8 @@ import tomli_w
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.config import AttributeConfig, Job, TransformationConfig
 from engine.metrics import METRICS, metric_from_dict
 from engine.privacy import MODELS, model_from_dict
@@ -141,7 +143,7 @@ def jobs(draw):
         assume(False)
 
 
-@settings(deadline=None, max_examples=60, suppress_health_check=[HealthCheck.filter_too_much,
+@settings(deadline=None, max_examples=examples(60), suppress_health_check=[HealthCheck.filter_too_much,
                                                                  HealthCheck.too_slow])
 @given(jobs())
 def test_random_jobs_round_trip(tmp_path_factory, job):

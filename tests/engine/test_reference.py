@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.config import AttributeConfig, Job, TransformationConfig
 from engine.data.table import EncodedTable
 from engine.hierarchy import Hierarchy
@@ -75,7 +77,7 @@ def same(a, b) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.integers(1, 4), st.sampled_from([0.0, 0.1, 0.5, 1.0]),
        st.sampled_from(METRICS), st.sampled_from([0.0, 0.3, 0.5, 0.8, 1.0]), st.data())
 def test_every_transformation_matches_reference(prob, k, limit, metric, gs, data):
@@ -99,7 +101,7 @@ def test_every_transformation_matches_reference(prob, k, limit, metric, gs, data
         assert same(ev.loss, loss), (lv, ev.loss, loss)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), st.integers(1, 5), st.sampled_from([0.0, 0.05, 0.3]),
        st.sampled_from(METRICS), st.sampled_from([0.0, 0.5, 1.0]))
 def test_optimal_search_matches_exhaustive(prob, k, limit, metric, gs):

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.errors import JobError
 from engine.search import genetic, kgen
 from engine.search.datafly import datafly_choice
@@ -40,7 +42,7 @@ def test_triangle_respects_raised_minimum_levels():
     assert tri[0].tolist() == [2, 0, 2] and tri[-1].tolist() == [1, 0, 4]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ranges, st.integers(0, 2**32 - 1))
 def test_uniform_crossover_takes_each_gene_from_a_parent(r, seed):
     lows, highs = bounds(r)
@@ -51,7 +53,7 @@ def test_uniform_crossover_takes_each_gene_from_a_parent(r, seed):
     assert all(c in (x, y) for c, x, y in zip(child, a, b))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ranges, st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
 def test_mutation_changes_between_one_and_the_bound_of_genes(r, p, seed):
     lows, highs = bounds(r)
@@ -124,7 +126,7 @@ def test_crossover_case_3_draws_below_the_anonymous_parent(a_anonymous):
         assert len(out) == 1 and between(out[0], LOW, parent)
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(ranges, st.floats(0.0, 1.0), st.integers(0, 2**32 - 1))
 def test_horizontal_mutation_bounds(r, fraction, seed):
     lows, highs = bounds(r)
@@ -150,7 +152,7 @@ def test_horizontal_mutation_alternates_up_and_down():
     assert ups > 50 and downs > 50
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(ranges, st.integers(0, 2**32 - 1))
 def test_standard_mutation_moves_one_gene_one_level(r, seed):
     lows, highs = bounds(r)

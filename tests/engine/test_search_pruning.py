@@ -9,6 +9,8 @@ import numpy as np
 import pandas as pd
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from tests.hypothesis_profiles import examples
+
 from engine.config import AttributeConfig, Job, TransformationConfig
 from engine.data.table import EncodedTable
 from engine.hierarchy import Hierarchy
@@ -58,7 +60,7 @@ def mixed_models(draw):
     return draw(st.permutations(models))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problems(), mixed_models(), st.sampled_from([0.05, 0.1, 0.3, 0.6]),
        st.sampled_from(METRICS), st.sampled_from([0.0, 0.5, 1.0]), st.data())
 def test_pruned_search_matches_exhaustive(prob, models, limit, metric, gs, data):
@@ -122,7 +124,7 @@ def test_monotonic_part_tags_specializations():
     assert out.checked < problem.lattice.size
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=7),
        st.sampled_from(["equal", "ordered", "hierarchical"]), st.data())
 def test_distance_floor_bounds_every_class(weights, distance, data):
