@@ -37,7 +37,9 @@ class CategoryAxis(pg.AxisItem):
         self.setTextPen(pg.mkPen(TEXT_COLOR))
         font = QFont()
         font.setPointSizeF(8.5)
-        self.setStyle(tickFont=font, tickLength=0)
+        # a label that would stick out of the axis is left out, not cut in half by the
+        # chart's edge (the top value of Adult's 72 ages showed as half a "17")
+        self.setStyle(tickFont=font, tickLength=0, hideOverlappingLabels=True)
         self._font = font
 
     def set_labels(self, labels: Sequence[str]) -> None:
