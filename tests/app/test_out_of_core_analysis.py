@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from app.perspectives.explore.details import inspect_transformation
 from app.perspectives.risk.analysis import result_sides
 from app.perspectives.utility import analysis as an
-from tests.app.test_out_of_core_window import _close_data, adult_like, open_out_of_core  # noqa: F401
+from tests.app.test_out_of_core_window import _close_data, adult_like, open_out_of_core  # noqa: F401, F811
 from tests.engine.test_analysis_aggregates import assert_same
 from tests.shared_data import SHARED
 
@@ -46,7 +46,7 @@ def configure(qtbot, window, doc):
     assert doc.check_job() is None
 
 
-def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_like, tmp_path,
+def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_like, tmp_path,  # noqa: F811
                                                           capsys, messages, monkeypatch):
     import engine
     from app.project_io import save_job_file
@@ -83,8 +83,8 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
     # distributions and summaries: a quasi-identifier, then an insensitive attribute
     for name in ("age", "occupation"):
         utility.attribute.setCurrentText(name)
-        qtbot.waitUntil(lambda: bool(failures) or bool(stats) and stats[-1].attribute == name,
-                        timeout=60_000)
+        qtbot.waitUntil(lambda name=name: bool(failures) or bool(stats)
+                        and stats[-1].attribute == name, timeout=60_000)
         assert not failures
         assert_same(stats[-1], an.statistics_task(expected, name))
     # a contingency heat map of a quasi-identifier and an insensitive attribute
@@ -146,10 +146,11 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
         assert model.rowCount() == len(frame) == 3000
         assert [model.headerData(c, Qt.Orientation.Horizontal)
                 for c in range(model.columnCount())] == list(frame.columns)
-        cells = lambda: [[model.data(model.index(r, c)) for c in range(model.columnCount())]
-                         for r in range(2990, 3000)]
+        def cells(model=model):
+            return [[model.data(model.index(r, c)) for c in range(model.columnCount())]
+                    for r in range(2990, 3000)]
         cells()  # asks for the block
-        qtbot.waitUntil(lambda: "…" not in sum(cells(), []), timeout=30_000)
+        qtbot.waitUntil(lambda cells=cells: "…" not in sum(cells(), []), timeout=30_000)
         assert cells() == frame.iloc[2990:3000].values.tolist()
     assert (exported[list(QIS)] == "*").all(axis=1).any()  # suppressed records among them
     assert not [m for m in messages if "Traceback" in m[1]]
