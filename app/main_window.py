@@ -5,7 +5,7 @@ import io
 from pathlib import Path
 
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QStackedWidget
+from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
 
 import engine
 from app import APP_NAME, __version__
@@ -19,6 +19,26 @@ from app.widgets.dialogs import show_error, show_message
 from app.widgets.progress_status import ProgressStatus
 from app.widgets.settings_dialog import SettingsDialog
 from app.workers import Shutdowns, TaskController, TaskOutcome
+
+
+#: perspectives built when first shown or asked for, not with the window: their plots
+#: and analyses are most of the window's start-up (about 0.7 s of CPU); they read the
+#: document's state when built, as when a project is opened
+BUILT_WHEN_SHOWN = ("utility", "risk")
+
+
+class Perspectives(dict):
+    """The window's perspectives by key; a perspective not built yet is built when
+    asked for (``window.perspectives["risk"]``). ``values()`` are the built ones."""
+
+    def __init__(self, build):
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key):
+        if key not in BUILT_WHEN_SHOWN:
+            raise KeyError(key)
+        return self._build(key)
 
 
 class MainWindow(QMainWindow):
@@ -93,17 +113,38 @@ class MainWindow(QMainWindow):
         self.configure = ConfigurePerspective(
             self.document, self.settings.page_size,
             [a["guided"], a["import_data"], a["open"], a["open_sample"]])
-        self.perspectives = {"configure": self.configure}
+        self.perspectives = Perspectives(self._perspective)
+        self.perspectives["configure"] = self.configure
         # run before the out-of-core queries' stop (steps stop in reverse order)
         self.shutdowns.register("data table sort", self.configure.data.model.stop_sorting)
         self.stack.addWidget(self.configure)
-        context = PerspectiveContext(self.document, self.search, self.settings, self,
-                                     self.actions, self.shutdowns)
+        self._context = PerspectiveContext(self.document, self.search, self.settings, self,
+                                           self.actions, self.shutdowns)
+        self._placeholders: dict[str, QWidget] = {}
         for spec in PERSPECTIVES[1:]:
-            widget = create_perspective(spec, context)
-            widget.setObjectName(f"perspective_{spec.key}")
-            self.perspectives[spec.key] = widget
-            self.stack.addWidget(widget)
+            if spec.key in BUILT_WHEN_SHOWN:  # a blank page until it is first shown
+                self._placeholders[spec.key] = QWidget()
+                self.stack.addWidget(self._placeholders[spec.key])
+            else:
+                self.perspectives[spec.key] = self._create_perspective(spec)
+                self.stack.addWidget(self.perspectives[spec.key])
+
+    def _create_perspective(self, spec) -> QWidget:
+        widget = create_perspective(spec, self._context)
+        widget.setObjectName(f"perspective_{spec.key}")
+        return widget
+
+    def _perspective(self, key: str) -> QWidget:
+        """The perspective ``key``, built now if it is one built when first shown (it
+        takes the document's current state: data, result, applied transformation)."""
+        placeholder = self._placeholders.pop(key)
+        index = self.stack.indexOf(placeholder)
+        widget = self._create_perspective(next(s for s in PERSPECTIVES if s.key == key))
+        self.stack.insertWidget(index, widget)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        dict.__setitem__(self.perspectives, key, widget)
+        return widget
 
     def _connect(self) -> None:
         a, f = self.actions, self.files
@@ -171,6 +212,7 @@ class MainWindow(QMainWindow):
 
     # --- perspectives ----------------------------------------------------------------------
     def show_perspective(self, index: int) -> None:
+        self.perspectives[PERSPECTIVES[index].key]  # built on first showing
         self.stack.setCurrentIndex(index)
         self.actions[f"show_{PERSPECTIVES[index].key}"].setChecked(True)
 

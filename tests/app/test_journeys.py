@@ -169,8 +169,9 @@ def released_and_reopened(qtbot, window, tmp_path, capsys):
     assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
         capsys.readouterr()
     # ... and what Analyze utility shows, cell for cell
-    utility = window.perspectives["utility"]
-    assert utility.tables.output_model.view.levels == levels
+    utility = window.perspectives["utility"]  # built when first asked for: in a worker
+    qtbot.waitUntil(lambda: getattr(utility.tables.output_model.view, "levels", None) == levels,
+                    timeout=60_000)
     shown = output_cells(utility.tables.output_model)
     removed = [c for c in shown.columns if c not in exported.columns]
     assert removed == sorted(doc.released().removed, key=list(shown.columns).index)

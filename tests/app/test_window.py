@@ -97,3 +97,29 @@ def test_create_hierarchy_hook_opens_the_wizard(qtbot, window, monkeypatch):
     assert calls == [["sex"]]
     assert window.document.hierarchy_status("sex").height == 2
     assert window.configure.hierarchy.model.levels == 3
+
+
+def test_analyze_perspectives_are_built_when_first_shown_and_show_the_result(qtbot, window):
+    """Analyze utility and Analyze risk are not built with the window (most of its
+    start-up); built after a run, they show that run's optimum, as if they had followed
+    it."""
+    assert set(dict(window.perspectives)) == {"configure", "explore"}
+    open_sample(qtbot, window)
+    with qtbot.waitSignal(window.search.finished, timeout=120_000):
+        window.actions["anonymize"].trigger()
+    assert set(dict(window.perspectives)) == {"configure", "explore"}
+    optimum = window.document.result.optimum.levels
+    expected = " · ".join(f"{q} {v}" for q, v in optimum.items()) + " (optimum)"
+    for index, key in ((3, "risk"), (2, "utility")):
+        window.show_perspective(index)
+        widget = window.perspectives[key]
+        assert window.stack.currentWidget() is widget
+        assert widget.objectName() == f"perspective_{key}"
+        assert window.stack.count() == len(PERSPECTIVES)
+    risk, utility = window.perspectives["risk"], window.perspectives["utility"]
+    qtbot.waitUntil(lambda: risk.subtitle.text().endswith(expected), timeout=60_000)
+    qtbot.waitUntil(lambda: getattr(utility.tables.output_model.view, "levels", None)
+                    == tuple(optimum.values()), timeout=60_000)
+    # each in its perspective's place: Ctrl+2..4 and the toolbar show the right page
+    assert [window.stack.widget(i).objectName() for i in range(1, len(PERSPECTIVES))] == \
+        [f"perspective_{s.key}" for s in PERSPECTIVES[1:]]
