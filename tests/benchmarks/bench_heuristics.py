@@ -256,7 +256,7 @@ def whole(datasets: list[str], algorithms: list[str], limit: float, seeds: list[
     for name, algorithm, kind, runs, arx_best in rows:
         losses = [r["loss"] for r in runs]
         med, worst = statistics.median(losses), max(losses)
-        def span(key, fmt="{:.2f}"):
+        def span(key, fmt="{:.2f}", runs=runs):
             v = [r[key] for r in runs]
             return f"{fmt.format(min(v))}-{fmt.format(max(v))}"
         print(f"| {name} | {algorithm} | {kind} | {med:.4f} | {worst:.4f} | {span('wall')} | "

@@ -54,7 +54,7 @@ def test_cancel_stops_a_batch_where_one_thread_stops():
         problem = fresh(time_limit_s=60, seed=0, threads=threads)
         calls = {"n": 0}
 
-        def cancel():
+        def cancel(calls=calls):
             calls["n"] += 1
             return calls["n"] > 70
 
@@ -95,7 +95,7 @@ def test_threads_setting(tmp_path, monkeypatch):
     assert thread_count(3) == 3
     monkeypatch.setattr(cc, "available_cores", lambda: 2)
     for load, threads in [(0.0, 2), (1.2, 2), (1.6, 1), (7.5, 1)]:
-        monkeypatch.setattr(cc.os, "getloadavg", lambda: (load, load, load))
+        monkeypatch.setattr(cc.os, "getloadavg", lambda load=load: (load, load, load))
         assert thread_count(None) == threads, load
     path = tmp_path / "job.toml"
     path.write_text("[transformation]\nthreads = 2\n")
