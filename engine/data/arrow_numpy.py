@@ -77,3 +77,10 @@ def strings(array) -> np.ndarray:
     out = np.empty(len(array), dtype=object)
     out[:] = array.to_pylist()
     return out
+
+
+def write_values(f, array) -> None:
+    """Write a string or binary array's values back to back (its data buffer between
+    the first and last offsets, no Python object per value) to the binary file ``f``."""
+    offsets = np.frombuffer(array.buffers()[1], np.int32, len(array) + 1, array.offset * 4)
+    f.write(memoryview(array.buffers()[2])[offsets[0]:offsets[-1]])

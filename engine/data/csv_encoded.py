@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from engine.data.arrow_numpy import binary, binary_scalar, from_numpy
+from engine.data.arrow_numpy import binary, binary_scalar, from_numpy, write_values
 
 #: codecs that encode each character on its own, without a byte order mark: a file is
 #: the concatenation of its encoded values
@@ -139,10 +139,8 @@ def write_encoded_csv(f, names: Sequence[str], n_rows: int, column: ColumnSource
     for start in range(0, n_rows, chunk_rows):
         end = min(n_rows, start + chunk_rows)
         cells = [pc.take(t, from_numpy(i[start:end])) for t, i in zip(texts, index)]
-        joined = cells[0] if len(cells) == 1 else pc.binary_join_element_wise(*cells, sep)
-        offsets = np.frombuffer(joined.buffers()[1], np.int32,
-                                len(joined) + 1, joined.offset * 4)
-        f.write(memoryview(joined.buffers()[2])[offsets[0]:offsets[-1]])
+        write_values(f, cells[0] if len(cells) == 1 else
+                     pc.binary_join_element_wise(*cells, sep))
         if report is not None:
             report(end, n_rows)
         if stop is not None and stop():

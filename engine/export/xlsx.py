@@ -177,7 +177,7 @@ def write_encoded_xlsx(path, names: Sequence[str], n_rows: int, column: ColumnSo
 
     import pyarrow.compute as pc
 
-    from engine.data.arrow_numpy import binary, binary_scalar, from_numpy
+    from engine.data.arrow_numpy import binary, binary_scalar, from_numpy, write_values
     where = where or str(path)
     if n_rows > MAX_ROWS:
         raise DataError(f"{where}: {n_rows:,} rows do not fit an Excel sheet "
@@ -226,10 +226,7 @@ def write_encoded_xlsx(path, names: Sequence[str], n_rows: int, column: ColumnSo
                     pieces += [first, number,
                                pc.take(field, from_numpy(np.asarray(index[start:end])))]
                 pieces.append(close_row)
-                joined = pc.binary_join_element_wise(*pieces, empty)
-                offsets = np.frombuffer(joined.buffers()[1], np.int32,
-                                        len(joined) + 1, joined.offset * 4)
-                f.write(memoryview(joined.buffers()[2])[offsets[0]:offsets[-1]])
+                write_values(f, pc.binary_join_element_wise(*pieces, empty))
                 if report is not None:
                     report(end, n_rows)
                 if stop is not None and stop():

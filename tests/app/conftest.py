@@ -90,9 +90,19 @@ def themed(qapp):
     """The app's look (``app.theme.apply_theme``: style, palette, stylesheet) as
     ``python -m app`` sets it, for tests of what fits on screen; restored afterwards."""
     from app.theme import apply_theme
-    saved = (qapp.palette(), qapp.styleSheet(), qapp.style().name())
+    saved = saved_look(qapp)
     apply_theme(qapp)
     yield
+    restore_look(qapp, saved)
+
+
+def saved_look(qapp) -> tuple:
+    """The application's palette, stylesheet and style name, for ``restore_look``."""
+    return qapp.palette(), qapp.styleSheet(), qapp.style().name()
+
+
+def restore_look(qapp, saved: tuple) -> None:
+    """Put back what ``saved_look`` saved (and the system's colour scheme)."""
     hints = qapp.styleHints()
     if hasattr(hints, "unsetColorScheme"):
         hints.unsetColorScheme()

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtGui import QColor, QPalette
 
 from app.theme import apply_theme
-from tests.app.conftest import open_sample
+from tests.app.conftest import open_sample, restore_look, saved_look
 
 DARK = {QPalette.ColorRole.Window: "#2b2b2b", QPalette.ColorRole.WindowText: "#e6e6e6",
         QPalette.ColorRole.Base: "#1e1e1e", QPalette.ColorRole.AlternateBase: "#262626",
@@ -45,20 +45,14 @@ def text_contrast(widget) -> float:
 @pytest.fixture
 def dark_system(qapp):
     """The system's dark palette, and the app's theme applied over it (as at start-up)."""
-    saved = (qapp.palette(), qapp.styleSheet(), qapp.style().name())
+    saved = saved_look(qapp)
     dark = QPalette()
     for role, color in DARK.items():
         dark.setColor(role, QColor(color))
     qapp.setPalette(dark)
     apply_theme(qapp)
     yield
-    hints = qapp.styleHints()
-    if hasattr(hints, "unsetColorScheme"):
-        hints.unsetColorScheme()
-    qapp.setStyleSheet(saved[1])
-    if qapp.style().name() != saved[2]:
-        qapp.setStyle(saved[2])
-    qapp.setPalette(saved[0])
+    restore_look(qapp, saved)
 
 
 def test_fields_stay_readable_under_a_dark_system_palette(qtbot, window, dark_system):
