@@ -6,15 +6,13 @@ pattern matching no file is named on the error page."""
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from PySide6.QtWidgets import QFileDialog
 
-from tests.app.test_out_of_core_window import DATAGEN
+from tests.app.test_out_of_core_window import close_out_of_core, generate_adult_like
 from tests.shared_data import SHARED
 
 ROWS, PARTS = 2400, 3
@@ -23,11 +21,7 @@ ROWS, PARTS = 2400, 3
 @pytest.fixture(scope="module")
 def parts(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
     """An Adult-like table written as three Parquet parts (text columns) in a folder."""
-    if not DATAGEN.exists():
-        pytest.skip("../shared/tools/datagen.py is not available")
-    out = tmp_path_factory.mktemp("parts")
-    subprocess.run([sys.executable, str(DATAGEN), "adult", "--rows", str(ROWS), "--seed",
-                    "11", "--out", str(out)], check=True, capture_output=True)
+    out = generate_adult_like(tmp_path_factory, "parts", rows=ROWS, seed=11)
     frame = pd.read_csv(out / "adult.csv", sep=";", dtype=str, keep_default_na=False)
     folder = out / "released-by-spark"
     folder.mkdir()
@@ -42,9 +36,7 @@ def parts(tmp_path_factory) -> tuple[Path, pd.DataFrame]:
 @pytest.fixture(autouse=True)
 def _close_data(window):
     yield
-    window.configure.data.model.rows.wait()
-    window.files.stop_background()
-    window.document.clear_data()
+    close_out_of_core(window)
 
 
 def through_wizard(qtbot, window, set_location):

@@ -4,8 +4,6 @@ and the Row N box read that order; in memory the same order by a permutation. Th
 shown equal pandas' stable sort of the same file; the release stays in file order."""
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -13,29 +11,21 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
-from tests.app.test_out_of_core_window import DATAGEN, ROWS, open_out_of_core
+from tests.app.test_out_of_core_window import (ROWS, close_out_of_core,
+                                              generate_adult_like, open_out_of_core)
 
 SHOWN = 60  # rows compared after each sort
 
 
 @pytest.fixture(scope="module")
 def adult_like(tmp_path_factory) -> Path:
-    """A generated Adult-like file (as test_out_of_core_window's)."""
-    if not DATAGEN.exists():
-        pytest.skip("../shared/tools/datagen.py is not available")
-    out = tmp_path_factory.mktemp("sort")
-    subprocess.run([sys.executable, str(DATAGEN), "adult", "--rows", str(ROWS), "--seed",
-                    "7", "--out", str(out)], check=True, capture_output=True)
-    return out
+    return generate_adult_like(tmp_path_factory, "sort")
 
 
 @pytest.fixture(autouse=True)
 def _close_data(window):
     yield
-    window.configure.data.model.stop_sorting()
-    window.configure.data.model.rows.wait()
-    window.files.stop_background()
-    window.document.clear_data()
+    close_out_of_core(window)
 
 
 def expected_order(path, name: str, ascending: bool, numeric: bool) -> pd.DataFrame:

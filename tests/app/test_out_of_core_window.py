@@ -21,23 +21,35 @@ DATAGEN = SHARED / "tools" / "datagen.py"
 ROWS = 3000
 
 
-@pytest.fixture(scope="module")
-def adult_like(tmp_path_factory) -> Path:
-    """A generated Adult-like file with the shared Adult hierarchies beside it."""
+def generate_adult_like(tmp_path_factory, name: str, rows: int = ROWS, seed: int = 7) -> Path:
+    """A generated Adult-like file (``adult.csv``) with the shared Adult hierarchies
+    beside it, in a new temporary folder; skips without ../shared/tools/datagen.py."""
     if not DATAGEN.exists():
         pytest.skip("../shared/tools/datagen.py is not available")
-    out = tmp_path_factory.mktemp("big")
-    subprocess.run([sys.executable, str(DATAGEN), "adult", "--rows", str(ROWS), "--seed",
-                    "7", "--out", str(out)], check=True, capture_output=True)
+    out = tmp_path_factory.mktemp(name)
+    subprocess.run([sys.executable, str(DATAGEN), "adult", "--rows", str(rows), "--seed",
+                    str(seed), "--out", str(out)], check=True, capture_output=True)
     return out
+
+
+def close_out_of_core(window) -> None:
+    """After a test: stop the window's out-of-core workers (sorting, paging, counting)
+    and drop the data."""
+    window.configure.data.model.stop_sorting()
+    window.configure.data.model.rows.wait()
+    window.files.stop_background()
+    window.document.clear_data()
+
+
+@pytest.fixture(scope="module")
+def adult_like(tmp_path_factory) -> Path:
+    return generate_adult_like(tmp_path_factory, "big")
 
 
 @pytest.fixture(autouse=True)
 def _close_data(window):
     yield
-    window.configure.data.model.rows.wait()
-    window.files.stop_background()
-    window.document.clear_data()
+    close_out_of_core(window)
 
 
 def open_out_of_core(qtbot, window, path: Path):
