@@ -14,7 +14,8 @@ import engine  # noqa: E402
 from app.perspectives.explore import ExplorePerspective  # noqa: E402
 from app.perspectives.explore.clipboard import ClipboardModel  # noqa: E402
 from app.perspectives.explore.filters import NodeFilter  # noqa: E402
-from app.perspectives.explore.list_model import COL_LOSS, NodeListModel  # noqa: E402
+from app.perspectives.explore.list_model import (COL_LEVELS, COL_LOSS,  # noqa: E402
+                                                 FIRST_LEVEL_COLUMN, NodeListModel)
 from app.perspectives.explore.nodes import ExploreNodes  # noqa: E402
 from engine.result import relative_percent  # noqa: E402
 from engine.progress import Progress  # noqa: E402
@@ -93,6 +94,33 @@ def test_selecting_in_the_list_selects_in_the_lattice(qtbot, explore):
     with wait_checked(qtbot, explore):
         explore.select_row(other, source="lattice")
     assert model.node_row(sel.currentIndex().row()) == other
+
+
+def test_the_list_names_each_transformation_by_its_levels(explore):
+    """The list's second column is the transformation's code (the properties' title's),
+    so a row says which transformation it is without scrolling to the level columns;
+    sorted by it, the rows follow the levels attribute by attribute."""
+    model, nodes = explore.list_model, explore.nodes
+    assert model.headerData(COL_LEVELS, Qt.Orientation.Horizontal) == "Levels"
+    tip = model.headerData(COL_LEVELS, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert tip.endswith(", ".join(QIS))
+    for r in (0, 77, model.rowCount() - 1):
+        levels = nodes.levels_of(model.node_row(r))
+        assert model.data(model.index(r, COL_LEVELS)) == "".join(str(v) for v in levels)
+        assert [model.data(model.index(r, FIRST_LEVEL_COLUMN + i))
+                for i in range(len(QIS))] == [str(v) for v in levels]
+    # the optimum's row is bold: its code fits the column too
+    from PySide6.QtGui import QFont, QFontMetrics
+    bold = QFont(explore.list_view.font())
+    bold.setBold(True)
+    code = "".join(str(v) for v in nodes.levels_of(nodes.optimum))
+    assert explore.list_view.columnWidth(COL_LEVELS) > QFontMetrics(bold).horizontalAdvance(code)
+    explore.list_view.sortByColumn(COL_LEVELS, Qt.SortOrder.AscendingOrder)
+    shown = [nodes.levels_of(model.node_row(r)) for r in range(model.rowCount())]
+    assert shown == sorted(shown)
+    explore.list_view.sortByColumn(COL_LEVELS, Qt.SortOrder.DescendingOrder)
+    assert [nodes.levels_of(model.node_row(r)) for r in range(3)] == sorted(shown)[::-1][:3]
+    explore.list_view.sortByColumn(COL_LOSS, Qt.SortOrder.AscendingOrder)
 
 
 def test_clicking_a_node_selects_it(qtbot, explore):

@@ -11,23 +11,24 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QBrush, QColor, QFont
 
 from app.perspectives.explore.nodes import ExploreNodes
-from app.perspectives.explore.text import (format_loss, format_percent, node_tooltip,
-                                           state_text)
+from app.perspectives.explore.text import (format_loss, format_percent, level_label,
+                                           node_tooltip, state_text)
 from app.theme import dot_icon
 
 _Index = QModelIndex | QPersistentModelIndex
 NODE_ROW_ROLE = Qt.ItemDataRole.UserRole + 1
-COL_STATE, COL_LOSS, COL_RAW, COL_SUPPRESSED = range(4)
-FIRST_LEVEL_COLUMN = 4
+COL_STATE, COL_LEVELS, COL_LOSS, COL_RAW, COL_SUPPRESSED = range(5)
+FIRST_LEVEL_COLUMN = 5
 STATE_COLORS = ("#9aa4b2", "#1e9e57", "#d23c3c")
 _MUTED = QBrush(QColor("#8a94a3"))
 
 
 class NodeListModel(QAbstractTableModel):
-    """Columns: state, loss (%), loss (raw), suppressed records, then one level per
-    attribute (the facts first, so they stay in view when there are many attributes)."""
+    """Columns: state, the levels as one code (``030111120``, as the properties' title
+    writes it), loss (%), loss (raw), suppressed records, then one level per attribute
+    (the facts first, so they stay in view when there are many attributes)."""
 
-    HEAD = ("State", "Information loss", "Loss (raw)", "Suppressed")
+    HEAD = ("State", "Levels", "Information loss", "Loss (raw)", "Suppressed")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -71,6 +72,11 @@ class NodeListModel(QAbstractTableModel):
 
     def _order(self, rows: np.ndarray, column: int, order: Qt.SortOrder) -> np.ndarray:
         nodes = self.nodes
+        if column == COL_LEVELS:  # by the first attribute's level, then the second's...
+            levels = nodes.levels[rows].astype(np.int64)
+            if order == Qt.SortOrder.DescendingOrder:
+                levels = -levels
+            return np.lexsort(levels.T[::-1])
         if column >= FIRST_LEVEL_COLUMN:
             key = nodes.levels[rows, column - FIRST_LEVEL_COLUMN].astype(float)
         elif column == COL_STATE:
@@ -114,6 +120,9 @@ class NodeListModel(QAbstractTableModel):
             return self.nodes.attributes[attr] if attr >= 0 else self.HEAD[section]
         if role == Qt.ItemDataRole.ToolTipRole and attr >= 0:
             return f"Generalization level of '{self.nodes.attributes[attr]}'"
+        if role == Qt.ItemDataRole.ToolTipRole and section == COL_LEVELS:
+            return ("Generalization levels, in the attributes' order: "
+                    + ", ".join(self.nodes.attributes))
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
@@ -127,6 +136,8 @@ class NodeListModel(QAbstractTableModel):
                 return str(int(nodes.levels[row, col - FIRST_LEVEL_COLUMN]))
             if col == COL_STATE:
                 return ("★ " if row == nodes.optimum else "") + state_text(nodes, row)
+            if col == COL_LEVELS:
+                return level_label(nodes.levels[row])
             if col == COL_LOSS:
                 return format_percent(nodes.percent[row], bool(nodes.checked[row]))
             if col == COL_RAW:
@@ -136,7 +147,7 @@ class NodeListModel(QAbstractTableModel):
         if role == NODE_ROW_ROLE:
             return row
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            align = (Qt.AlignmentFlag.AlignLeft if col == COL_STATE
+            align = (Qt.AlignmentFlag.AlignLeft if col in (COL_STATE, COL_LEVELS)
                      else Qt.AlignmentFlag.AlignRight)
             return int(align | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.DecorationRole and col == COL_STATE:

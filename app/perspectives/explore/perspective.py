@@ -6,7 +6,7 @@ from typing import Sequence
 
 import numpy as np
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QFont, QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QMenu,
                                QPushButton, QSplitter, QStackedWidget, QTableView, QTabWidget,
                                QVBoxLayout, QWidget)
@@ -17,7 +17,7 @@ from app.perspectives.explore.filter_panel import FilterPanel
 from app.perspectives.explore.filters import NodeFilter
 from app.perspectives.explore.lattice_view import (FILL_CHECKED, OPTIMUM_COLOR, ORDER_STATE,
                                                    ORDER_STRUCTURE, LatticeView)
-from app.perspectives.explore.list_model import COL_LOSS, NodeListModel
+from app.perspectives.explore.list_model import COL_LEVELS, COL_LOSS, NodeListModel
 from app.perspectives.explore.nodes import MAX_SHOWN_NODES, STATE_LABELS, ExploreNodes
 from app.perspectives.explore.properties import PropertiesPanel
 from app.perspectives.explore.quality_plot import QualityPlot
@@ -214,6 +214,7 @@ class ExplorePerspective(QWidget):
         self.list_model.set_nodes(self.nodes)
         self.list_view.sortByColumn(COL_LOSS, Qt.SortOrder.AscendingOrder)
         self.list_view.resizeColumnsToContents()
+        self._fit_levels_column()
         self.filter.reset(emit=False)
         self._show_counts()
         self.quality.finish(result)
@@ -251,6 +252,19 @@ class ExplorePerspective(QWidget):
         self._show_counts()
         if self.current_row >= 0:
             self._sync_views(self.current_row, source="filter")
+
+    def _fit_levels_column(self) -> None:
+        """The levels' code whole in the optimum's bold row too (the column is measured
+        on the first rows, in the regular font)."""
+        if self.nodes is None or self.nodes.optimum < 0:
+            return
+        bold = QFont(self.list_view.font())
+        bold.setBold(True)
+        code = self.list_model.data(self.list_model.index(
+            max(0, self.list_model.list_row(self.nodes.optimum)), COL_LEVELS))
+        need = QFontMetrics(bold).horizontalAdvance(f"{code}  ") + 16
+        if self.list_view.columnWidth(COL_LEVELS) < need:
+            self.list_view.setColumnWidth(COL_LEVELS, need)
 
     def _show_counts(self) -> None:
         self.filter.set_counts(self.nodes.counts(self.mask), len(self.nodes))
