@@ -11,7 +11,8 @@ through numba's compiler, which refreshes the context itself first, so nothing i
 compiled without the registries.
 
 Applied once, on the first kernel's materialization (``engine.kernel.jit``), only
-where numba's cache class has the shape this was written against (numba 0.59-0.68);
+where numba's cache class has the methods this was written against (numba 0.68;
+checked by name, and ``tests/engine/test_numba_cache_loads.py`` checks the effect);
 anywhere else numba's own loading is left in place. Should a light load fail, that
 kernel is loaded again numba's way.
 """
