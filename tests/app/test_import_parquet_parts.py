@@ -5,7 +5,6 @@ passing ``anonymist verify`` and equal to the in-memory release of the same job;
 pattern matching no file is named on the error page."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pandas as pd
@@ -14,6 +13,7 @@ from PySide6.QtWidgets import QFileDialog
 
 from tests.app.test_out_of_core_window import close_out_of_core, generate_adult_like
 from tests.shared_data import SHARED
+from tests.app.test_journeys import in_memory, verify_export
 
 ROWS, PARTS = 2400, 3
 
@@ -55,10 +55,7 @@ def through_wizard(qtbot, window, set_location):
 
 def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path, capsys,
                                                  monkeypatch):
-    import engine
-    from app.project_io import save_job_file
     from app.settings import AppSettings
-    from engine.cli import main as cli_main
     from engine.config import QUASI_IDENTIFYING
     from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
     folder, frame = parts
@@ -116,13 +113,9 @@ def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path,
     result = anonymize(qtbot, window)
     assert result.problem.backend is not None
     out = export(qtbot, window, tmp_path / "released.csv")
-    save_job_file(doc, tmp_path / "job.toml")
-    capsys.readouterr()
-    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
-        capsys.readouterr()
+    verify_export(doc, out, tmp_path, capsys)
     job = doc.build_job()
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     memory.write_output(tmp_path / "memory.csv")
     assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
 

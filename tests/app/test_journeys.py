@@ -11,6 +11,7 @@ that a saved and reopened project exports again byte for byte.
 from __future__ import annotations
 
 import stat
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -122,6 +123,25 @@ def apply_in_explore(qtbot, window, levels):
     assert "applied: the current output" in explore.properties.title.text()
     assert tuple(current.levels.values()) == tuple(levels)
     return current
+
+
+def verify_export(doc, out, tmp_path, capsys) -> Path:
+    """Save the document's job beside the release and check the release with
+    ``anonymist verify`` (exit 0: it holds the job's models); the job file's path."""
+    job_path = tmp_path / "job.toml"
+    save_job_file(doc, job_path)
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    return job_path
+
+
+def in_memory(job):
+    """The same job anonymized in memory (the reference for the out-of-core paths)."""
+    import dataclasses
+
+    import engine
+    return engine.anonymize(None, dataclasses.replace(
+        job, engine=dataclasses.replace(job.engine, backend="memory")))
 
 
 def export(qtbot, window, path):

@@ -4,7 +4,6 @@ frequency table and DuckDB aggregates, equal those of the same job in memory ->
 export -> ``anonymist verify`` passes."""
 from __future__ import annotations
 
-import dataclasses
 
 import pytest
 from PySide6.QtCore import Qt
@@ -12,9 +11,11 @@ from PySide6.QtCore import Qt
 from app.perspectives.explore.details import inspect_transformation
 from app.perspectives.risk.analysis import result_sides
 from app.perspectives.utility import analysis as an
+from app.perspectives import PERSPECTIVES
 from tests.app.test_out_of_core_window import _close_data, adult_like, open_out_of_core  # noqa: F401, F811
 from tests.engine.test_analysis_aggregates import assert_same
 from tests.shared_data import SHARED
+from tests.app.test_journeys import in_memory, verify_export
 
 QIS = ("age", "sex", "race", "marital-status", "education")
 
@@ -48,9 +49,6 @@ def configure(qtbot, window, doc):
 
 def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_like, tmp_path,  # noqa: F811
                                                           capsys, messages, monkeypatch):
-    import engine
-    from app.project_io import save_job_file
-    from engine.cli import main as cli_main
     from tests.app.test_journeys import anonymize, export
     doc = open_out_of_core(qtbot, window, adult_like / "adult.csv")
     configure(qtbot, window, doc)
@@ -63,19 +61,18 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
     window.show()
     # before anonymizing, Analyze risk shows the input's risks, counted by DuckDB
     risk = window.perspectives["risk"]
-    window.show_perspective(list(window.perspectives).index("risk"))
+    window.show_perspective([s.key for s in PERSPECTIVES].index("risk"))
     qtbot.waitUntil(lambda: risk.sides[0] is not None and set(risk.sides[0].qis) == set(QIS),
                     timeout=60_000)
     counted_input = risk.sides[0]
     assert risk.sides[1] is None and "counted by DuckDB" in risk.subtitle.text()
-    window.show_perspective(list(window.perspectives).index("utility"))
+    window.show_perspective([s.key for s in PERSPECTIVES].index("utility"))
     with qtbot.waitSignal(utility.result_shown, timeout=60_000):
         result = anonymize(qtbot, window)
     assert result.problem.backend is not None
     # the same job in memory: the figures every perspective shows must be its figures
     job = doc.build_job()
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     assert memory.optimum.levels == result.optimum.levels
     expected = an.Comparison.of(memory.transformed())
     assert utility.comparison.out_of_core and not expected.out_of_core
@@ -105,7 +102,7 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
     want_input = result_sides(memory)[0]
     assert sorted(counted_input.sizes.sample) == sorted(want_input.sizes.sample)
     assert_same(counted_input.profile, want_input.profile)
-    window.show_perspective(list(window.perspectives).index("risk"))
+    window.show_perspective([s.key for s in PERSPECTIVES].index("risk"))
     qtbot.waitUntil(lambda: risk.sides[1] is not None, timeout=60_000)
     for got, want in zip(risk.sides, result_sides(memory)):
         assert sorted(got.sizes.sample) == sorted(want.sizes.sample)
@@ -133,10 +130,7 @@ def test_analyze_out_of_core_shows_the_in_memory_figures(qtbot, window, adult_li
                     inspect_transformation(memory, levels))
     # the export passes the independent check
     out = export(qtbot, window, tmp_path / "released.csv")
-    save_job_file(doc, tmp_path / "job.toml")
-    capsys.readouterr()
-    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
-        capsys.readouterr()
+    verify_export(doc, out, tmp_path, capsys)
     # the records Analyze utility shows side by side are the file's and the export's
     import pandas as pd
     exported = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)

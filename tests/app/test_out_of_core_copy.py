@@ -12,6 +12,7 @@ from app.out_of_core import OutOfCoreData
 from app.perspectives.utility import analysis as an
 from tests.engine.test_analysis_aggregates import assert_same
 from tests.shared_data import SHARED
+from tests.app.test_journeys import in_memory, verify_export
 
 ADULT = SHARED / "data" / "adult"
 QIS = ("age", "sex", "race", "education")
@@ -122,11 +123,7 @@ def test_anonymize_and_export_read_the_copy(qtbot, window, generated, tmp_path, 
         return counted(self, *args, **kwargs)
 
     monkeypatch.setattr(DuckDBBackend, "frequency_table", frequency_table)
-    import dataclasses
 
-    import engine
-    from app.project_io import save_job_file
-    from engine.cli import main as cli_main
     from engine.config import QUASI_IDENTIFYING
     from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
     from tests.app.test_out_of_core_window import ROWS, open_out_of_core
@@ -148,13 +145,9 @@ def test_anonymize_and_export_read_the_copy(qtbot, window, generated, tmp_path, 
     finally:
         away.rename(generated)
     assert not messages, messages
-    save_job_file(doc, tmp_path / "job.toml")
-    capsys.readouterr()
-    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0, \
-        capsys.readouterr()
+    verify_export(doc, out, tmp_path, capsys)
     job = doc.build_job()
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     assert memory.optimum.levels == result.optimum.levels
     memory.write_output(tmp_path / "memory.csv")
     assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()

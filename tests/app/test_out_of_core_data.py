@@ -2,7 +2,6 @@
 agree with the in-memory reading of the same file."""
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable
 
 from tests.shared_data import SHARED
+from tests.app.test_journeys import in_memory
 
 ADULT = SHARED / "data" / "adult" / "adult.csv"
 
@@ -105,8 +105,7 @@ def test_released_page_is_the_backend_release(qapp, adult_part, tmp_path):
     page = doc.released_page(700, 40)
     pd.testing.assert_frame_equal(page.astype(str),
                                   written.iloc[700:740].reset_index(drop=True))
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     assert memory.optimum.levels == result.optimum.levels
     assert memory.transformed().frame.astype(str).iloc[700:740].reset_index(
         drop=True).equals(page.astype(str))

@@ -11,8 +11,10 @@ import pytest
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
+from app.perspectives import PERSPECTIVES
 from tests.app.test_out_of_core_window import (ROWS, close_out_of_core,
                                               generate_adult_like, open_out_of_core)
+from tests.app.test_journeys import in_memory, verify_export
 
 SHOWN = 60  # rows compared after each sort
 
@@ -66,11 +68,7 @@ def shown_rows(qtbot, model, first: int, count: int, start_column: int = 1
 
 
 def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
-    import dataclasses
 
-    import engine
-    from app.project_io import save_job_file
-    from engine.cli import main as cli_main
     from engine.config import QUASI_IDENTIFYING
     from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
     from tests.shared_data import SHARED
@@ -149,13 +147,9 @@ def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path,
     result = anonymize(qtbot, window)
     assert result.problem.backend is not None
     out = export(qtbot, window, tmp_path / "released.csv")
-    job_path = tmp_path / "job.toml"
-    save_job_file(doc, job_path)
-    capsys.readouterr()
-    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    verify_export(doc, out, tmp_path, capsys)
     job = doc.build_job()
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     memory.write_output(tmp_path / "memory.csv")
     assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
     assert model.sort == ("sex", True)  # the view keeps its order
@@ -257,7 +251,7 @@ def test_sorting_side_by_side_records_out_of_core(qtbot, window, adult_like, tmp
     window.configure.privacy.suppression.setValue(4.0)
     utility = window.perspectives["utility"]
     window.show()  # the tables are clicked as the user clicks them
-    window.show_perspective(list(window.perspectives).index("utility"))
+    window.show_perspective([s.key for s in PERSPECTIVES].index("utility"))
     with qtbot.waitSignal(utility.result_shown, timeout=60_000):
         anonymize(qtbot, window)
     exported = pd.read_csv(export(qtbot, window, tmp_path / "released.csv"), sep=";",

@@ -16,6 +16,7 @@ from app.data_sources import ImportSpec
 from app.settings import AppSettings
 from engine.data.csv_import import CsvFormat
 from tests.shared_data import SHARED
+from tests.app.test_journeys import in_memory, verify_export
 
 DATAGEN = SHARED / "tools" / "datagen.py"
 ROWS = 3000
@@ -108,10 +109,7 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
 
 def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_like, tmp_path,
                                                         capsys, messages):
-    import dataclasses
 
-    import engine
-    from app.project_io import save_job_file
     from engine.cli import main as cli_main
     from engine.config import QUASI_IDENTIFYING, SENSITIVE
     from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
@@ -138,14 +136,10 @@ def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_lik
     # the frequency table, not the records: fewer rows than records, weights sum to them
     assert result.problem.table.n_rows < ROWS == result.problem.table.n_records
     out = export(qtbot, window, tmp_path / "released.csv")
-    job_path = tmp_path / "job.toml"
-    save_job_file(doc, job_path)
-    capsys.readouterr()
-    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    job_path = verify_export(doc, out, tmp_path, capsys)
     # byte for byte the in-memory release of the same job
     job = doc.build_job()
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     assert memory.problem.backend is None
     assert memory.optimum.levels == result.optimum.levels
     memory.write_output(tmp_path / "memory.csv")
@@ -288,11 +282,7 @@ def test_subset_rows_file_checked_out_of_core(qtbot, window, adult_like, tmp_pat
 def test_journey_sample_subset_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
     """A random sample chosen out of core: counted as the engine draws it, anonymized
     by DuckDB, exported, verified, and equal to the in-memory release byte for byte."""
-    import dataclasses
 
-    import engine
-    from app.project_io import save_job_file
-    from engine.cli import main as cli_main
     from engine.config import QUASI_IDENTIFYING
     from engine.subset import sample_mask
     from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
@@ -322,13 +312,9 @@ def test_journey_sample_subset_out_of_core(qtbot, window, adult_like, tmp_path, 
     result = anonymize(qtbot, window)
     assert result.problem.backend is not None and result.problem.backend.name == "duckdb"
     out = export(qtbot, window, tmp_path / "released.csv")
-    job_path = tmp_path / "job.toml"
-    save_job_file(doc, job_path)
-    capsys.readouterr()
-    assert cli_main(["verify", str(out), str(job_path)]) == 0, capsys.readouterr()
+    verify_export(doc, out, tmp_path, capsys)
     job = doc.build_job()
-    memory = engine.anonymize(None, dataclasses.replace(
-        job, engine=dataclasses.replace(job.engine, backend="memory")))
+    memory = in_memory(job)
     assert memory.problem.backend is None
     memory.write_output(tmp_path / "memory.csv")
     assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
