@@ -12,8 +12,7 @@ import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from tests.app.test_out_of_core_window import close_out_of_core, generate_adult_like
-from tests.shared_data import SHARED
-from tests.app.test_journeys import in_memory, verify_export
+from tests.app.test_journeys import in_memory, set_adult_qis, verify_export
 
 ROWS, PARTS = 2400, 3
 
@@ -56,8 +55,7 @@ def through_wizard(qtbot, window, set_location):
 def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path, capsys,
                                                  monkeypatch):
     from app.settings import AppSettings
-    from engine.config import QUASI_IDENTIFYING
-    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export
     folder, frame = parts
     AppSettings().memory_share = 0.5  # a pattern is read out of core whatever its size
     # a pattern that matches no file: the error page names it
@@ -104,11 +102,7 @@ def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path,
         assert heads == [str(i + 1) for i in want.index[first:first + 20]]
     # released through DuckDB, checked independently, equal to the in-memory release
     qis = ("age", "sex", "race")
-    set_type(window, qis, QUASI_IDENTIFYING)
-    for name in qis:
-        window.configure.attributes.select([name])
-        assert window.configure.hierarchy.load_file(
-            SHARED / "data" / "adult" / f"adult_hierarchy_{name}.csv")
+    set_adult_qis(window, qis)
     add_model_through_dialog(window, "k-anonymity", k=5)
     result = anonymize(qtbot, window)
     assert result.problem.backend is not None

@@ -125,6 +125,14 @@ def apply_in_explore(qtbot, window, levels):
     return current
 
 
+def set_adult_qis(window, qis) -> None:
+    """Make ``qis`` quasi-identifying in Configure, each with its shared Adult hierarchy."""
+    set_type(window, qis, QUASI_IDENTIFYING)
+    for name in qis:
+        window.configure.attributes.select([name])
+        assert window.configure.hierarchy.load_file(ADULT / f"adult_hierarchy_{name}.csv")
+
+
 def verify_export(doc, out, tmp_path, capsys) -> Path:
     """Save the document's job beside the release and check the release with
     ``anonymist verify`` (exit 0: it holds the job's models); the job file's path."""

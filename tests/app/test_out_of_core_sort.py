@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from app.perspectives import PERSPECTIVES
 from tests.app.test_out_of_core_window import (ROWS, close_out_of_core,
                                               generate_adult_like, open_out_of_core)
-from tests.app.test_journeys import in_memory, verify_export
+from tests.app.test_journeys import in_memory, set_adult_qis, verify_export
 
 SHOWN = 60  # rows compared after each sort
 
@@ -69,9 +69,7 @@ def shown_rows(qtbot, model, first: int, count: int, start_column: int = 1
 
 def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
 
-    from engine.config import QUASI_IDENTIFYING
-    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
-    from tests.shared_data import SHARED
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export
     path = adult_like / "adult.csv"
     doc = open_out_of_core(qtbot, window, path)
     panel = window.configure.data
@@ -138,11 +136,7 @@ def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path,
     assert cells == want[names].iloc[:20].values.tolist()
     # released while sorted: the view's order is not the release's (file order)
     qis = ("age", "sex", "race")
-    set_type(window, qis, QUASI_IDENTIFYING)
-    for name in qis:
-        window.configure.attributes.select([name])
-        assert window.configure.hierarchy.load_file(
-            SHARED / "data" / "adult" / f"adult_hierarchy_{name}.csv")
+    set_adult_qis(window, qis)
     add_model_through_dialog(window, "k-anonymity", k=5)
     result = anonymize(qtbot, window)
     assert result.problem.backend is not None
@@ -236,17 +230,11 @@ def test_sorting_side_by_side_records_out_of_core(qtbot, window, adult_like, tmp
     """Analyze utility out of core: a click on a column of either table sorts both by
     the input's values; the input rows are pandas' sort of the file and the output rows
     the export's rows in the same order."""
-    from engine.config import QUASI_IDENTIFYING
-    from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
-    from tests.shared_data import SHARED
+    from tests.app.test_journeys import add_model_through_dialog, anonymize, export
     path = adult_like / "adult.csv"
     doc = open_out_of_core(qtbot, window, path)
     qis = ("age", "sex", "race", "education")
-    set_type(window, qis, QUASI_IDENTIFYING)
-    for name in qis:
-        window.configure.attributes.select([name])
-        assert window.configure.hierarchy.load_file(
-            SHARED / "data" / "adult" / f"adult_hierarchy_{name}.csv")
+    set_adult_qis(window, qis)
     add_model_through_dialog(window, "k-anonymity", k=5)
     window.configure.privacy.suppression.setValue(4.0)
     utility = window.perspectives["utility"]
