@@ -41,7 +41,7 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from bench_user import workloads, write_job  # noqa: E402
+from bench_user import run_process, workloads, write_job  # noqa: E402
 
 PHASES = r'''
 import json, resource, sys, time
@@ -94,18 +94,9 @@ def median(values: list[float]) -> float:
 def anonymize(tree: Path, job: Path, out: Path) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds and peak MB of the command, run from ``tree`` (``-m``
     imports from the working folder first)."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "anonymize", str(job),
-                             "--output", str(out), "--quiet"], cwd=tree,
-                            env=dict(os.environ, PYTHONPATH=str(tree)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"anonymize in {tree} failed:\n{err[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+    return run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job), "--output",
+                        str(out), "--quiet"], dict(os.environ, PYTHONPATH=str(tree)), tree,
+                       ok=(0,))
 
 
 def verify(tree: Path, job: Path, out: Path) -> tuple[float, float, float, bytes]:

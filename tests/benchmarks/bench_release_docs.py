@@ -35,7 +35,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 import zipfile
 from pathlib import Path
 
@@ -44,22 +43,14 @@ ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from bench_user import _rows_folder, workloads, write_job  # noqa: E402
+from bench_user import _rows_folder, run_process, workloads, write_job  # noqa: E402
 
 
 def run(tree: Path, argv: list[str]) -> tuple[float, float]:
     """Wall and CPU seconds of ``python -m engine.cli ARGV`` run from ``tree``."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli", *argv], cwd=tree,
-                            env=dict(os.environ, PYTHONPATH=str(tree)),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - t0
-    err = proc.stderr.read().decode(errors="replace")
-    proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"{' '.join(argv)} in {tree} failed:\n{err[-2000:]}")
-    return wall, usage.ru_utime + usage.ru_stime
+    wall, cpu, _ = run_process([sys.executable, "-m", "engine.cli", *argv],
+                               dict(os.environ, PYTHONPATH=str(tree)), tree, ok=(0,))
+    return wall, cpu
 
 
 APP_REPORT = r'''

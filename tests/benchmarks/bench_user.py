@@ -95,17 +95,19 @@ def write_job(folder: Path, job: dict) -> Path:
     return path
 
 
-def run_process(argv: list[str], env: dict | None = None) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds and peak RSS (MB) of one child process."""
+def run_process(argv: list[str], env: dict | None = None, cwd: Path = ROOT,
+                ok: tuple[int, ...] = (0, 3)) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system, ``wait4``) and peak RSS (MB) of one
+    child process run in ``cwd``; an exit code outside ``ok`` raises with its stderr."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env=env, cwd=ROOT)
+                            env=env, cwd=cwd)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     proc.stderr.close()
-    if os.waitstatus_to_exitcode(status) not in (0, 3):
-        raise RuntimeError(f"{' '.join(argv)} failed:\n{err[-2000:]}")
+    if os.waitstatus_to_exitcode(status) not in ok:
+        raise RuntimeError(f"{' '.join(argv)} in {cwd} failed:\n{err[-2000:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
