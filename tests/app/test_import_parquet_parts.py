@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from tests.app.test_out_of_core_window import close_out_of_core, generate_adult_like
-from tests.app.test_journeys import in_memory, set_adult_qis, verify_export
+from tests.app.test_journeys import release_out_of_core_as_in_memory
 
 ROWS, PARTS = 2400, 3
 
@@ -55,7 +55,6 @@ def through_wizard(qtbot, window, set_location):
 def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path, capsys,
                                                  monkeypatch):
     from app.settings import AppSettings
-    from tests.app.test_journeys import add_model_through_dialog, anonymize, export
     folder, frame = parts
     AppSettings().memory_share = 0.5  # a pattern is read out of core whatever its size
     # a pattern that matches no file: the error page names it
@@ -101,17 +100,7 @@ def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path,
         assert cells == want[names].iloc[first:first + 20].values.tolist()
         assert heads == [str(i + 1) for i in want.index[first:first + 20]]
     # released through DuckDB, checked independently, equal to the in-memory release
-    qis = ("age", "sex", "race")
-    set_adult_qis(window, qis)
-    add_model_through_dialog(window, "k-anonymity", k=5)
-    result = anonymize(qtbot, window)
-    assert result.problem.backend is not None
-    out = export(qtbot, window, tmp_path / "released.csv")
-    verify_export(doc, out, tmp_path, capsys)
-    job = doc.build_job()
-    memory = in_memory(job)
-    memory.write_output(tmp_path / "memory.csv")
-    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    release_out_of_core_as_in_memory(qtbot, window, tmp_path, capsys)
 
 
 def test_parquet_parts_read_in_name_order(parts):

@@ -133,6 +133,22 @@ def set_adult_qis(window, qis) -> None:
         assert window.configure.hierarchy.load_file(ADULT / f"adult_hierarchy_{name}.csv")
 
 
+def release_out_of_core_as_in_memory(qtbot, window, tmp_path, capsys,
+                                     qis=("age", "sex", "race")) -> Path:
+    """Adult quasi-identifiers and 5-anonymity set through the GUI, anonymized through
+    DuckDB, exported, passed by ``anonymist verify`` and byte-identical to the same
+    job's in-memory release; the exported file."""
+    set_adult_qis(window, qis)
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    result = anonymize(qtbot, window)
+    assert result.problem.backend is not None
+    out = export(qtbot, window, tmp_path / "released.csv")
+    verify_export(window.document, out, tmp_path, capsys)
+    in_memory(window.document.build_job()).write_output(tmp_path / "memory.csv")
+    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    return out
+
+
 def verify_export(doc, out, tmp_path, capsys) -> Path:
     """Save the document's job beside the release and check the release with
     ``anonymist verify`` (exit 0: it holds the job's models); the job file's path."""

@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from app.perspectives import PERSPECTIVES
 from tests.app.test_out_of_core_window import (ROWS, close_out_of_core,
                                               generate_adult_like, open_out_of_core)
-from tests.app.test_journeys import in_memory, set_adult_qis, verify_export
+from tests.app.test_journeys import release_out_of_core_as_in_memory, set_adult_qis
 
 SHOWN = 60  # rows compared after each sort
 
@@ -69,7 +69,6 @@ def shown_rows(qtbot, model, first: int, count: int, start_column: int = 1
 
 def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path, capsys):
 
-    from tests.app.test_journeys import add_model_through_dialog, anonymize, export
     path = adult_like / "adult.csv"
     doc = open_out_of_core(qtbot, window, path)
     panel = window.configure.data
@@ -135,17 +134,7 @@ def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path,
     cells, _ = shown_rows(qtbot, model, 0, 20)
     assert cells == want[names].iloc[:20].values.tolist()
     # released while sorted: the view's order is not the release's (file order)
-    qis = ("age", "sex", "race")
-    set_adult_qis(window, qis)
-    add_model_through_dialog(window, "k-anonymity", k=5)
-    result = anonymize(qtbot, window)
-    assert result.problem.backend is not None
-    out = export(qtbot, window, tmp_path / "released.csv")
-    verify_export(doc, out, tmp_path, capsys)
-    job = doc.build_job()
-    memory = in_memory(job)
-    memory.write_output(tmp_path / "memory.csv")
-    assert out.read_bytes() == (tmp_path / "memory.csv").read_bytes()
+    release_out_of_core_as_in_memory(qtbot, window, tmp_path, capsys)
     assert model.sort == ("sex", True)  # the view keeps its order
 
 
