@@ -273,10 +273,36 @@ EPILOG = """exit codes:
 """
 
 
+def version() -> str:
+    """The installed package's version (the checkout's pyproject.toml when not installed)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+    try:
+        return installed("anonymist")
+    except PackageNotFoundError:
+        import re
+        pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+        found = re.search(r'^version = "([^"]+)"', pyproject.read_text(encoding="utf-8"),
+                          re.M) if pyproject.is_file() else None
+        return found.group(1) if found else "unknown"
+
+
+class _Version(argparse.Action):
+    """``--version``: the version looked up only when asked for."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"anonymist {version()}")
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="anonymist", description="Anonymize tabular personal data.", epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     a = sub.add_parser("anonymize", help="run a job file and write the released table")
     a.add_argument("job", type=Path, help="the job file (TOML)")

@@ -54,3 +54,11 @@ def test_a_missing_file_is_named_as_such():
     from engine.cli import unknown_command
     assert "does not exist" in unknown_command("gone.anonymist")
     assert unknown_command("verify") is None and unknown_command("--help") is None
+
+
+def test_version_prints_the_package_version_without_heavy_imports():
+    import importlib.metadata
+    p = anonymist("--version")
+    assert p.returncode == 0
+    assert p.stdout.strip() == f"anonymist {importlib.metadata.version('anonymist')}"
+    assert "LOADED []" in p.stderr
