@@ -114,6 +114,13 @@ class DataConfig:
     unnamed_columns: str = param_field(
         "choice", "warn", choices=("warn", "refuse"), label="Columns not named",
         help="warn: release them as insensitive with a warning; refuse: stop")
+    #: the column identifying the person when a person has several rows (visits,
+    #: prescriptions): identifying (never released), and every privacy model counts
+    #: distinct persons where it counts records (docs/reference/person-level-models.md)
+    person: str | None = param_field(
+        "attribute", None, label="Person",
+        help="the column that identifies the person (several rows per person): never "
+             "released; the models count distinct persons instead of records")
 
 
 UNNAMED_COLUMNS = ("warn", "refuse")
@@ -207,6 +214,17 @@ class Job:
             value = getattr(self, key)
             object.__setattr__(self, key, None if value is None else frozen(dict(value)))
         object.__setattr__(self, "base_dir", Path(self.base_dir))
+        person = self.data.person
+        if person is not None and person not in self.attributes:
+            # the person column is identifying whether or not the job names it
+            object.__setattr__(self, "attributes", FrozenMap(
+                {**self.attributes, person: AttributeConfig(type=IDENTIFYING)}))
+
+    @property
+    def person(self) -> str | None:
+        """The column identifying the person (``[data] person``), or None: records are
+        then counted as persons (one row, one person)."""
+        return self.data.person
 
     def resolve(self, path: str) -> Path:
         p = Path(path)

@@ -19,6 +19,7 @@ from engine.hierarchy.encoded import EncodedHierarchy
 from engine.kernel.reduce import suppressed_and_released
 from engine.kernel.blas import one_blas_thread
 from engine.lattice import Lattice
+from engine.persons import person_codes
 from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
 from engine.privacy.base import ModelContext, PrivacyModel
@@ -84,12 +85,17 @@ class Problem:
         #: the backend holding the records when ``table`` is its frequency table
         #: (``engine.backends``): it writes the release; None in memory
         self.backend = None
+        #: each row's person (``[data] person``, engine.persons), or None: a row is a person
+        self.person_codes = person_codes(job, table)
         missing = [name for name in job.attributes if name not in table.source_names]
         if missing:
             raise JobError(missing_columns_message(missing, table.source_names,
                                                    job.data.delimiter))
         if table.n_rows == 0:
             raise DataError("the data has no records (a header alone?)")
+        if self.person_codes is not None:  # until the models count persons
+            raise JobError("[data] person: counting distinct persons is not available in "
+                           "this version yet; remove the key to count records")
         # microaggregated QIs without clustering are not generalized: the classes are
         # formed by the others and their values aggregated per class (engine/transform)
         self.micro = micro_specs(job)

@@ -26,7 +26,7 @@ LAYERS = [
     {"metrics"},
     {"privacy", "solution_space"},
     {"config"},
-    {"transform", "subset"},
+    {"transform", "subset", "persons"},
     {"backends"},
     {"problem"},
     {"search"},

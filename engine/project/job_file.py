@@ -19,6 +19,7 @@ from engine.errors import AnonymistError, JobError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
+from engine.persons import check_person_role
 from engine.privacy import model_from_dict
 from engine.privacy.population import read_population
 from engine.pseudonyms import JOB_KEYS as PSEUDONYM_KEYS
@@ -115,7 +116,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
         genetic=check_genetic_table(t.get("genetic", {})), **read_transformation_options(t))
     metric = metric_from_dict(_table(d, "metric", "[metric]") if "metric" in d
                               else {"name": "loss"})
-    return Job(
+    job = Job(
         data=data, attributes=attributes,
         privacy=[model_from_dict(p, i) for i, p in enumerate(privacy, start=1)],
         transformation=transformation, metric=metric,
@@ -125,6 +126,8 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
         engine=(dataclass_from_table(EngineConfig, _table(d, "engine", "[engine]"), "[engine]")
                 if "engine" in d else EngineConfig()),
         base_dir=base_dir)
+    check_person_role(job)
+    return job
 
 
 def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
