@@ -17,6 +17,10 @@ Functions (ARX's ``DistributionAggregateFunction``):
 - ``mode``: the most frequent value (the smallest of equally frequent ones);
 - ``interval``: ``[min, max]`` of the class's numeric values.
 
+With ``data_type = "integer"`` the numeric aggregates are rounded to whole numbers,
+halves upwards as ARX rounds them (``round_half_up``: 37.5 -> 38, 36.5 -> 37);
+otherwise they keep six decimals.
+
 Missing values (empty, or ``NULL``) count as 0 in the means and the median
 unless ``ignore_missing`` (ARX's ``ignoreMissingData``); ``mode`` counts a
 missing value as a value unless ignored; ``interval`` always skips them. A
@@ -79,11 +83,20 @@ def numbers(values: np.ndarray, attribute: str, first_row: dict | None = None) -
     return out
 
 
+def round_half_up(x: float) -> int:
+    """``x`` rounded to the nearest whole number, halves upwards (towards +infinity), as
+    ARX rounds an aggregate of an integer attribute (Java's ``Math.round``): 37.5 -> 38,
+    -2.5 -> -2. Python's ``round`` would take halves to the even neighbour (37.5 -> 38,
+    36.5 -> 36). ``x - floor(x)`` is exact for a double, so no half is missed."""
+    low = math.floor(x)
+    return int(low) + (1 if x - low >= 0.5 else 0)
+
+
 def format_number(x: float, integer: bool = False) -> str:
     if not math.isfinite(x):
         return ""
     if integer:
-        return str(int(round(x)))
+        return str(round_half_up(x))
     r = round(float(x), 6)
     if r == int(r) and abs(r) < 1e15:
         return str(int(r))
