@@ -23,6 +23,7 @@ from engine.persons import person_codes
 from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
 from engine.privacy.base import ModelContext, PrivacyModel
+from engine.privacy.sensitive import check_sensitive_roles
 from engine.subset import resolve_subset
 from engine.transform.coding import RULES, check_coded_values, rule_hierarchy
 from engine.transform.microaggregation import check_values as check_micro_values
@@ -115,6 +116,7 @@ class Problem:
         subset = resolve_subset(job, table)
         # the job is a specification: the problem binds its own copies of the models and
         # the metric, so that a job may run again (or twice at once) unchanged
+        check_sensitive_roles(job.privacy, job.attributes)
         self.models = [m.working_copy() for m in job.privacy]
         self.model_context = ModelContext(
             table, self.qis,

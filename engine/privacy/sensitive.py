@@ -29,6 +29,23 @@ def sensitive_key(attribute: str) -> str:
     return f"sensitive:{attribute}"
 
 
+def check_sensitive_roles(models, attributes) -> None:
+    """Refuse a model whose sensitive attribute is identifying, naming the model and the
+    attribute (``attributes``: a job's name -> ``AttributeConfig``). An identifying
+    column is removed from the release (or replaced by pseudonyms), so a model on it
+    would hold trivially and protect nothing; a quasi-identifier in that place is
+    refused when the model is bound (``SensitiveAttributeModel.bind``)."""
+    for i, m in enumerate(models, start=1):
+        attribute = getattr(m, "attribute", None) if isinstance(
+            m, SensitiveAttributeModel) else None
+        a = attributes.get(attribute) if attribute is not None else None
+        if a is not None and a.type == "identifying":
+            raise JobError(
+                f"[[privacy]] #{i} ({m.name}): '{attribute}' is identifying (removed from "
+                f"the release), so {m.name} on it would protect nothing; the sensitive "
+                f"attribute must be of type 'sensitive'")
+
+
 class SensitiveAttributeModel(PrivacyModel):
     """Base of models judging each class's distribution of one sensitive attribute."""
 

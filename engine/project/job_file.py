@@ -22,6 +22,7 @@ from engine.metrics import metric_from_dict
 from engine.persons import check_person_role
 from engine.privacy import model_from_dict
 from engine.privacy.population import read_population
+from engine.privacy.sensitive import check_sensitive_roles
 from engine.pseudonyms import JOB_KEYS as PSEUDONYM_KEYS
 from engine.pseudonyms import read_pseudonym
 from engine.schema import (Param, ParamError, dataclass_from_table, dataclass_to_table, show,
@@ -127,6 +128,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
                 if "engine" in d else EngineConfig()),
         base_dir=base_dir)
     check_person_role(job)
+    check_sensitive_roles(job.privacy, job.attributes)
     return job
 
 
