@@ -187,8 +187,12 @@ def cmd_anonymize(args) -> int:
     if args.result:
         result.write_json(args.result, str(args.output) if args.output else None)
     o = result.optimum
+    persons = (result.problem.person_figures(result.levels_of())
+               if result.problem.counts_persons and result.local_recoding is None else None)
     _say(f"optimum {o.levels} loss {_short(o.information_loss)} "
-         f"({o.information_loss_percent:.2f}%), {o.suppressed_records} suppressed, "
+         f"({o.information_loss_percent:.2f}%), {o.suppressed_records} suppressed"
+         + (f" ({persons['suppressed_persons']} of {persons['persons']} persons affected)"
+            if persons else "") + ", "
          f"{result.transformations_checked} of {result.lattice_size:,} checked "
          f"in {result.elapsed_s:.2f}s")
     return EXIT_OK
@@ -257,7 +261,9 @@ def cmd_evaluate(args) -> int:
     print(json.dumps({"levels": dict(zip(problem.qis, ev.levels)),
                       "state": "anonymous" if ev.anonymous else "not-anonymous",
                       "information_loss": _loss_json(ev.loss),
-                      "suppressed_records": ev.suppressed_records}, indent=2))
+                      "suppressed_records": ev.suppressed_records,
+                      **({"person": problem.person_figures(ev.levels)}
+                         if problem.counts_persons else {})}, indent=2))
     return EXIT_OK
 
 

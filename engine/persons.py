@@ -70,3 +70,20 @@ def person_codes(job: Job, table) -> np.ndarray | None:
                 f"{KEY} = '{person}' is empty in {len(rows)} row(s), first data row "
                 f"{int(rows[0]) + 1}: every row must name its person")
     return np.ascontiguousarray(column.codes, dtype=np.int32)
+
+
+def check_person_models(job: Job) -> None:
+    """A ``JobError`` naming ``[data] person`` and the model (or setting) that is not
+    defined per person: delta-presence, profitability, differential privacy and local
+    recoding count records only."""
+    if job.person is None:
+        return
+    for i, m in enumerate(job.privacy, start=1):
+        if not getattr(m, "counts_persons", True):
+            raise JobError(
+                f"{KEY} = '{job.person}': [[privacy]] {m.name} (model {i}) does not count "
+                f"persons (docs/reference/person-level-models.md); remove it or the person "
+                f"column")
+    if job.transformation.local_recoding is not None:
+        raise JobError(f"{KEY} = '{job.person}': local recoding does not count persons; "
+                       f"remove [transformation] local_recoding or the person column")

@@ -19,10 +19,12 @@ from engine.hierarchy.encoded import EncodedHierarchy
 from engine.kernel.reduce import suppressed_and_released
 from engine.kernel.blas import one_blas_thread
 from engine.lattice import Lattice
-from engine.persons import person_codes
+from engine.kernel.person_counts import PersonRows
+from engine.persons import check_person_models, person_codes
 from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
-from engine.privacy.base import ModelContext, PrivacyModel
+from engine.privacy.base import (PERSONS, PERSONS_ALL, ModelContext, PrivacyModel,
+                                 class_sizes)
 from engine.privacy.sensitive import check_sensitive_roles
 from engine.subset import resolve_subset
 from engine.transform.coding import RULES, check_coded_values, rule_hierarchy
@@ -94,9 +96,11 @@ class Problem:
                                                    job.data.delimiter))
         if table.n_rows == 0:
             raise DataError("the data has no records (a header alone?)")
-        if self.person_codes is not None:  # until the models count persons
-            raise JobError("[data] person: counting distinct persons is not available in "
-                           "this version yet; remove the key to count records")
+        check_person_models(job)
+        #: whether the models count distinct persons, and how many person codes there are
+        self.counts_persons = self.person_codes is not None
+        self.n_persons = (len(table.column(job.person).dictionary) if self.counts_persons
+                          else 0)
         # microaggregated QIs without clustering are not generalized: the classes are
         # formed by the others and their values aggregated per class (engine/transform)
         self.micro = micro_specs(job)
@@ -121,7 +125,8 @@ class Problem:
         self.model_context = ModelContext(
             table, self.qis,
             {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
-            subset, job.population, list(self.models))
+            subset, job.population, list(self.models), self.person_codes,
+            self.n_persons)
         if not self.models:
             raise JobError("the job has no privacy model: add at least one [[privacy]] table")
         row_aggs: dict[str, np.ndarray] = {}
@@ -135,6 +140,12 @@ class Problem:
             if subset is None:
                 raise JobError("a model needs a research subset: add a [subset] table")
             row_aggs["subset"] = subset.astype(np.int64)
+        if self.person_codes is not None:
+            # distinct persons per class among the released records (and among all)
+            row_aggs[PERSONS] = PersonRows(self.person_codes, self.n_persons,
+                                           keep=subset if self.uses_subset else None)
+            if self.uses_subset:
+                row_aggs[PERSONS_ALL] = PersonRows(self.person_codes, self.n_persons)
         self.metric = job.metric.working_copy()
         row_aggs.update(self.metric.attach(table, self.qis,
                                            subset if self.uses_subset else None))
@@ -164,8 +175,7 @@ class Problem:
             [(micro_key(n), size) for n, size, _ in measured]))
         tr = job.transformation
         self.models_monotonic = tr.practical_monotonicity or all(
-            (m.monotonic_with_suppression if limit > 0 else m.monotonic_without_suppression)
-            for m in self.models)
+            _monotonic(m, limit, self.counts_persons) for m in self.models)
         self.metric_monotonic = self.metric.is_monotonic(limit)
         # When the job as a whole is not monotonic, its monotonic class-based models
         # still are: where their violating records alone exceed the limit, so do the
@@ -174,15 +184,19 @@ class Problem:
         # Likewise classes smaller than a model's implied class size always violate it
         # (t-closeness 0.2 implies 5-anonymity on Adult's occupation, say).
         self.pruning_models = [] if self.models_monotonic else [
-            m for m in self.models if _prunes_alone(m, limit)]
+            m for m in self.models if _prunes_alone(m, limit, self.counts_persons)]
         self.pruning_k = 1 if self.models_monotonic else max(
             (m.implied_class_size() for m in self.models
              if type(m).violating is not PrivacyModel.violating), default=1)
         # ... and records every specialization suppresses may be bounded per class
         # (``Evaluation.specializations_fail``)
-        self.floors = not self.models_monotonic and (self.pruning_k > 1 or any(
-            type(m).violating_and_floor is not PrivacyModel.violating_and_floor
-            for m in self.models))
+        # (a model's own floors are shares of its records: not of persons, who may fall
+        # into several parts of a class)
+        self.model_floors = not self.counts_persons
+        self.floors = not self.models_monotonic and (self.pruning_k > 1 or (
+            self.model_floors and any(
+                type(m).violating_and_floor is not PrivacyModel.violating_and_floor
+                for m in self.models)))
 
     # --- set-up helpers ---------------------------------------------------------
     def _encode_hierarchy(self, name: str) -> EncodedHierarchy:
@@ -228,6 +242,25 @@ class Problem:
     def violating(self, classes: Classes) -> np.ndarray:
         return self._violating(classes)[0]
 
+    def person_figures(self, levels, base_suppressed: np.ndarray | None = None) -> dict | None:
+        """With ``[data] person``: the person column, the persons in the data, and the
+        persons affected by suppression at ``levels`` (distinct persons of the suppressed
+        records: the limit itself stays in records); None without it.
+        ``base_suppressed`` (per base item) spares the roll-up when known."""
+        if not self.counts_persons:
+            return None
+        if base_suppressed is None:
+            classes, base_to_class = self.classifier.rollup(
+                self.classifier.base, np.asarray(levels, dtype=np.int64))
+            base_suppressed = np.asarray(self.violating(classes), bool)[base_to_class]
+        rows = base_suppressed[self.classifier.row_to_base]
+        if self.uses_subset:
+            rows = rows & self.model_context.subset
+        everyone = np.bincount(self.person_codes, minlength=self.n_persons) > 0
+        hit = np.bincount(self.person_codes[rows], minlength=self.n_persons) > 0
+        return {"column": self.job.person, "persons": int(everyone.sum()),
+                "suppressed_persons": int(hit.sum())}
+
     def _violating(self, classes: Classes) -> tuple[np.ndarray, np.ndarray | None,
                                                     np.ndarray | None]:
         """Classes to suppress, those the pruning models alone flag (or None), and per
@@ -243,7 +276,7 @@ class Problem:
         if self.floors:
             floor = np.where(counts < self.pruning_k, counts, 0).astype(np.float64)
         for m in self.models:
-            if floor is None:
+            if floor is None or not self.model_floors:
                 v = m.violating(classes)
             else:
                 v, f = m.violating_and_floor(classes)
@@ -253,8 +286,10 @@ class Problem:
                 mask |= v
                 if part is not None and any(m is p for p in self.pruning_models):
                     part |= v
-        for m in self.models:  # table-level (risk-based) models may suppress more classes
-            mask = m.enforce(classes, counts, mask, self.metric)
+        # table-level (risk-based) models may suppress more classes: by their persons
+        sizes = class_sizes(classes) if self.counts_persons else counts
+        for m in self.models:
+            mask = m.enforce(classes, sizes, mask, self.metric)
         return mask, part, floor
 
     def evaluate(self, levels, cache: bool = True) -> Evaluation:
@@ -282,11 +317,19 @@ class Problem:
                           int(released), part_ok, below)
 
 
-def _prunes_alone(model: PrivacyModel, limit: float) -> bool:
+def _monotonic(model: PrivacyModel, limit: float, persons: bool) -> bool:
+    """Whether a model is monotonic under the job's suppression limit (counting persons
+    when ``persons``: ``PrivacyModel.monotonic_per_person``)."""
+    if persons and not model.monotonic_per_person:
+        return False
+    return (model.monotonic_with_suppression if limit > 0
+            else model.monotonic_without_suppression)
+
+
+def _prunes_alone(model: PrivacyModel, limit: float, persons: bool = False) -> bool:
     """Whether a model is monotonic under the job's limit and judged class by class only:
     its violating records exceeding the limit then fail every specialization too."""
-    monotonic = (model.monotonic_with_suppression if limit > 0
-                 else model.monotonic_without_suppression)
+    monotonic = _monotonic(model, limit, persons)
     cls = type(model)
     return (monotonic and cls.violating is not PrivacyModel.violating
             and cls.enforce is PrivacyModel.enforce and cls.table_ok is PrivacyModel.table_ok)

@@ -183,6 +183,9 @@ class AnonymizationResult:
             "cancelled": self.cancelled,
             "metric": self.problem.metric.to_dict(),
             "states": self.space.counts(),
+            **({} if opt is None or self.local_recoding is not None
+               or not self.problem.counts_persons
+               else {"person": self.problem.person_figures(self.levels_of())}),
             **self.transformation_report(),
         }
 

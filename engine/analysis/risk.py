@@ -13,6 +13,12 @@ sample's. Definitions (El Emam; ARX's ``RiskModelSampleSummary``), with ``f_k`` 
 * journalist: as prosecutor with ``F_k``; success rate
   ``max(#classes / sum F_k, sum (f_k / F_k) / n)``;
 * marketer: success rate ``sum (f_k / F_k) / n``.
+
+With ``[data] person`` (``persons``: each row's person code) a class's size is the
+number of distinct persons in it, so every figure is per person: a person's risk in
+a class is 1 / (persons in the class), and "records" in the figures are a person's
+memberships of classes (a person whose rows fall into two classes counts in both:
+docs/reference/person-level-models.md).
 """
 from __future__ import annotations
 
@@ -50,15 +56,20 @@ class ClassSizes:
 
 
 def class_sizes(data: Data, qis: Sequence[str], suppressed: np.ndarray | None = None,
-                subset: np.ndarray | None = None) -> ClassSizes:
+                subset: np.ndarray | None = None,
+                persons: np.ndarray | None = None) -> ClassSizes:
     """Class sizes of ``data`` grouped by ``qis``, leaving out ``suppressed`` rows.
 
     ``subset`` (bool mask) marks the sample; the population is every unsuppressed row.
-    A weighted table (a frequency table) counts each row's records.
+    A weighted table (a frequency table) counts each row's records; with ``persons``
+    (each row's person code, ``[data] person``) a class counts its distinct persons.
     """
     n = n_rows(data)
     kept = np.ones(n, bool) if suppressed is None else ~np.asarray(suppressed, dtype=bool)
     group_of, n_groups = group_codes(data, qis, kept)
+    if persons is not None:
+        return _person_sizes(group_of, n_groups, np.asarray(persons)[kept],
+                             None if subset is None else np.asarray(subset, bool)[kept])
     population = count_groups(group_of, n_groups, data, kept)
     if subset is None:
         return ClassSizes(population, population)
@@ -66,6 +77,24 @@ def class_sizes(data: Data, qis: Sequence[str], suppressed: np.ndarray | None = 
     w = row_weights(data)
     sample = np.bincount(group_of[in_sample], weights=None if w is None else w[kept][in_sample],
                          minlength=n_groups).astype(np.int64)
+    present = sample > 0
+    return ClassSizes(sample[present], population[present])
+
+
+def distinct_per_group(group_of: np.ndarray, n_groups: int, persons: np.ndarray) -> np.ndarray:
+    """Distinct persons per group (each (group, person) pair counted once)."""
+    if len(group_of) == 0:
+        return np.zeros(n_groups, np.int64)
+    key = np.unique(group_of.astype(np.int64) * (int(persons.max()) + 1) + persons)
+    return np.bincount(key // (int(persons.max()) + 1), minlength=n_groups).astype(np.int64)
+
+
+def _person_sizes(group_of: np.ndarray, n_groups: int, persons: np.ndarray,
+                  in_sample: np.ndarray | None) -> ClassSizes:
+    population = distinct_per_group(group_of, n_groups, persons)
+    if in_sample is None:
+        return ClassSizes(population, population)
+    sample = distinct_per_group(group_of[in_sample], n_groups, persons[in_sample])
     present = sample > 0
     return ClassSizes(sample[present], population[present])
 
@@ -166,8 +195,10 @@ def risk_summary(sizes: ClassSizes, threshold: float = 0.2,
 def analyze_risk(data: Data, qis: Sequence[str], threshold: float = 0.2,
                  suppressed: np.ndarray | None = None, subset: np.ndarray | None = None,
                  sampling_fraction: float | None = None,
-                 estimator: PopulationEstimator | None = None
+                 estimator: PopulationEstimator | None = None,
+                 persons: np.ndarray | None = None
                  ) -> tuple[RiskSummary, pd.DataFrame]:
-    """`risk_summary` and `risk_profile` of one table in one call."""
-    sizes = class_sizes(data, qis, suppressed, subset)
+    """`risk_summary` and `risk_profile` of one table in one call (per person with
+    ``persons``, each row's person code)."""
+    sizes = class_sizes(data, qis, suppressed, subset, persons)
     return risk_summary(sizes, threshold, sampling_fraction, estimator), risk_profile(sizes)

@@ -49,7 +49,9 @@ def data_source(job: Job, path: str | Path | None = None) -> DataSource:
 
 def needed_columns(job: Job) -> list[str]:
     """Columns the job reads record by record: quasi-identifiers, the models' sensitive
-    attributes, the metric's responses and the columns a subset query names."""
+    attributes, the metric's responses, the columns a subset query names, and the person
+    column (``[data] person``: the frequency table then holds a row per combination and
+    person, from which the classes' distinct persons are counted)."""
     names = [n for n, a in job.attributes.items() if a.type == QUASI_IDENTIFYING]
     check_supported(job)
     for model in job.privacy:
@@ -63,6 +65,8 @@ def needed_columns(job: Job) -> list[str]:
     if job.subset and "query" in job.subset:
         from engine.query import query_columns
         names.extend(query_columns(job.subset["query"]))
+    if job.person is not None:
+        names.append(job.person)
     return list(dict.fromkeys(names))
 
 

@@ -29,11 +29,42 @@ class ModelContext:
     subset: np.ndarray | None = None  # bool mask of research-subset rows
     population: dict | None = None
     models: list = field(default_factory=list)  # every model of the job
+    #: each row's person code (``[data] person``, engine.persons), or None: a row is a
+    #: person; ``n_persons`` codes
+    persons: np.ndarray | None = None
+    n_persons: int = 0
 
     @property
     def n_rows(self) -> int:
         """Records of the data (a frequency table's rows stand for several)."""
         return self.table.n_records
+
+    def count_individuals(self, rows: np.ndarray | None = None) -> int:
+        """Individuals among the rows of the boolean mask ``rows`` (all when None): the
+        distinct persons with ``[data] person``, else the records."""
+        if self.persons is None:
+            return self.table.count_records(rows)
+        codes = self.persons if rows is None else self.persons[np.asarray(rows, bool)]
+        return int(np.count_nonzero(np.bincount(codes, minlength=self.n_persons)))
+
+
+#: ``Classes.aggregates`` keys of the distinct persons per class (``[data] person``,
+#: engine.kernel.person_counts): among the released records (the research subset when a
+#: model has one), and among all records (k-map's population without an estimator)
+PERSONS = "persons"
+PERSONS_ALL = "persons:all"
+
+
+def class_sizes(classes: Classes, key: str = PERSONS) -> np.ndarray:
+    """What the models count per class: distinct persons when the job names a person
+    column (docs/reference/person-level-models.md), else released records (research-
+    subset records when a model has a subset; all records for ``PERSONS_ALL``)."""
+    persons = classes.aggregates.get(key)
+    if persons is not None:
+        return persons.persons()
+    if key == PERSONS_ALL:
+        return classes.counts
+    return classes.aggregates.get("subset", classes.counts)
 
 
 class PrivacyModel(Declared):
@@ -54,6 +85,14 @@ class PrivacyModel(Declared):
     monotonic_with_suppression: ClassVar[bool] = False
     #: models on a research subset make N the subset size
     uses_subset: ClassVar[bool] = False
+    #: counting distinct persons (``[data] person``) keeps the model monotonic under
+    #: generalization (and suppression, where it is monotonic with records): a class's
+    #: persons never shrink when classes merge, but a per-person distribution or a
+    #: table-level figure may move either way when merged classes share persons
+    monotonic_per_person: ClassVar[bool] = False
+    #: the model is defined per person (docs/reference/person-level-models.md); the
+    #: others are refused with ``[data] person``
+    counts_persons: ClassVar[bool] = True
 
     @classmethod
     def from_dict(cls, d: dict, where: str | None = None) -> "PrivacyModel":

@@ -15,6 +15,7 @@ from engine.schema import Param
 
 class DeltaPresence(PrivacyModel):
     name = "delta-presence"
+    counts_persons = False  # not defined per person: refused with [data] person
     monotonic_without_suppression = True
     monotonic_with_suppression = False
     uses_subset = True

@@ -77,6 +77,7 @@ def java_round(x: float) -> int:
 
 class DifferentialPrivacy(PrivacyModel):
     name = "differential-privacy"
+    counts_persons = False  # not defined per person: refused with [data] person
     monotonic_without_suppression = False
     monotonic_with_suppression = False
     uses_subset = True

@@ -13,6 +13,8 @@ class DistinctLDiversity(SensitiveAttributeModel):
     # merging classes never loses a value, and suppression removes whole classes
     monotonic_without_suppression = True
     monotonic_with_suppression = True
+    # a value is in a class when one of its persons holds it, as with records
+    monotonic_per_person = True
     params = (ATTRIBUTE, Param("l", "int", 2, low=1, required=True, label="l",
                                unit="distinct values",
                                help="the fewest distinct sensitive values in every class"))

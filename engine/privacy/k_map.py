@@ -19,7 +19,7 @@ import numpy as np
 
 from engine.classes import Classes
 from engine.errors import JobError
-from engine.privacy.base import ModelContext, PrivacyModel
+from engine.privacy.base import PERSONS_ALL, ModelContext, PrivacyModel, class_sizes
 from engine.privacy.population import population_size
 from engine.privacy.k_anonymity import K
 from engine.schema import Param
@@ -47,6 +47,7 @@ class KMap(PrivacyModel):
     name = "k-map"
     monotonic_without_suppression = True
     monotonic_with_suppression = True
+    monotonic_per_person = True
     params = (Param("k", "int", K.default, low=1, required=True, label="k",
                     unit="individuals",
                     help="the fewest individuals of the population each released record "
@@ -75,17 +76,18 @@ class KMap(PrivacyModel):
         if size is None:
             raise JobError("k-map with an estimator needs a population: add [population] "
                            "size = ... or region = ...")
-        n = ctx.table.count_records(ctx.subset)
+        n = ctx.count_individuals(ctx.subset)
         if size < n:
-            raise JobError(f"the population ({size}) is smaller than the data ({n} records)")
+            raise JobError(f"the population ({size}) is smaller than the data ({n} "
+                           f"{'persons' if ctx.persons is not None else 'records'})")
         self.effective_k, self.type1_error = derived_k(
             self.k, n / size, self.significance, self.estimator == "zero-truncated-poisson")
 
     def violating(self, classes: Classes) -> np.ndarray:
         if self.estimator == "none":
-            # the table is the population: count all its records in the class
-            return classes.counts < self.k
-        return classes.aggregates.get("subset", classes.counts) < self.effective_k
+            # the table is the population: count all its records (persons) in the class
+            return class_sizes(classes, PERSONS_ALL) < self.k
+        return class_sizes(classes) < self.effective_k
 
     def minimal_class_size(self) -> int | None:
         return self.effective_k if self.estimator != "none" else None

@@ -58,10 +58,10 @@ class PopulationUniqueness(RiskBasedModel):
         if self.population is None:
             raise JobError("population-uniqueness needs a population: add [population] "
                            "size = ... or region = ...")
-        n = ctx.table.count_records(ctx.subset)
+        n = ctx.count_individuals(ctx.subset)
         if self.population < n:
             raise JobError(f"the population ({self.population}) is smaller than the data "
-                           f"({n} records)")
+                           f"({n} {'persons' if ctx.persons is not None else 'records'})")
         self._n = n
 
     def uniqueness(self, sizes: np.ndarray) -> float:

@@ -30,6 +30,7 @@ from engine.schema import Param
 
 class Profitability(PrivacyModel):
     name = "profitability"
+    counts_persons = False  # not defined per person: refused with [data] person
     monotonic_without_suppression = False
     monotonic_with_suppression = False
     params = (ATTACKER,

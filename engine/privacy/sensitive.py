@@ -9,6 +9,11 @@ the matrix because they use the same key.
 When a research subset is present only subset records are released, so the
 distributions count subset records only and the overall distribution (for
 t-closeness, beta-likeness, delta-disclosure) is that of the subset.
+
+With ``[data] person`` the distributions count persons: each value of a class
+counts the distinct persons holding it there (a person with several values
+counts once for each), and the overall distribution counts each person once per
+value they hold (docs/reference/person-level-models.md).
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import numpy as np
 from engine.classes import Classes
 from engine.errors import JobError
 from engine.privacy.base import ModelContext, PrivacyModel
+from engine.kernel.person_counts import PersonCounts, PersonRows
 from engine.kernel.sparse_counts import SparseCounts
 from engine.schema import Param
 
@@ -71,16 +77,28 @@ class SensitiveAttributeModel(PrivacyModel):
         column = ctx.table.column(self.attribute)
         self.codes = column.codes
         self.dictionary = column.dictionary
-        counts = ctx.table.value_counts(self.attribute, ctx.subset).astype(np.float64)
+        if ctx.persons is None:
+            counts = ctx.table.value_counts(self.attribute, ctx.subset).astype(np.float64)
+        else:  # the persons holding each value (once each)
+            counts = self._person_rows(ctx).rollup(
+                np.zeros(len(self.codes), np.int64), 1).by_value().dense()[0].astype(
+                    np.float64)
         total = counts.sum()
         self.overall = counts / total if total > 0 else counts
 
+    def _person_rows(self, ctx: ModelContext) -> PersonRows:
+        return PersonRows(ctx.persons, ctx.n_persons, self.codes, len(self.dictionary),
+                          ctx.subset)
+
     def row_aggregates(self, ctx: ModelContext) -> dict:
+        if ctx.persons is not None:
+            return {self.key: self._person_rows(ctx)}
         return {self.key: SparseCounts.from_codes(self.codes, len(self.dictionary), ctx.subset)}
 
     def distributions(self, classes: Classes) -> SparseCounts:
-        """Each class's sensitive-value counts."""
-        return classes.aggregates[self.key]
+        """Each class's sensitive-value counts (of records, or of persons holding them)."""
+        dist = classes.aggregates[self.key]
+        return dist.by_value() if isinstance(dist, PersonCounts) else dist
 
     def violating(self, classes: Classes) -> np.ndarray:
         return self.violating_distributions(self.distributions(classes))

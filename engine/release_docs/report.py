@@ -199,6 +199,8 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
                    "min_class_size": stats["min_class_size"],
                    "average_class_size": stats["average_class_size"],
                    "target": output_target or (str(output_path) if output_path else None)}
+    if problem.counts_persons and local is None:  # the limit is in records; who it hit
+        output_info["person"] = problem.person_figures(level_list)
     if output_path is not None:
         output_info.update(file=Path(output_path).name, sha256=sha256_file(output_path),
                            sha256_of="file")
@@ -230,8 +232,9 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     q = quality(input_frame, output, problem.qis, hierarchies, suppressed=suppressed)
     threshold = risk_threshold(job)
     linked = problem.released_qis  # microaggregated quasi-identifiers too
-    before = risk_summary(class_sizes(input_frame, linked, None, subset), threshold)
-    after = risk_summary(class_sizes(output, linked, suppressed, subset), threshold)
+    persons = problem.person_codes  # risk per person with [data] person
+    before = risk_summary(class_sizes(input_frame, linked, None, subset, persons), threshold)
+    after = risk_summary(class_sizes(output, linked, suppressed, subset, persons), threshold)
 
     checked = reread if reread is not None else released.frame
     verdict = verify_frame(checked.astype(str), job, subset)

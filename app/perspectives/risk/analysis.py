@@ -97,9 +97,12 @@ class RiskSide:
 
 
 def make_side(label: str, data: Data, qis: Sequence[str], suppressed: np.ndarray | None = None,
-              subset: np.ndarray | None = None, records=None) -> RiskSide:
+              subset: np.ndarray | None = None, records=None,
+              persons: np.ndarray | None = None) -> RiskSide:
+    """One side's class sizes (distinct persons per class with ``persons``, each row's
+    person code: ``[data] person``)."""
     qis = tuple(qis)
-    return RiskSide(label, data, qis, class_sizes(data, qis, suppressed, subset),
+    return RiskSide(label, data, qis, class_sizes(data, qis, suppressed, subset, persons),
                     suppressed, subset, records)
 
 
@@ -115,13 +118,14 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
     # out of core the tables are the frequency table and its release (weighted)
     rows = getattr(getattr(problem, "backend", None), "rows", None)
     head = None if rows is None else (lambda n: rows(0, n))
-    data_in = make_side("Input", problem.table, qis, None, subset, head)
+    persons = getattr(problem, "person_codes", None)  # figures per person
+    data_in = make_side("Input", problem.table, qis, None, subset, head, persons)
     if levels is None and result.optimum is None:
         return data_in, None
     out = result.transformed(levels)  # the released table, as exported
     released_head = None if rows is None else (lambda n: rows(0, n, out.plan()))
     return data_in, make_side("Output", out.encoded(), qis, out.suppressed_rows,
-                              subset, released_head)
+                              subset, released_head, persons)
 
 
 def result_levels(result, levels=None) -> dict[str, int] | None:

@@ -1,0 +1,180 @@
+"""Distinct persons per class (``[data] person``), merged during roll-up.
+
+Distinct counts do not add up: a person with rows in two items that a
+generalization merges must count once in the merged class. The rows are
+therefore split once, when they are grouped into the base snapshot (the
+distinct quasi-identifier combinations):
+
+- a *single* person has all their (counted) rows in one base item: whatever
+  the transformation, they stay in one class, so they add up as plain counts
+  (``single``: per item, each value -> the single persons holding it);
+- a *spread* person has rows in several base items: each (person, value) pair
+  is kept as a key (``spread``: per item, key -> rows) and the roll-up merges
+  equal keys, so a class counts each once.
+
+A "value" is a sensitive attribute's value (the l-diversity family counts, per
+class, the persons holding each value), or one value standing for "a person"
+when only persons are counted. Where persons keep their quasi-identifiers, the
+spread part is small and the roll-up costs about as much as the records' own.
+
+``PersonRows`` is the per-row aggregate the classifier is given; its first
+roll-up (rows -> base items) builds the ``PersonCounts`` every later roll-up
+merges.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.kernel.jit import njit
+from engine.kernel.sparse_counts import SparseCounts
+
+
+@njit(cache=True, nogil=True)
+def _items_per_person(person, group_of, keep, n_persons):
+    """Per person: their first item (-1: no counted row) and whether rows of theirs
+    fall into another item too."""
+    first = np.full(n_persons, -1, dtype=np.int64)
+    spread = np.zeros(n_persons, dtype=np.bool_)
+    for r in range(len(person)):
+        if not keep[r]:
+            continue
+        p = person[r]
+        g = group_of[r]
+        if first[p] < 0:
+            first[p] = g
+        elif first[p] != g:
+            spread[p] = True
+    return first, spread
+
+
+@njit(cache=True, nogil=True)
+def _merge(s_ptr, s_value, s_count, p_ptr, p_key, key_value, n_values):
+    """Per class: the single persons' counts plus each spread key once, by value."""
+    n = len(s_ptr) - 1
+    size = len(s_value) + len(p_key)
+    slot = np.full(n_values, -1, dtype=np.int64)
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    out_value = np.empty(size, dtype=np.int32)
+    out_count = np.empty(size, dtype=np.int64)
+    k = 0
+    for g in range(n):
+        begin = k
+        for p in range(s_ptr[g], s_ptr[g + 1]):
+            v = s_value[p]
+            s = slot[v]
+            if s >= begin:
+                out_count[s] += s_count[p]
+            else:
+                slot[v] = k
+                out_value[k] = v
+                out_count[k] = s_count[p]
+                k += 1
+        for p in range(p_ptr[g], p_ptr[g + 1]):
+            v = key_value[p_key[p]]
+            s = slot[v]
+            if s >= begin:
+                out_count[s] += 1
+            else:
+                slot[v] = k
+                out_value[k] = v
+                out_count[k] = 1
+                k += 1
+        out_ptr[g + 1] = k
+    return out_ptr, out_value[:k].copy(), out_count[:k].copy()
+
+
+class PersonCounts:
+    """Per item (base item or class): persons holding each value, as two parts that
+    roll up separately (module docstring)."""
+
+    __slots__ = ("single", "spread", "key_value", "key_person", "n_values", "n_persons",
+                 "_merged")
+
+    def __init__(self, single: SparseCounts, spread: SparseCounts, key_value: np.ndarray,
+                 key_person: np.ndarray, n_values: int, n_persons: int):
+        self.single = single
+        self.spread = spread
+        self.key_value = key_value
+        self.key_person = key_person
+        self.n_values = int(n_values)
+        self.n_persons = int(n_persons)
+        self._merged: SparseCounts | None = None
+
+    @property
+    def nbytes(self) -> int:
+        return (self.single.nbytes + self.spread.nbytes + self.key_value.nbytes
+                + self.key_person.nbytes)
+
+    @property
+    def n_items(self) -> int:
+        return self.single.n_items
+
+    def rollup(self, group_of: np.ndarray, n: int) -> "PersonCounts":
+        spread = (self.spread.rollup(group_of, n) if len(self.key_value)
+                  else SparseCounts(np.zeros(int(n) + 1, np.int64), self.spread.value,
+                                    self.spread.count, self.spread.n_values))
+        return PersonCounts(self.single.rollup(group_of, n), spread, self.key_value,
+                            self.key_person, self.n_values, self.n_persons)
+
+    def by_value(self) -> SparseCounts:
+        """Per item: each value -> the distinct persons holding it (in the item)."""
+        if self._merged is None:
+            if not len(self.key_value):
+                self._merged = self.single
+            else:
+                ptr, value, count = _merge(
+                    self.single.indptr, self.single.value, self.single.count,
+                    self.spread.indptr, self.spread.value, self.key_value, self.n_values)
+                self._merged = SparseCounts(ptr, value, count, self.n_values)
+        return self._merged
+
+    def persons(self) -> np.ndarray:
+        """Distinct persons per item (each counted once, whatever values they hold)."""
+        if self.n_values == 1:
+            return self.by_value().totals()
+        raise ValueError("persons() of a per-value count: use the person count itself")
+
+
+class PersonRows:
+    """The per-row aggregate: each row's person and value (rows outside ``keep`` count
+    nothing). Its roll-up into the base items is a ``PersonCounts``."""
+
+    def __init__(self, person: np.ndarray, n_persons: int, values: np.ndarray | None = None,
+                 n_values: int = 1, keep: np.ndarray | None = None):
+        self.person = np.asarray(person, dtype=np.int64)
+        self.n_persons = int(n_persons)
+        self.values = (np.zeros(len(self.person), np.int64) if values is None
+                       else np.asarray(values, dtype=np.int64))
+        self.n_values = int(n_values)
+        self.keep = (np.ones(len(self.person), dtype=bool) if keep is None
+                     else np.asarray(keep, dtype=bool))
+
+    def weighted(self, weights: np.ndarray) -> "PersonRows":
+        """Rows standing for several records of one person and value count them once."""
+        return self
+
+    def rollup(self, group_of: np.ndarray, n: int) -> PersonCounts:
+        group_of = np.asarray(group_of, dtype=np.int64)
+        n = int(n)
+        keep = self.keep
+        first, spread = _items_per_person(self.person, group_of, keep, self.n_persons)
+        # the distinct (person, value) pairs among the counted rows
+        rows = np.flatnonzero(keep)
+        key = self.person[rows] * self.n_values + self.values[rows]
+        pairs, pair_of_row = np.unique(key, return_inverse=True)
+        pair_person = pairs // self.n_values
+        pair_value = (pairs % self.n_values).astype(np.int32)
+        # single persons: each pair counts once in their one item
+        single_pair = ~spread[pair_person]
+        single = SparseCounts.from_codes(pair_value, self.n_values, single_pair).rollup(
+            first[pair_person], n)
+        # spread persons: their pairs become keys (numbered compactly), counted per item
+        spread_pair = ~single_pair
+        key_number = np.cumsum(spread_pair) - 1
+        spread_rows = spread_pair[pair_of_row]
+        row_keys = np.where(spread_rows, key_number[pair_of_row], 0).astype(np.int32)
+        n_keys = int(spread_pair.sum())
+        spread_counts = SparseCounts.from_codes(row_keys, max(n_keys, 1), spread_rows).rollup(
+            group_of[rows], n)
+        return PersonCounts(single, spread_counts, pair_value[spread_pair],
+                            pair_person[spread_pair], self.n_values, self.n_persons)
