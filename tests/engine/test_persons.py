@@ -1,6 +1,7 @@
 """``[data] person``: the person column's declaration and its bad input."""
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -171,3 +172,36 @@ def test_evaluate_reports_persons(visits_dir, capsys):
     small = persons < 3
     assert ev["suppressed_records"] == int(small.sum())
     assert ev["person"]["suppressed_persons"] == data.loc[small, "patient_no"].nunique()
+
+
+# --- the classes' person counts against a plain recount --------------------------------
+def test_person_counts_per_class_match_a_recount(visits_dir):
+    from engine.privacy.base import PERSONS, class_sizes
+    from engine.project.job_file import load_job
+    from engine.api import prepare
+    from engine.privacy.sensitive import sensitive_key
+
+    (visits_dir / "counts.toml").write_text(person_data.job_text(extra=(
+        '[[privacy]]\nmodel = "entropy-l-diversity"\nattribute = "diagnosis"\nl = 1.5\n')),
+        encoding="utf-8")
+    problem = prepare(None, load_job(visits_dir / "counts.toml"))
+    data = pd.read_csv(visits_dir / "visits.csv", sep=";", dtype=str, keep_default_na=False)
+    rng = np.random.default_rng(3)
+    lattice = problem.lattice
+    for _ in range(12):  # classes rolled up from cached snapshots in any order
+        levels = [int(rng.integers(lo, hi + 1))
+                  for lo, hi in zip(lattice.min_levels, lattice.max_levels)]
+        problem.classifier.classify(levels)
+        classes = problem.classifier.classify(levels)
+        _, row_class = problem.classifier.classify_rows(levels)
+        assert PERSONS in classes.aggregates
+        frame = data.assign(c=row_class)
+        expected = frame.groupby("c")["patient_no"].nunique()
+        np.testing.assert_array_equal(class_sizes(classes)[expected.index], expected.values)
+        # the sensitive values: per class, the distinct persons holding each
+        dist = classes.aggregates[sensitive_key("diagnosis")].by_value().dense()
+        pairs = frame.drop_duplicates(["c", "patient_no", "diagnosis"])
+        codes = {v: i for i, v in enumerate(problem.table.column("diagnosis").dictionary)}
+        want = np.zeros_like(dist)
+        np.add.at(want, (pairs["c"].to_numpy(), pairs["diagnosis"].map(codes).to_numpy()), 1)
+        np.testing.assert_array_equal(dist, want)
