@@ -29,7 +29,7 @@ def test_ragged_csv_beyond_preview_fails_with_dialog(qtbot, window, tmp_path, me
     assert wizard.format_page.isComplete()
     wizard.next()
     spec = wizard.spec()
-    with qtbot.waitSignal(window.files.tasks.failed, timeout=10_000):
+    with qtbot.waitSignal(window.files.tasks.failed, timeout=60_000):
         window.files.import_spec(spec)
     assert messages, "no message shown"
     title, text = messages[-1]

@@ -56,7 +56,7 @@ def explore(qtbot, adult):
     view.begin_run()
     for p in reports:
         view.add_progress(p)
-    with qtbot.waitSignal(view.checker.checked, timeout=10000):
+    with qtbot.waitSignal(view.checker.checked, timeout=60_000):
         view.set_result(result)  # selects the optimum, which is described in the worker
     view.show()
     yield view
@@ -64,7 +64,7 @@ def explore(qtbot, adult):
 
 
 def wait_checked(qtbot, view):
-    return qtbot.waitSignal(view.checker.checked, timeout=10000)
+    return qtbot.waitSignal(view.checker.checked, timeout=60_000)
 
 
 def test_lattice_holds_every_node_with_the_engines_states(explore, adult):
@@ -127,10 +127,12 @@ def test_clicking_a_node_selects_it(qtbot, explore):
     lattice = explore.lattice
     row = int(np.flatnonzero(explore.nodes.heights() == 0)[0])  # the bottom stands alone
     pos = lattice.widget_pos_of_row(row)
-    with qtbot.waitSignal(lattice.node_clicked, timeout=10_000) as blocker:
-        qtbot.mouseClick(lattice.graphics.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    # the selection is described by a check in the worker: its answer is awaited too
+    with qtbot.waitSignal(explore.checker.checked, timeout=60_000):
+        with qtbot.waitSignal(lattice.node_clicked, timeout=60_000) as blocker:
+            qtbot.mouseClick(lattice.graphics.viewport(), Qt.MouseButton.LeftButton,
+                             pos=pos)
     assert blocker.args == [row]
-    qtbot.waitSignal(explore.checker.checked, timeout=10000, raising=False).wait()
 
 
 def test_hovering_a_node_describes_it(explore, adult):
@@ -157,7 +159,7 @@ def test_filter_counts(qtbot, explore, adult):
     panel = explore.filter
     panel.state_boxes[NOT_ANONYMOUS].setChecked(False)
     panel.state_boxes[UNKNOWN].setChecked(False)
-    with qtbot.waitSignal(panel.filter_changed, timeout=10_000):
+    with qtbot.waitSignal(panel.filter_changed, timeout=60_000):
         panel.flush()
     anonymous = int((space.states == ANONYMOUS).sum())
     assert explore.lattice.node_count() == anonymous
@@ -188,7 +190,7 @@ def test_filter_counts(qtbot, explore, adult):
 def test_applying_a_checked_node_emits_its_levels(qtbot, explore, adult):
     result, _ = adult
     levels = tuple(result.optimum.levels.values())
-    with qtbot.waitSignal(explore.transformation_applied, timeout=10_000) as blocker:
+    with qtbot.waitSignal(explore.transformation_applied, timeout=60_000) as blocker:
         explore.properties.apply.click()
     assert blocker.args == [levels]
 
@@ -198,7 +200,7 @@ def test_applying_an_unchecked_node_checks_it_first(qtbot, explore, adult):
     nodes = explore.nodes
     row = int(np.flatnonzero(~nodes.checked & (nodes.states == UNKNOWN))[0])
     levels = nodes.levels_of(row)
-    with qtbot.waitSignal(explore.transformation_applied, timeout=10000) as blocker:
+    with qtbot.waitSignal(explore.transformation_applied, timeout=60_000) as blocker:
         explore.apply_levels(levels)
     assert blocker.args == [levels]
     assert explore.lattice.applied_row == row and explore.lattice.output_label.isVisible()
@@ -219,7 +221,7 @@ def test_clipboard_round_trip(qtbot, explore, adult):
     assert model.rowCount() == 3
     model.setData(model.index(1, 3), "the bottom: no generalization")
     model.move(2, -1)
-    with qtbot.waitSignal(explore.clipboard_changed, timeout=10_000):
+    with qtbot.waitSignal(explore.clipboard_changed, timeout=60_000):
         model.sort_by_loss()
     state = json.loads(json.dumps(explore.clipboard_state()))
     assert [e["comment"] for e in state].count("the bottom: no generalization") == 1
@@ -230,7 +232,7 @@ def test_clipboard_round_trip(qtbot, explore, adult):
     with qtbot.assertNotEmitted(other.clipboard_changed):
         other.restore_clipboard(state)
     assert other.clipboard_state() == state
-    with qtbot.waitSignal(other.clipboard.apply_requested, timeout=10_000) as blocker:
+    with qtbot.waitSignal(other.clipboard.apply_requested, timeout=60_000) as blocker:
         other.clipboard.select(0)
         other.clipboard.apply.click()
     assert blocker.args == [nodes.levels_of(nodes.optimum)]

@@ -50,7 +50,7 @@ def test_applying_in_explore_reaches_the_document(qtbot, window, messages):
     explore.checker.wait()
     nodes = explore.nodes
     levels = nodes.levels_of(int(np.flatnonzero(~nodes.checked)[0]))
-    with qtbot.waitSignal(explore.transformation_applied, timeout=10_000) as blocker:
+    with qtbot.waitSignal(explore.transformation_applied, timeout=60_000) as blocker:
         explore.apply_levels(levels)
     assert blocker.args == [levels]
     doc = window.document

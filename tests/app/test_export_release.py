@@ -180,7 +180,7 @@ def test_exporting_a_transformation_that_is_not_anonymous_asks_first(qtbot, wind
     result = _anonymized(qtbot, window)
     explore = window.perspectives["explore"]
     bottom = tuple(0 for _ in result.problem.qis)
-    with qtbot.waitSignal(explore.transformation_applied, timeout=20_000):
+    with qtbot.waitSignal(explore.transformation_applied, timeout=60_000):
         explore.apply_levels(bottom)
     assert not window.document.current_transformation().anonymous
     save_job_file(window.document, tmp_path / "job.toml")
@@ -199,7 +199,7 @@ def test_exporting_a_transformation_that_is_not_anonymous_asks_first(qtbot, wind
     # the optimum applied back: no question, and the export verifies
     del messages[:]
     optimum = tuple(result.optimum.levels[q] for q in result.problem.qis)
-    with qtbot.waitSignal(explore.transformation_applied, timeout=20_000):
+    with qtbot.waitSignal(explore.transformation_applied, timeout=60_000):
         explore.apply_levels(optimum)
     with qtbot.waitSignal(window.files.exported, timeout=120_000):
         window.actions["export_data"].trigger()

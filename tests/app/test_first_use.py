@@ -41,7 +41,7 @@ def test_risk_before_any_run_says_nothing_has_run(qtbot, window):
     open_sample(qtbot, window)
     window.document.set_result(None)
     view = window.perspectives["risk"]
-    qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=60_000)
     out = view.profile.output
     assert out.placeholder.isVisibleTo(view.profile)
     assert "Nothing has been anonymized yet" in out.placeholder.text()
@@ -196,10 +196,11 @@ def test_keyboard_focus_lands_on_the_attribute_list_after_opening(qtbot, window)
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None, timeout=60_000)
     assert window.configure.isAncestorOf(QApplication.focusWidget())  # the empty state's
     open_sample(qtbot, window)
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.configure.attributes.view)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.configure.attributes.view,
+                    timeout=60_000)
 
 
 def test_privacy_list_explains_itself_when_empty_and_edit_needs_a_selection(qtbot, window):

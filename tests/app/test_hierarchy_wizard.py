@@ -82,7 +82,7 @@ def retype(qtbot, edit, text: str) -> None:
 
 
 def finish(qtbot, wizard: HierarchyWizard) -> dict:
-    with qtbot.waitSignal(wizard.finished_with, timeout=20_000) as blocker:
+    with qtbot.waitSignal(wizard.finished_with, timeout=60_000) as blocker:
         qtbot.mouseClick(wizard.button(FINISH), Qt.MouseButton.LeftButton)
     return blocker.args[0]
 
@@ -118,11 +118,11 @@ def test_preview_builds_after_a_pause_one_at_a_time(qtbot, adult_age):
     builder.building.connect(started.append)
     builder.built.connect(built.append)
     specs = [IntervalSpec.regular(INTEGER, 0, w) for w in (5, 10, 20)]
-    with qtbot.waitSignal(builder.built, timeout=10_000):
+    with qtbot.waitSignal(builder.built, timeout=60_000):
         for spec in specs:  # typing fast: only the last one is built
             builder.request(spec)
     assert len(started) == 1 and built[-1].hierarchy.mapping(1)["17"] == "[0, 20["
-    with qtbot.waitSignal(builder.built, timeout=10_000,
+    with qtbot.waitSignal(builder.built, timeout=60_000,
                           check_params_cb=lambda b: b.hierarchy.mapping(1)["17"] == "[15, 20["):
         builder.request(IntervalSpec.regular(INTEGER, 0, 3), immediately=True)
         builder.request(IntervalSpec.regular(INTEGER, 0, 5), immediately=True)  # waits its turn
@@ -148,7 +148,7 @@ def test_adult_age_intervals_match_the_arx_hierarchy(qtbot, make_wizard, adult_a
     retype(qtbot, page.lower, "1")
     retype(qtbot, page.upper, "6")
     assert page.spec().intervals[0].lower == "1" and page.spec().intervals[0].upper == "6"
-    with qtbot.waitSignal(page.preview.built, timeout=20_000,
+    with qtbot.waitSignal(page.preview.built, timeout=60_000,
                           check_params_cb=lambda b: b.hierarchy.rows[0][1] == "[16, 21["):
         pass
     assert page.panel.model.rowCount() == 72
@@ -248,7 +248,7 @@ def test_one_spec_for_several_attributes(qtbot, make_wizard, cup):
     wizard = make_wizard(columns, "integer")
     page = choose(qtbot, wizard, "ordering")
     assert page.panel.attribute.isVisible()
-    with qtbot.waitSignal(page.preview.built, timeout=20_000,
+    with qtbot.waitSignal(page.preview.built, timeout=60_000,
                           check_params_cb=lambda b: b.attribute == "INCOME"):
         page.panel.attribute.setCurrentText("INCOME")
     result = finish(qtbot, wizard)

@@ -85,7 +85,7 @@ def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path,
     names = [model.attribute_at(c) for c in range(1, model.columnCount())]
     row = 1600  # the third part's first row
     model.data(model.index(row, 1))
-    qtbot.waitUntil(lambda: model.data(model.index(row, 1)) != "…", timeout=20_000)
+    qtbot.waitUntil(lambda: model.data(model.index(row, 1)) != "…", timeout=60_000)
     assert [model.data(model.index(row, c)) for c in range(1, len(names) + 1)] == \
         frame.loc[row, names].tolist()
     # sorted by a header click: the parts' records by age, ties in the parts' order

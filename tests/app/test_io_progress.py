@@ -38,7 +38,7 @@ def test_opening_a_project_shows_progress_and_cancel_leaves_the_document(
     assert progress.label.text() == "Opening project…"
     # said once (not also on the left), and Cancel is a button, not a 200-pixel bar
     assert window.statusBar().currentMessage() == ""
-    qtbot.waitUntil(lambda: progress.cancel.width() > 0)
+    qtbot.waitUntil(lambda: progress.cancel.width() > 0, timeout=60_000)
     assert progress.cancel.width() <= progress.cancel.sizeHint().width()
     assert not window.actions["open"].isEnabled()  # no second open meanwhile
     loaded = []
@@ -94,6 +94,6 @@ def test_idle_progress_leaves_the_status_bar_its_room(qtbot, window):
     message = bar.currentMessage()
     assert message.startswith("Optimum found")
     assert not window.progress.isVisible() and not window.io_progress.isVisible()
-    qtbot.waitUntil(lambda: window.data_label.width() > 0)
+    qtbot.waitUntil(lambda: window.data_label.width() > 0, timeout=60_000)
     room = window.data_label.geometry().left()
     assert bar.fontMetrics().horizontalAdvance(message) + 12 <= room, (message, room)

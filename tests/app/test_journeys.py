@@ -65,7 +65,7 @@ def build_hierarchy_in_wizard(qtbot, window, monkeypatch, name):
         wizard.start_page.choices["intervals"].setChecked(True)
         qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton),
                          Qt.MouseButton.LeftButton)
-        with qtbot.waitSignal(wizard.finished_with, timeout=20_000) as blocker:
+        with qtbot.waitSignal(wizard.finished_with, timeout=60_000) as blocker:
             qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),
                              Qt.MouseButton.LeftButton)
         return dict(blocker.args[0])
@@ -115,7 +115,7 @@ def other_anonymous(result) -> tuple[int, ...]:
 
 def apply_in_explore(qtbot, window, levels):
     explore = window.perspectives["explore"]
-    with qtbot.waitSignal(explore.transformation_applied, timeout=20_000):
+    with qtbot.waitSignal(explore.transformation_applied, timeout=60_000):
         explore.apply_levels(levels)
     current = window.document.current_transformation()
     assert current.applied and current.anonymous

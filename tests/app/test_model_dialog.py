@@ -3,6 +3,7 @@ models can be added with its defaults and with each choice of its choice paramet
 and what the dialog gives is a valid job that round-trips through the job file."""
 from __future__ import annotations
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QLineEdit, QSpinBox
 
 from app.widgets.model_dialog import PrivacyModelDialog, describe_model
@@ -105,13 +106,16 @@ def test_dialog_shrinks_back_after_a_taller_form(qtbot):
     qtbot.addWidget(dialog)
     dialog.show()
     dialog.set_model("k-anonymity")
-    qtbot.waitUntil(lambda: dialog.form.isVisible(), timeout=20_000)
-    qtbot.wait(20)
+    qtbot.waitUntil(lambda: dialog.form.isVisible(), timeout=60_000)
+    # the dialog fits its height on a zero timer; one started after it fires after it
+    fitted = []
+    QTimer.singleShot(0, lambda: fitted.append(True))
+    qtbot.waitUntil(lambda: bool(fitted), timeout=60_000)
     short = dialog.height()
     dialog.set_model("differential-privacy")
-    qtbot.waitUntil(lambda: dialog.height() > short + 50, timeout=20_000)
+    qtbot.waitUntil(lambda: dialog.height() > short + 50, timeout=60_000)
     dialog.set_model("k-anonymity")
-    qtbot.waitUntil(lambda: dialog.height() <= short + 5, timeout=20_000)
+    qtbot.waitUntil(lambda: dialog.height() <= short + 5, timeout=60_000)
 
 
 def test_models_of_a_sensitive_attribute_offer_only_sensitive_attributes(qtbot, window):

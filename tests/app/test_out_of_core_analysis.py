@@ -171,10 +171,10 @@ def test_risk_profile_counted_while_hidden_keeps_its_scale(qtbot):
     view.set_input_counted(lambda: table, ["a"])  # hidden: waits to be shown
     assert view.sides[0] is None
     view.show()
-    qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: view.sides[0] is not None, timeout=60_000)
     top = view.sides[0].profile["share"].max() * 100
     box = view.profile.input.plot.getViewBox()
     # the range is set from posted events: waited for, not a fixed pause
-    qtbot.waitUntil(lambda: box.viewRange()[1][1] == pytest.approx(top * 1.08), timeout=20_000)
+    qtbot.waitUntil(lambda: box.viewRange()[1][1] == pytest.approx(top * 1.08), timeout=60_000)
     low, high = box.viewRange()[1]
     assert low == pytest.approx(0.0, abs=1e-9) and high == pytest.approx(top * 1.08)

@@ -60,7 +60,7 @@ def shown_rows(qtbot, model, first: int, count: int, start_column: int = 1
     def ready():
         return all(model.data(model.index(r, start_column)) != "…"
                    for r in range(first, first + count))
-    qtbot.waitUntil(ready, timeout=20_000)
+    qtbot.waitUntil(ready, timeout=60_000)
     cells = [[model.data(model.index(r, c)) for c in range(start_column, model.columnCount())]
              for r in range(first, first + count)]
     heads = [model.headerData(r, Qt.Orientation.Vertical) for r in range(first, first + count)]

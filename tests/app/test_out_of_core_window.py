@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pandas as pd
@@ -65,19 +66,33 @@ def open_out_of_core(qtbot, window, path: Path):
     return doc
 
 
-def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
+def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like, monkeypatch):
+    from app.out_of_core import OutOfCoreData
+    # the rows are counted in a worker: held until the view has been seen while counting
+    # (on a fast machine the count could otherwise end before the first look)
+    counting = threading.Event()
+    count_rows = OutOfCoreData.count_rows
+
+    def held_count(data):
+        assert counting.wait(600), "the test never let the count go on"
+        return count_rows(data)
+
+    monkeypatch.setattr(OutOfCoreData, "count_rows", held_count)
     AppSettings().memory_share = 1e-9
-    with qtbot.waitSignal(window.files.loaded, timeout=30_000):
-        window.files.import_spec(ImportSpec("csv", str(adult_like / "adult.csv"),
-                                            csv_format=CsvFormat(";")))
-    doc = window.document
-    model = window.configure.data.model
-    # the first block is shown while the rows are counted, then the others are added
-    assert model.rowCount() == model.rows.block_rows
-    assert "counting rows" in window.data_label.text()
-    assert window.configure.data.view.isColumnHidden(0)  # no subset ticks out of core
-    with qtbot.waitSignal(model.rowsInserted, timeout=30_000):
-        pass
+    try:
+        with qtbot.waitSignal(window.files.loaded, timeout=60_000):
+            window.files.import_spec(ImportSpec("csv", str(adult_like / "adult.csv"),
+                                                csv_format=CsvFormat(";")))
+        doc = window.document
+        model = window.configure.data.model
+        # the first block is shown while the rows are counted, then the others are added
+        assert model.rowCount() == model.rows.block_rows
+        assert "counting rows" in window.data_label.text()
+        assert window.configure.data.view.isColumnHidden(0)  # no subset ticks out of core
+        with qtbot.waitSignal(model.rowsInserted, timeout=60_000):
+            counting.set()
+    finally:
+        counting.set()
     assert doc.row_count == ROWS
     assert window.data_label.text().startswith("Out of core (DuckDB) · 3,000 rows")
     model = window.configure.data.model
@@ -87,8 +102,9 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
     row = 2345
     first = [model.data(model.index(row, c)) for c in range(1, model.columnCount())]
     assert set(first) == {"…"}  # fetched in the worker, not in the GUI thread
-    with qtbot.waitSignal(model.rows.arrived, timeout=20_000):
-        pass
+    qtbot.waitUntil(lambda: all(model.data(model.index(r, c)) != "…"
+                                for r in range(row, row + 30)
+                                for c in range(1, model.columnCount())), timeout=60_000)
     shown = [model.data(model.index(r, c)) for r in range(row, row + 30)
              for c in range(1, model.columnCount())]
     names = [model.attribute_at(c) for c in range(1, model.columnCount())]
@@ -101,8 +117,7 @@ def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like):
     assert model.headerData(900, Qt.Orientation.Vertical) == "2901"
     assert panel.view.currentIndex().row() == 900
     assert panel.row_pager.label.text() == "Rows 2,001–3,000 of 3,000"
-    if model.data(model.index(900, 1)) == "…":
-        qtbot.waitSignal(model.rows.arrived, timeout=20_000).wait()
+    qtbot.waitUntil(lambda: model.data(model.index(900, 1)) != "…", timeout=60_000)
     assert [model.data(model.index(900, c)) for c in range(1, model.columnCount())] == \
         [expected.at[2900, n] for n in names]
 
@@ -126,7 +141,7 @@ def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_lik
     assert doc.hierarchy_status("education").unchecked
     doc.request_distinct(list(qis))
     assert doc.wait_for_queries()
-    qtbot.waitUntil(lambda: not doc.hierarchy_status("education").unchecked, timeout=10_000)
+    qtbot.waitUntil(lambda: not doc.hierarchy_status("education").unchecked, timeout=60_000)
     assert doc.hierarchy_status("education").complete
     add_model_through_dialog(window, "k-anonymity", k=5)
     conf.privacy.suppression.setValue(4.0)
@@ -222,7 +237,7 @@ def test_subset_query_counted_by_duckdb(qtbot, window, adult_like):
     assert dialog.tabs.isTabEnabled(1) and dialog.tabs.isTabEnabled(2)
     dialog.query.setText("sex = 'Female' and age > 40")
     dialog.accept()
-    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=60_000)
     frame = pd.read_csv(adult_like / "adult.csv", sep=";", dtype=str)
     n = int(((frame["sex"] == "Female") & (frame["age"].astype(int) > 40)).sum())
     assert dialog.status.text() == f"{n:,} of {ROWS:,} records selected"
@@ -239,24 +254,24 @@ def test_subset_rows_file_checked_out_of_core(qtbot, window, adult_like, tmp_pat
     bad.write_text(f"3\n{ROWS}\n")
     dialog.rows_file.setText(str(bad))
     dialog.accept()
-    qtbot.waitUntil(lambda: "outside" in dialog.status.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: "outside" in dialog.status.text(), timeout=60_000)
     assert f"row index {ROWS} is outside the data (0..{ROWS - 1})" in dialog.status.text()
     dialog.rows_file.setText(str(tmp_path / "missing.txt"))
     dialog.preview()
-    qtbot.waitUntil(lambda: "cannot be read" in dialog.status.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: "cannot be read" in dialog.status.text(), timeout=60_000)
     assert "missing.txt" in dialog.status.text()
     text = tmp_path / "text.txt"
     text.write_text("1\nseven\n")
     dialog.rows_file.setText(str(text))
     dialog.preview()
-    qtbot.waitUntil(lambda: "not a row index" in dialog.status.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: "not a row index" in dialog.status.text(), timeout=60_000)
     assert "text.txt line 2: 'seven'" in dialog.status.text()
     assert doc.subset_spec is None
     good = tmp_path / "rows.txt"
     good.write_text("\n".join(str(i) for i in [5, 5, 0, ROWS - 1, 17]) + "\n")
     dialog.rows_file.setText(str(good))
     dialog.accept()
-    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=60_000)
     assert dialog.status.text() == f"4 of {ROWS:,} records selected"
     assert doc.build_job().subset == {"rows": str(good)}
     # the project keeps those rows (not a path to a file that may go) and reopens with them
@@ -293,7 +308,7 @@ def test_journey_sample_subset_out_of_core(qtbot, window, adult_like, tmp_path, 
     dialog.share.setValue(30.0)
     dialog.seed.setValue(11)
     dialog.accept()
-    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=20_000)
+    qtbot.waitUntil(lambda: doc.subset_spec is not None, timeout=60_000)
     n = int(sample_mask(ROWS, 0.3, 11).sum())
     assert dialog.status.text() == f"{n:,} of {ROWS:,} records selected"
     assert doc.build_job().subset == {"sample": 0.3, "seed": 11}
@@ -340,7 +355,7 @@ def test_hierarchy_wizard_gets_distinct_values_from_duckdb(qtbot, window, adult_
         wizard.start_page.choices["intervals"].setChecked(True)
         qtbot.mouseClick(wizard.button(QWizard.WizardButton.NextButton),
                          Qt.MouseButton.LeftButton)
-        with qtbot.waitSignal(wizard.finished_with, timeout=20_000) as blocker:
+        with qtbot.waitSignal(wizard.finished_with, timeout=60_000) as blocker:
             qtbot.mouseClick(wizard.button(QWizard.WizardButton.FinishButton),
                              Qt.MouseButton.LeftButton)
         return dict(blocker.args[0])
@@ -354,7 +369,7 @@ def test_hierarchy_wizard_gets_distinct_values_from_duckdb(qtbot, window, adult_
     counts = frame["age"].value_counts()
     assert dict(zip(column.dictionary, column.value_counts().tolist())) == \
         {v: int(counts[v]) for v in counts.index}
-    qtbot.waitUntil(lambda: doc.hierarchy_status("age").complete, timeout=10_000)
+    qtbot.waitUntil(lambda: doc.hierarchy_status("age").complete, timeout=60_000)
 
 
 def test_settings_edit_the_out_of_core_threshold(qtbot):

@@ -143,7 +143,7 @@ def test_damaged_projects_are_refused_with_a_message(tmp_path, members, message)
 def test_opening_a_damaged_project_shows_a_message(qtbot, window, tmp_path, messages):
     path = tmp_path / "broken.anonymist"
     path.write_bytes(b"not a zip at all")
-    with qtbot.waitSignal(window.files.tasks.failed, timeout=10_000):
+    with qtbot.waitSignal(window.files.tasks.failed, timeout=60_000):
         window.open_path(path)
     assert messages and "not an Anonymist project" in messages[-1][1]
     assert window.document.table is None

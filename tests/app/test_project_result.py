@@ -113,7 +113,7 @@ def test_a_database_password_is_never_stored_and_asked_again(qtbot, window, tmp_
     monkeypatch.setattr(third.files, "ask_password", lambda location: None)
     third.files.open_path(project)
     third.files.tasks.wait_all(10_000)
-    qtbot.waitUntil(lambda: "cancelled" in third.statusBar().currentMessage(), timeout=10_000)
+    qtbot.waitUntil(lambda: "cancelled" in third.statusBar().currentMessage(), timeout=60_000)
     assert third.document.table is None
 
 

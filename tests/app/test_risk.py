@@ -372,7 +372,7 @@ def test_profile_axis_labels_never_touch(qtbot):
     labelled = {}
     for width in (380, 600, 1400):
         plot.resize(width, 260)
-        qtbot.waitUntil(lambda w=width: plot.width() == w, timeout=20_000)
+        qtbot.waitUntil(lambda w=width: plot.width() == w, timeout=60_000)
         axis = plot.getAxis("bottom")
         metrics = QFontMetrics(axis.style.get("tickFont") or axis.font())
         px = axis.width() / (len(profile) + 0.4)

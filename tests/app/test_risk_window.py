@@ -16,21 +16,21 @@ def test_follows_document_and_applied_transformation(qtbot, window, adult_result
     doc = window.document
     doc.set_table(adult_result.problem.table, DataSource())
     assert view.stack.currentIndex() == 0 and "quasi-identifying" in view.empty.text.text()
-    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+    with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.update_attributes(["sex", "age"], type=QUASI_IDENTIFYING)
     assert view.sides[0].qis == ("sex", "age") and view.sides[1] is None
-    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+    with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.set_result(adult_result)
     assert view.sides[1] is not None
     assert view.summaries[1].highest_risk <= 0.2 < view.summaries[0].highest_risk
     top = tuple(int(v) for v in adult_result.lattice.top)
-    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+    with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.apply_transformation(top)
     first = adult_result.problem.qis[0]
     shown = set(view.sides[1].data.column(first).values())
     assert shown <= {"*"} | set(adult_result.problem.hierarchies[0].labels[top[0]])
     assert f"{first} {top[0]}" in view.subtitle.text() and "(applied)" in view.subtitle.text()
-    with qtbot.waitSignal(view.sides_changed, timeout=10_000):
+    with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.set_result(None)
     view.shutdown()
 

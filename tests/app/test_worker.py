@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 
 from app.workers import TaskController
 from tests.app.conftest import open_sample
@@ -75,11 +75,14 @@ def test_new_task_cancels_the_running_one(qtbot):
     finished = []
     tasks.finished.connect(finished.append)
     tasks.start("slow", slow)
-    with qtbot.waitSignal(tasks.finished, timeout=10_000):
+    with qtbot.waitSignal(tasks.finished, timeout=60_000):
         tasks.start("fast", lambda report, cancelled: "second")
     assert first_cancelled.wait(30)
     assert tasks.wait_all(30_000)
-    qtbot.wait(50)  # let the first task's late signals arrive: they must be dropped
+    # the first task's late signals, queued before its thread ended, arrive now: they
+    # must be dropped
+    QCoreApplication.sendPostedEvents()
+    QCoreApplication.processEvents()
     assert [o.value for o in finished] == ["second"]
 
 
@@ -89,7 +92,7 @@ def test_task_error_becomes_readable_message(qtbot):
     def broken(report, cancelled):
         raise KeyError("boom")
 
-    with qtbot.waitSignal(tasks.failed, timeout=10_000) as blocker:
+    with qtbot.waitSignal(tasks.failed, timeout=60_000) as blocker:
         tasks.start("Broken", broken)
     label, message = blocker.args
     assert label == "Broken" and "boom" in message and "Traceback" not in message
@@ -116,12 +119,12 @@ def test_cancel_while_preparing_abandons_the_run_at_once(qtbot, window, monkeypa
     before = window.document.result
     finished = []
     window.search.finished.connect(finished.append)
-    with qtbot.waitSignal(window.search.started, timeout=10_000):
+    with qtbot.waitSignal(window.search.started, timeout=60_000):
         window.actions["anonymize"].trigger()
     try:
         assert entered.wait(60)
         (thread, task), = window.search._threads.values()
-        with qtbot.waitSignal(window.search.idle, timeout=10_000):
+        with qtbot.waitSignal(window.search.idle, timeout=60_000):
             window.progress.cancel.click()
         # the run has ended in the window while the worker is still inside the load
         assert not release.is_set() and thread.isRunning()
@@ -130,7 +133,7 @@ def test_cancel_while_preparing_abandons_the_run_at_once(qtbot, window, monkeypa
         assert "cancelled while preparing" in window.statusBar().currentMessage()
         with qtbot.waitSignal(task.succeeded, timeout=60_000):  # the late result...
             release.set()
-        assert window.search.wait_all(10_000)
+        assert window.search.wait_all(60_000)
         assert finished == [] and window.document.result is before  # ...is dropped
     finally:
         release.set()  # never leave the worker waiting (a failed assertion above)
