@@ -12,6 +12,7 @@ from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, Cancelled, DataError, JobError
 from engine.problem import Problem
 from engine.pseudonyms import check_keys
+from engine.project.job_data import STREAMED, data_kind
 from engine.project.job_file import job_from_dict, load_encoded, load_job
 from engine.result import AnonymizationResult
 from engine.progress import Reporter
@@ -34,6 +35,8 @@ def as_table(data, job: Job) -> EncodedTable:
     if isinstance(data, EncodedTable):
         return data
     if data is None or isinstance(data, (str, Path)):
+        if data_kind(job, data) not in ("csv",):
+            return _whole_table(job, data)
         if data is None:
             table, path = load_encoded(job), job.resolve(job.data.path)
         else:
@@ -46,6 +49,26 @@ def as_table(data, job: Job) -> EncodedTable:
     if pd is not None and isinstance(data, pd.DataFrame):
         return EncodedTable.from_dataframe(data)
     raise JobError(f"cannot anonymize a {type(data).__name__}: give a DataFrame or a path")
+
+
+def _whole_table(job: Job, data) -> EncodedTable:
+    """The job's data (or ``data``, a path) of a kind read whole: Parquet, a workbook, a
+    statistics file, a database."""
+    from engine.project.job_file import load_data
+    if data is None:
+        where = job.data.url or job.resolve(job.data.path)
+        table = EncodedTable.from_dataframe(load_data(job))
+    else:
+        from engine.project.job_data import read_frame
+        where = data
+        if data_kind(job, data) == "parquet":
+            from engine.data.readers import read_parquet
+            table = EncodedTable.from_dataframe(read_parquet(data))
+        else:
+            table = EncodedTable.from_dataframe(read_frame(job, data))
+    if table.n_rows == 0:
+        raise DataError(f"data {where} has no records")
+    return table
 
 
 def backend_progress(progress: ProgressCallback | None, cancel: CancelCheck | None = None):
@@ -69,6 +92,12 @@ def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None
     Parquet copy of a CSV file it made: ``DuckDBBackend.text_copy``)."""
     job = as_job(config)
     if data is None or isinstance(data, (str, Path)):
+        if data_kind(job, data) not in STREAMED:  # workbooks, statistics files, databases
+            if job.engine.backend not in ("auto", "memory"):
+                raise JobError(f"[engine] backend = \"{job.engine.backend}\" reads CSV and "
+                               f"Parquet files; this data is read in memory: set backend = "
+                               f"\"memory\" (or \"auto\")")
+            return Problem(_whole_table(job, data), job)
         from engine.backends import (check_supported, choose_backend, count_records,
                                      data_source, open_backend)
         source = data_source(job, data)

@@ -104,7 +104,9 @@ class DataConfig:
     """``[data]``: the data file."""
 
     path: str | None = param_field("path", None, label="Data file",
-                                   help="the CSV file (relative to the job file)")
+                                   help="the data file (relative to the job file): .csv, "
+                                        ".xlsx, .xls, .parquet (or a pattern of parts), "
+                                        ".sav, .dta, .sas7bdat, .xpt or a SQLite file")
     delimiter: str = param_field("text", ";", label="Delimiter",
                                  help="the character between values")
     encoding: str = param_field("text", "utf-8", label="Encoding",
@@ -121,6 +123,19 @@ class DataConfig:
         "attribute", None, label="Person",
         help="the column that identifies the person (several rows per person): never "
              "released; the models count distinct persons instead of records")
+    # keys after the first three: the app builds DataConfig(path, delimiter, encoding)
+    url: str | None = param_field("text", None, label="Database URL",
+                                  help="a SQLAlchemy URL (sqlite:///file.db, postgresql://"
+                                       "user@host/db) instead of a path; the password comes "
+                                       "from $ANONYMIST_DB_PASSWORD")
+    table: str | None = param_field("text", None, label="Table",
+                                    help="the database table to read (with url or a SQLite "
+                                         "path)")
+    query: str | None = param_field("text", None, label="Query",
+                                    help="an SQL query whose rows are the data, instead of "
+                                         "a table")
+    sheet: str | None = param_field("text", None, label="Sheet",
+                                    help="the workbook's sheet (absent: the first)")
 
 
 UNNAMED_COLUMNS = ("warn", "refuse")

@@ -22,6 +22,7 @@ import numpy as np
 
 from engine.data import csv_arrow
 from engine.data.arrow_numpy import strings
+from engine.data.sniff import binary_kind, not_text_error
 from engine.errors import DataError
 
 if TYPE_CHECKING:
@@ -175,6 +176,7 @@ def detect_csv_format(path: str | Path, sample_bytes: int = SAMPLE_BYTES) -> Csv
     """
     path = Path(path)
     head = _head(path, sample_bytes)
+    _not_binary(path)
     encoding = detect_encoding(head)
     text = codecs.getincrementaldecoder(encoding)(errors="replace").decode(head, final=False)
     if len(head) >= sample_bytes and "\n" in text:
@@ -259,9 +261,17 @@ def _column_names(path: Path, first: list[str]) -> list[str]:
     return names
 
 
+def _not_binary(path: Path) -> None:
+    """A workbook, database, Parquet or statistics file is named for what it is."""
+    kind = binary_kind(path)
+    if kind is not None:
+        raise DataError(not_text_error(path, kind))
+
+
 def _check(path: Path, fmt: CsvFormat) -> str:
     """Validate the file and format; return the codec to read with."""
     _head(path, 0)
+    _not_binary(path)
     if len(fmt.delimiter) != 1 or len(fmt.quotechar) != 1 or fmt.delimiter == fmt.quotechar:
         raise DataError(f"delimiter {fmt.delimiter!r} and quote character {fmt.quotechar!r} "
                         f"must be two different single characters")

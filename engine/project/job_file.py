@@ -23,6 +23,7 @@ from engine.persons import check_person_role
 from engine.privacy import model_from_dict
 from engine.privacy.population import read_population
 from engine.privacy.sensitive import check_sensitive_roles
+from engine.project.job_data import STREAMED, check_data_config, data_kind, read_frame
 from engine.pseudonyms import JOB_KEYS as PSEUDONYM_KEYS
 from engine.pseudonyms import read_pseudonym
 from engine.schema import (Param, ParamError, dataclass_from_table, dataclass_to_table, show,
@@ -95,6 +96,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
             raise JobError(f"job format_version {version} is newer than this Anonymist "
                            f"understands ({JOB_VERSION})")
     data = dataclass_from_table(DataConfig, _table(d, "data", "[data]"), "[data]")
+    check_data_config(data)
     try:
         codecs.lookup(data.encoding)
     except LookupError:
@@ -182,8 +184,11 @@ def save_job(job: Job, path: str | Path) -> None:
 def load_data(job: Job) -> "pandas.DataFrame":  # noqa: F821 - loaded when called
     """Read the job's ``[data]`` file as a DataFrame of categoricals."""
     from engine.data.csv_import import read_csv
-    if not job.data.path:
-        raise JobError("[data] path is missing: the job names no data file")
+    if data_kind(job) not in STREAMED:
+        return read_frame(job)
+    if data_kind(job) == "parquet":
+        from engine.data.readers import read_parquet
+        return read_parquet(job.resolve(job.data.path))
     return read_csv(job.resolve(job.data.path), delimiter=job.data.delimiter,
                     encoding=job.data.encoding, header=True, categorical=True)
 
@@ -192,7 +197,8 @@ def load_encoded(job: Job) -> "EncodedTable":  # noqa: F821 - loaded when called
     """Read the job's ``[data]`` file as an encoded table: the codes and dictionaries
     `load_data`'s DataFrame gives, read without pandas where Arrow reads the file."""
     from engine.data.csv_import import read_csv_encoded
-    if not job.data.path:
-        raise JobError("[data] path is missing: the job names no data file")
+    if data_kind(job) not in ("csv",):
+        from engine.data.table import EncodedTable
+        return EncodedTable.from_dataframe(load_data(job))
     return read_csv_encoded(job.resolve(job.data.path), delimiter=job.data.delimiter,
                             encoding=job.data.encoding, header=True)
