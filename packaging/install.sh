@@ -5,6 +5,7 @@
 # and Git Bash on Windows.
 #   bash packaging/install.sh          # the app
 #   bash packaging/install.sh test     # the app and the test tools
+#   bash packaging/install.sh "test,dev,docs"   # also ruff and MkDocs (packaging/run-tests.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV="${ANONYMIST_VENV:-.venv}"

@@ -98,3 +98,12 @@ def test_readme_is_a_short_front_door_whose_links_exist():
     # no machine loads, commit hashes or per-test timings in the front door
     assert not re.search(r"\bload (average )?(of )?\d", text), "machine loads"
     assert not re.search(r"`[0-9a-f]{7,40}`", text), "commit hashes"
+
+
+def test_every_page_is_in_the_navigation():
+    """A page under docs/ that mkdocs.yml's nav does not name is built but cannot be
+    found from the site's menus."""
+    nav = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    pages = [p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md")]
+    assert pages
+    assert [p for p in pages if f" {p}" not in nav] == []
