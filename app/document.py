@@ -638,8 +638,10 @@ class Document(QObject):
                 # re-validate to report the editor's error with its message
                 Hierarchy.from_rows(self.hierarchy_rows[name], attribute=name)
             attributes[name] = replace(a)
+        person = self.extras.get("person")  # app/person_role.py
         job = Job(data=DataConfig(self.source.location or None, self.source.delimiter,
-                                  self.source.encoding),
+                                  self.source.encoding,
+                                  person=person if person in self.attributes else None),
                   attributes=attributes,
                   privacy=[model_from_dict(dict(p)) for p in self.settings.privacy],
                   transformation=replace(self.settings.transformation,

@@ -115,6 +115,9 @@ def _job_dict(snap: ProjectSnapshot, members: dict[str, str]) -> dict:
         data = {"path": "data.csv", "delimiter": ";", "encoding": "utf-8"}
     elif src.get("location"):
         data["path"] = src["location"]
+    person = snap.extras.get("person")  # app/person_role.py: the job's [data] person
+    if isinstance(person, str) and person in snap.attributes:
+        data["person"] = person
     attributes = {}
     for name, a in snap.attributes.items():
         t = {k: v for k, v in a.items() if v is not None and k != "hierarchy"}
@@ -415,4 +418,9 @@ def read_project(path: str | Path) -> ProjectSnapshot:
                                   if m in z.namelist()}
         snap.extras = _read_json(z, "extras.json", where) or {}
         check_extras(snap.extras, where)
+        # the person column is the job's (app/person_role.py keeps it in extras)
+        data = job.get("data")
+        snap.extras.pop("person", None)
+        if isinstance(data, dict) and isinstance(data.get("person"), str):
+            snap.extras["person"] = data["person"]
     return snap

@@ -255,6 +255,8 @@ def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:
         else TransformationConfig(),
         population=dict(job.population) if job.population else None,
         base_dir=job.base_dir)
+    if job.person is not None:  # app/person_role.py
+        snap.extras["person"] = job.person
     for name, a in job.attributes.items():
         if a.hierarchy is not None:
             snap.hierarchies[name] = [list(r) for r in a.hierarchy.rows]

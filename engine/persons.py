@@ -14,6 +14,12 @@ from engine.config import IDENTIFYING, Job
 from engine.errors import DataError, JobError
 
 KEY = "[data] person"
+#: the role the app and the guide offer for the person column (the job says it as
+#: ``[data] person``; the attribute itself is identifying)
+ROLE = "person"
+ROLE_LABEL = "Identifies the person (several rows per person)"
+ROLE_MEANING = ("removed from the release; the privacy models count distinct persons "
+                "instead of rows")
 
 
 def check_person_role(job: Job) -> None:

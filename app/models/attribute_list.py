@@ -6,6 +6,7 @@ from PySide6.QtGui import QBrush, QColor, QIcon
 from PySide6.QtWidgets import QApplication, QStyle
 
 from app.document import Document
+from app.person_role import person_of
 from app.theme import TYPE_LABELS, type_icon
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -78,8 +79,8 @@ class AttributeListModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             if col == 0:
                 return name
-            if col == 1:
-                return TYPE_LABELS[a.type]
+            if col == 1:  # the person column: its role (app/person_role.py)
+                return "Person" if person_of(self.doc) == name else TYPE_LABELS[a.type]
             if col == 2:
                 return a.data_type or "string"
             return self._hierarchy_text(name)

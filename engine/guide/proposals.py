@@ -128,3 +128,61 @@ def propose_attributes(table: EncodedTable, unique_share: float = 0.9,
                                       f"{distinct:,} distinct values and nothing personal "
                                       f"recognised: released as it is; check this choice"))
     return proposals
+
+
+def propose_person(table: EncodedTable, proposals: Sequence[Proposal],
+                   min_rows_per_value: float = 1.2, constant_share: float = 0.8
+                   ) -> Proposal | None:
+    """The column that identifies the person of several rows, if one stands out: its
+    values repeat (``min_rows_per_value`` rows each on average, at least 10 values) while
+    the proposed quasi-identifiers stay the same across a value's rows for at least
+    ``constant_share`` of the repeated values (visits of one patient). Columns proposed
+    as quasi-identifying or sensitive are not candidates; among several (a patient
+    number and the patient's name), the one with the most values, then the first."""
+    from engine.analysis.statistics import group_codes
+    from engine.persons import ROLE
+    kinds = {p.attribute: p.type for p in proposals}
+    qis = [n for n in table.names if kinds.get(n) == QUASI_IDENTIFYING]
+    n = table.n_rows
+    if not qis or n < 20:
+        return None
+    qi_group, _ = group_codes(table, qis)
+    best = None
+    for name in table.names:
+        if kinds.get(name) not in (IDENTIFYING, INSENSITIVE):
+            continue
+        col = table.column(name)
+        codes = col.codes.astype(np.int64)
+        rows = np.bincount(codes, minlength=len(col.dictionary))
+        empty = np.asarray([str(v).strip() == "" for v in col.dictionary])
+        if (rows[empty] > 0).any():
+            continue  # every row must name its person
+        values = int((rows > 0).sum())
+        repeated = rows > 1
+        if values < 10 or n / values < min_rows_per_value or not repeated.any():
+            continue
+        pairs = np.unique(codes * (int(qi_group.max()) + 1) + qi_group)
+        combos = np.bincount(pairs // (int(qi_group.max()) + 1), minlength=len(rows))
+        constant = float((combos[repeated] == 1).sum()) / float(repeated.sum())
+        if constant < constant_share:
+            continue
+        if best is None or values > best[1]:
+            best = (name, values, constant)
+    if best is None:
+        return None
+    name, values, constant = best
+    return Proposal(name, ROLE,
+                    f"{values:,} values repeat over {n:,} rows ({n / values:.1f} each) while "
+                    f"the quasi-identifiers stay the same for {constant:.0%} of them: it "
+                    f"identifies the person of several rows; removed, and the privacy "
+                    f"models count persons instead of rows")
+
+
+def propose_roles(table: EncodedTable, **options) -> list[Proposal]:
+    """`propose_attributes`, with the person column's proposal (`propose_person`) in
+    place of its column's own."""
+    proposals = propose_attributes(table, **options)
+    person = propose_person(table, proposals)
+    if person is None:
+        return proposals
+    return [person if p.attribute == person.attribute else p for p in proposals]

@@ -164,3 +164,26 @@ def test_risk_sentences_never_round_a_risk_to_zero():
     after = NS(prosecutor=NS(highest_risk=0.2, records_at_risk=0.0), average_risk=0.0128)
     assert "0 % after;" in risk_change_text(before, after)
     assert risk_text(before).startswith("Today, 51.4 % of the records are unique")
+
+
+def test_guided_release_of_visits_counts_patients(window, qtbot, tmp_path):
+    """Visits of patients: the guide proposes the patient number as the person column
+    (it repeats while the quasi-identifiers stay the same); accepted, every released
+    class holds k patients, recounted from the file and the input."""
+    from app.person_role import ROLE, person_of
+    from tests import person_data
+    person_data.write_visits(tmp_path, person_data.visits(patients=600))
+    out = tmp_path / "release"
+    wiz, _ = _release(window, qtbot, tmp_path / "visits.csv", out, report=False)
+    attrs = wiz.page(ATTRIBUTES_PAGE)
+    assert attrs.proposals["patient_no"].type == ROLE
+    assert person_of(window.document) == "patient_no"
+    written = _check_release(window, out, "visits")
+    assert "patient_no" not in written.columns
+    assert 'person = "patient_no"' in (out / "visits-job.toml").read_text()
+    k = next(p["k"] for p in window.document.settings.privacy if p["model"] == "k-anonymity")
+    source = pd.read_csv(tmp_path / "visits.csv", sep=";", dtype=str, keep_default_na=False)
+    qis = [q for q in ("age", "sex", "zip") if q in written.columns]
+    suppressed = (written[qis] == "*").all(axis=1).to_numpy()
+    kept = written[qis][~suppressed].assign(patient=source["patient_no"][~suppressed].values)
+    assert kept.groupby(qis)["patient"].nunique().min() >= k

@@ -205,3 +205,31 @@ def test_person_counts_per_class_match_a_recount(visits_dir):
         want = np.zeros_like(dist)
         np.add.at(want, (pairs["c"].to_numpy(), pairs["diagnosis"].map(codes).to_numpy()), 1)
         np.testing.assert_array_equal(dist, want)
+
+
+# --- the guide proposes the person column ------------------------------------------------
+def test_the_guide_proposes_the_column_that_repeats_with_constant_qis():
+    from engine.guide.proposals import propose_roles
+    from engine.persons import ROLE
+    frame = person_data.visits(patients=300)
+    proposals = {p.attribute: p for p in propose_roles(
+        EncodedTable.from_dataframe(frame.astype("category")))}
+    assert proposals["patient_no"].type == ROLE
+    assert "quasi-identifiers stay the same" in proposals["patient_no"].reason
+    assert sum(p.type == ROLE for p in proposals.values()) == 1
+    # a column that repeats while the quasi-identifiers change within its values (a
+    # ward, a doctor) identifies no person
+    rng = np.random.default_rng(0)
+    ward = frame.assign(patient_no=[f"W{i}" for i in rng.integers(0, 40, len(frame))])
+    proposals = propose_roles(EncodedTable.from_dataframe(ward.astype("category")))
+    assert all(p.type != ROLE for p in proposals)
+
+
+def test_no_person_is_proposed_on_adult():
+    from tests.shared_data import SHARED
+    from engine.guide.proposals import propose_roles
+    from engine.persons import ROLE
+    adult = pd.read_csv(SHARED / "data" / "adult" / "adult.csv", sep=";", dtype=str,
+                        keep_default_na=False)
+    assert all(p.type != ROLE for p in propose_roles(
+        EncodedTable.from_dataframe(adult.astype("category"))))

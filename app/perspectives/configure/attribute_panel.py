@@ -12,6 +12,7 @@ from app.document import Document
 from app.models.attribute_list import AttributeListModel
 from app.models.column_selection import DATA_TYPES
 from app.perspectives.configure.pseudonym_editor import PseudonymEditor
+from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, role_of, set_role
 from app.theme import TYPE_LABELS, type_icon
 from engine.config import ATTRIBUTE_TYPES, IDENTIFYING, AttributeConfig
 from engine.schema import dataclass_params
@@ -77,6 +78,11 @@ class AttributePanel(QWidget):
         self.type.setObjectName("attributeType")
         for kind in ATTRIBUTE_TYPES:
             self.type.addItem(type_icon(kind), TYPE_LABELS[kind], kind)
+        # the person column (several rows per person): identifying, and the models
+        # count persons (app/person_role.py)
+        self.type.addItem(type_icon(IDENTIFYING), ROLE_LABEL, ROLE)
+        self.type.setItemData(len(ATTRIBUTE_TYPES), f"{ROLE_LABEL}: {ROLE_MEANING}",
+                              Qt.ItemDataRole.ToolTipRole)
         self.type.activated.connect(self._type_chosen)
         self.data_type = QComboBox()
         self.data_type.addItems(DATA_TYPES)
@@ -116,9 +122,9 @@ class AttributePanel(QWidget):
         grid.addWidget(self.ignore_missing, 5, 2, 1, 2)  # over the label column: no label
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        # combos may shrink below their longest choice, leaving the attribute list beside
-        # them room for its Hierarchy column at 1280 px
-        for combo in (self.data_type, self.method, self.function, self.clustering):
+        # combos may shrink below their longest choice (the person role's), leaving the
+        # attribute list beside them room for its Hierarchy column at 1280 px
+        for combo in (self.type, self.data_type, self.method, self.function, self.clustering):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(9)
@@ -247,8 +253,8 @@ class AttributePanel(QWidget):
             many = len(self._names) > 1
             self.heading.setText(f"{len(self._names)} attributes selected" if many
                                  else f"Attribute '{self._names[0]}'")
-            kinds = {self.doc.attributes[n].type for n in self._names}
-            self.type.setCurrentIndex(ATTRIBUTE_TYPES.index(a.type) if len(kinds) == 1 else -1)
+            kinds = {role_of(self.doc, n) for n in self._names}
+            self.type.setCurrentIndex(ROLES.index(kinds.pop()) if len(kinds) == 1 else -1)
             for w in (self.data_type, self.format, self.min_level, self.max_level, self.weight):
                 w.setEnabled(not many)
             self.data_type.setCurrentText(a.data_type or "string")
@@ -261,7 +267,8 @@ class AttributePanel(QWidget):
             self.weight.setValue(1.0 if a.weight is None else a.weight)
             self._show_method(a, many)
             self.pseudonym.folder = self._project_folder()
-            self.pseudonym.show_spec(a.pseudonym, a.type == IDENTIFYING and not many)
+            self.pseudonym.show_spec(a.pseudonym, a.type == IDENTIFYING and not many
+                                     and role_of(self.doc, self._names[0]) != ROLE)
         finally:
             self._updating = False
 
@@ -272,12 +279,13 @@ class AttributePanel(QWidget):
     # --- edits ------------------------------------------------------------------------------
     def set_type(self, kind: str, names: list[str] | None = None) -> None:
         """Set the type of ``names`` (default: the selection): "set all to ..."; only
-        identifying attributes keep a pseudonym setting."""
+        identifying attributes keep a pseudonym setting. ``ROLE`` makes one column the
+        person column (app/person_role.py)."""
         names = names if names is not None else self._names
-        if kind == IDENTIFYING:
-            self.doc.update_attributes(names, type=kind)
-        else:
-            self.doc.update_attributes(names, type=kind, pseudonym=None)
+        if kind == ROLE and len(names) != 1:  # one column identifies the person
+            self._show(self._names)
+            return
+        set_role(self.doc, kind, names)
 
     def _project_folder(self):
         from pathlib import Path

@@ -8,10 +8,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QVBoxLayout
 
+from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, set_role
 from app.theme import TYPE_LABELS, dot_icon, TYPE_COLORS
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
-from engine.config import ATTRIBUTE_TYPES, INSENSITIVE
-from engine.guide.proposals import propose_attributes
+from engine.config import IDENTIFYING, INSENSITIVE
+from engine.guide.proposals import propose_roles
 
 NAME, TYPE, CONFIRMED, REASON = range(4)
 MEANING = {
@@ -19,7 +20,10 @@ MEANING = {
     "quasi-identifying": "generalized until people hide in groups",
     "sensitive": "kept, protected by the privacy goal",
     "insensitive": "released exactly as it is",
+    ROLE: ROLE_MEANING,
 }
+LABELS = {**TYPE_LABELS, ROLE: ROLE_LABEL}
+COLORS = {**TYPE_COLORS, ROLE: TYPE_COLORS[IDENTIFYING]}
 
 
 class AttributesPage(GuidedPage):
@@ -51,7 +55,7 @@ class AttributesPage(GuidedPage):
         self.table.setRowCount(0)
         self.status.setText("Looking at the columns…")
         table = self.document.table
-        self.wiz.run_task("Proposing attribute types", lambda r, c: propose_attributes(table),
+        self.wiz.run_task("Proposing attribute types", lambda r, c: propose_roles(table),
                           self._show)
 
     def _show(self, proposals) -> None:
@@ -62,10 +66,10 @@ class AttributesPage(GuidedPage):
         for i, p in enumerate(proposals):
             self.table.setItem(i, NAME, read_only_item(p.attribute))
             combo = QComboBox()
-            for t in ATTRIBUTE_TYPES:
-                combo.addItem(dot_icon(TYPE_COLORS[t]), TYPE_LABELS[t], t)
+            for t in ROLES:
+                combo.addItem(dot_icon(COLORS[t]), LABELS[t], t)
                 combo.setItemData(combo.count() - 1, MEANING[t], Qt.ItemDataRole.ToolTipRole)
-            combo.setCurrentIndex(ATTRIBUTE_TYPES.index(p.type))
+            combo.setCurrentIndex(ROLES.index(p.type))
             combo.currentIndexChanged.connect(lambda _i, row=i: self._changed(row))
             self.table.setCellWidget(i, TYPE, combo)
             self._combos[p.attribute] = combo
@@ -109,6 +113,9 @@ class AttributesPage(GuidedPage):
         elif "quasi-identifying" not in chosen.values():
             self.status.setText("Mark at least one column as quasi-identifying.")
             return False
+        elif list(chosen.values()).count(ROLE) > 1:
+            self.status.setText("One column identifies the person: choose one.")
+            return False
         else:
             self.status.setText("Released as they are: " + (", ".join(verbatim) or "none") + ".")
         return missing == 0
@@ -118,6 +125,7 @@ class AttributesPage(GuidedPage):
         by_type: dict[str, list[str]] = {}
         for name, kind in self.chosen().items():
             by_type.setdefault(kind, []).append(name)
+        # (a column given a type is no longer the person column: app/person_role.py)
         for kind, names in by_type.items():
-            doc.update_attributes(names, type=kind)
+            set_role(doc, kind, names)
         return True

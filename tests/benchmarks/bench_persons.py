@@ -1,0 +1,95 @@
+"""What counting persons (``[data] person``) costs the whole command (issue 25: at most
+20 % on Adult-sized data, against the same job without it).
+
+    python3 tests/benchmarks/bench_persons.py [--repeat 3]
+
+Adult (30,162 rows) with a person column added, three ways:
+
+- ``one row each``: every row is its own person (all persons "single");
+- ``visits``: persons of 1-5 consecutive rows that share their quasi-identifiers (each
+  Adult row repeated; 30,162 rows in all): the usual shape of visit data;
+- ``spread``: persons of 3 consecutive Adult rows whatever their values (every person
+  spread over several combinations: the worst case for the roll-up).
+
+Per shape and job (k=5 with a 4 % limit and the loss metric; the same with recursive
+(4,3)-diversity of occupation), the whole command (``python -m engine.cli anonymize
+JOB --output OUT``, fresh process, numba cache warm) runs with ``person`` and without
+it (the column then identifying: dropped, so both write the same columns); the best of
+``--repeat`` runs of each, and their ratio, measured in this run.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_user import ADULT, QIS, SENSITIVE, cli  # noqa: E402
+
+
+def shapes(folder: Path) -> dict[str, Path]:
+    import numpy as np
+    import pandas as pd
+    adult = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    n = len(adult)
+    rng = np.random.default_rng(5)
+    out = {}
+    one = adult.assign(person=[f"p{i}" for i in range(n)])
+    repeat = rng.integers(1, 6, size=n)
+    rows = np.repeat(np.arange(n), repeat)[:n]  # 1-5 visits of one Adult row, n rows in all
+    visits = adult.iloc[rows].reset_index(drop=True).assign(person=[f"p{r}" for r in rows])
+    spread = adult.assign(person=[f"p{i // 3}" for i in range(n)])
+    for name, frame in (("one row each", one), ("visits", visits), ("spread", spread)):
+        path = folder / (name.replace(" ", "-") + ".csv")
+        frame.to_csv(path, sep=";", index=False)
+        out[name] = path
+    return out
+
+
+def job(data: Path, person: bool, sensitive: bool) -> dict:
+    qis = [q for q in QIS if not (sensitive and q == SENSITIVE)]
+    attributes = {q: {"type": "quasi-identifying",
+                      "hierarchy": str(ADULT / f"adult_hierarchy_{q}.csv")} for q in qis}
+    attributes["person"] = {"type": "identifying"}
+    privacy = [{"model": "k-anonymity", "k": 5}]
+    if sensitive:
+        attributes[SENSITIVE] = {"type": "sensitive"}
+        privacy.append({"model": "recursive-cl-diversity", "attribute": SENSITIVE, "c": 4,
+                        "l": 3})
+    d = {"data": {"path": str(data), "delimiter": ";"}, "attributes": attributes,
+         "privacy": privacy, "transformation": {"suppression_limit": 0.04},
+         "metric": {"name": "loss"}}
+    if person:
+        d["data"]["person"] = "person"
+    return d
+
+
+def main() -> None:
+    import tomli_w
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        print("| data | job | without person (s) | with person (s) | ratio |")
+        print("|---|---|---|---|---|")
+        for name, data in shapes(folder).items():
+            for sensitive in (False, True):
+                best = {}
+                for person in (False, True):
+                    path = folder / f"job-{person}-{sensitive}.toml"
+                    path.write_bytes(tomli_w.dumps(job(data, person, sensitive)).encode())
+                    cli(path, folder / "out.csv")  # warm the file cache
+                    best[person] = min(cli(path, folder / "out.csv")[0]
+                                       for _ in range(args.repeat))
+                label = "k=5" + (", recursive-(4,3)" if sensitive else "")
+                print(f"| {name} | {label} | {best[False]:.2f} | {best[True]:.2f} | "
+                      f"{best[True] / best[False]:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
