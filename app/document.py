@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from app.data_sources import without_password
+from engine.data.sources import without_password
 from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig,
                            EngineConfig, Job, TransformationConfig)
 from engine.data.table import EncodedTable
@@ -41,7 +41,7 @@ class DataSource:
     #: (source name, imported name): a project re-reads its source the same way
     columns: tuple = ()
     renames: tuple = ()
-    #: "duckdb": the data is too big for memory and read out of core (``app.out_of_core``),
+    #: "duckdb": the data is too big for memory and read out of core (``engine.backends.browse``),
     #: with DuckDB's ``memory_limit`` ("" its default); "": in memory
     backend: str = ""
     memory_limit: str = ""
@@ -162,7 +162,7 @@ class Document(QObject):
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
         self.table: EncodedTable | None = None
-        #: data too big for memory (``app.out_of_core.OutOfCoreData``): served by DuckDB
+        #: data too big for memory (``engine.backends.browse.OutOfCoreData``): served by DuckDB
         #: queries (pages, distinct values, the frequency table); ``table`` is then None
         self.backend_source = None
         self._distinct_worker = None
@@ -303,7 +303,7 @@ class Document(QObject):
         first)."""
         if self.table is not None:
             return {n: self.table.column(n) for n in names}
-        from app.out_of_core import distinct_column
+        from engine.backends.browse import distinct_column
         return {n: distinct_column(n, self.backend_source.distinct(n)) for n in names}
 
     def _drop_backend_source(self) -> None:
@@ -343,7 +343,7 @@ class Document(QObject):
     def set_backend_source(self, data, source: DataSource,
                            data_types: dict[str, tuple[str | None, str | None]] | None = None
                            ) -> None:
-        """Replace the data by ``data`` (``app.out_of_core.OutOfCoreData``), served out of
+        """Replace the data by ``data`` (``engine.backends.browse.OutOfCoreData``), served out of
         core; attribute settings of columns that remain are kept."""
         if data is not self.backend_source:
             self._drop_backend_source()

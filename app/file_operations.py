@@ -10,17 +10,17 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWizard
 
 from app import file_dialogs
-from app.data_sources import ImportSpec, load
 from app.document import DataSource, Document
 from app.project_file import EXTENSION, read_project, write_project
 from app.project_io import (apply_snapshot, load_snapshot_table, restore_saved_result,
                             snapshot_from_job_file, snapshot_of, source_needs_password)
-from app.project_result import ResultMismatch
 from app.settings import AppSettings
 from app.widgets.dialogs import ask, show_error
 from app.wizards.import_wizard import ImportWizard
 from app.workers import SerialWorker, TaskController, TaskOutcome
+from engine.data.sources import ImportSpec, load
 from engine.data.table import EncodedTable
+from engine.saved_result import ResultMismatch
 
 PROJECT_FILTER = f"Anonymist projects (*{EXTENSION});;Job files (*.toml);;" \
                  "Data files (*.csv *.tsv *.txt *.xlsx *.sqlite *.db);;All files (*)"
@@ -124,7 +124,7 @@ class FileOperations(QObject):
 
     def open_path(self, path: str | Path, then: Callable[[], None] | None = None) -> None:
         """Open a project, a job file, or (through the import wizard) a data file."""
-        from app.out_of_core import is_glob
+        from engine.data.files import is_glob
         if is_glob(str(path)):  # a glob of Parquet files: one table, out of core
             self.import_spec(ImportSpec("parquet", str(path)), then)
             return
@@ -230,8 +230,8 @@ class FileOperations(QObject):
     def import_spec(self, spec: ImportSpec, then=None) -> None:
         """Read the whole table in the worker, then show it; a CSV or Parquet file the
         engine's ``auto`` rule sends to DuckDB (more than the settings' memory share) is
-        opened out of core instead (``app.out_of_core``): nothing is read but its columns."""
-        from app.out_of_core import open_out_of_core, out_of_core_backend
+        opened out of core instead (``engine.backends.browse``): nothing is read but its columns."""
+        from engine.backends.browse import open_out_of_core, out_of_core_backend
         engine = self.settings.engine_config()
         fmt = spec.csv_format
 

@@ -20,7 +20,6 @@ from app.widgets.progress_status import ProgressStatus
 from app.widgets.settings_dialog import SettingsDialog
 from app.workers import Shutdowns, TaskController, TaskOutcome
 
-
 #: perspectives built when first shown or asked for, not with the window: their plots
 #: and analyses are most of the window's start-up (about 0.7 s of CPU); they read the
 #: document's state when built, as when a project is opened
@@ -216,9 +215,6 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(index)
         self.actions[f"show_{PERSPECTIVES[index].key}"].setChecked(True)
 
-    def current_perspective(self) -> str:
-        return PERSPECTIVES[self.stack.currentIndex()].key
-
     # --- files --------------------------------------------------------------------------------
     def open_path(self, path: str | Path, anonymize: bool = False) -> None:
         """Open a project, job or data file; with ``anonymize`` run the search once loaded."""
@@ -276,8 +272,7 @@ class MainWindow(QMainWindow):
         doc = self.document
         t = doc.table
         if doc.out_of_core:
-            from app.out_of_core import describe
-            self.data_label.setText(describe(doc.backend_source))
+            self.data_label.setText(doc.backend_source.describe())
             self.data_label.setToolTip(
                 "The data is too big for memory: it stays in its file and DuckDB reads the "
                 "rows shown, the distinct values and the counts the search needs")

@@ -13,7 +13,7 @@ Members
 ``result.json``     the last result summary (optional)
 ``result/state.json`` and ``result/*.npy``  the last result itself: solution space,
                     optimum, local recoding, applied transformation, fingerprints
-                    (app/project_result.py; schema 2, optional)
+                    (engine/saved_result.py; schema 2, optional)
 ``extras.json``     state of the perspectives (clipboard, ...) (optional)
 
 Schema versions: 1 kept only the result's summary; 2 adds ``result/`` (a project of
@@ -29,7 +29,6 @@ import csv
 import io
 import json
 import re
-import tomllib
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -39,14 +38,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import tomli_w
+import tomllib
 
 from app import __version__
-from app.project_result import ARRAY_MEMBERS, STATE_MEMBER
 from engine.config import TransformationConfig
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError
 from engine.io_utils import atomic_write_bytes
 from engine.project.job_file import job_from_dict, transformation_to_dict
+from engine.saved_result import ARRAY_MEMBERS, STATE_MEMBER
 
 FORMAT_NAME = "anonymist-project"
 RESULT_STATE = STATE_MEMBER
@@ -89,11 +89,11 @@ class ProjectSnapshot:
     base_dir: Path | None = None
     hierarchy_paths: dict[str, str] = field(default_factory=dict)
     result: dict | None = None
-    #: the result itself (app/project_result.py): JSON state and ``.npy`` members
+    #: the result itself (engine/saved_result.py): JSON state and ``.npy`` members
     result_state: dict | None = None
     result_arrays: dict[str, bytes] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
-    #: data out of core (``source["backend"] == "duckdb"``): the ``app.out_of_core``
+    #: data out of core (``source["backend"] == "duckdb"``): the ``engine.backends.browse``
     #: source opened on reading in place of ``table`` (never written: the file is named)
     out_of_core: object = None
 

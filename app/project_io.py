@@ -7,18 +7,17 @@ from pathlib import Path
 
 import numpy as np
 
-from app.data_sources import ImportSpec, load, needs_password
 from app.document import DataSource, Document, Settings
 from app.project_file import ProjectSnapshot
-from app.project_result import ResultMismatch, load_array, restore_result, result_state
 from engine.config import INSENSITIVE, AttributeConfig, Job, TransformationConfig
 from engine.data.csv_import import CsvFormat
+from engine.data.sources import ImportSpec, load, needs_password
 from engine.data.table import EncodedTable
-from engine.errors import AnonymistError, DataError
+from engine.errors import AnonymistError, DataError, HierarchyError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.model import Hierarchy
-from engine.errors import HierarchyError
 from engine.project.job_file import job_to_dict, load_job
+from engine.saved_result import ResultMismatch, load_array, restore_result, result_state
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +114,7 @@ def load_snapshot_table(snap: ProjectSnapshot, password: str = "") -> ProjectSna
     data saved out of core is opened out of core again (``snap.out_of_core``), nothing
     of it read but its columns."""
     if snap.table is None and snap.source.get("backend") == "duckdb":
-        from app.out_of_core import OutOfCoreData
+        from engine.backends.browse import OutOfCoreData
         src = DataSource.from_dict(snap.source)
         snap.out_of_core = OutOfCoreData(src.location, src.delimiter, src.encoding,
                                          src.memory_limit or None)
@@ -219,7 +218,7 @@ def _restore_out_of_core(job: Job, state: dict, arrays: dict):
 
 def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
     """In the worker: a job TOML with its data and hierarchies, as a project snapshot."""
-    from app.out_of_core import OutOfCoreData, out_of_core_backend
+    from engine.backends.browse import OutOfCoreData, out_of_core_backend
     job = load_job(path)
     table = None
     if job.data.path:
@@ -327,7 +326,7 @@ def save_job_file(doc: Document, path: str | Path) -> list[str]:
         attributes[name] = replace(a, hierarchy_path=hpath)
     data_path = None
     data = replace(job.data)
-    from app.out_of_core import is_glob
+    from engine.data.files import is_glob
     location = doc.source.location
     if doc.source.kind in ("csv", "parquet") and location and (
             Path(location).is_file() or is_glob(location)) \

@@ -201,7 +201,8 @@ def cmd_anonymize(args) -> int:
 def cmd_verify(args) -> int:
     import json
 
-    from engine.verify import is_glob, verify_file
+    from engine.data.files import is_glob
+    from engine.verify import verify_file
     job = load_job_checked(args.job)
     suffix = args.output.suffix.lower()
     parts = args.output.is_dir() or (is_glob(str(args.output)) and not args.output.exists())

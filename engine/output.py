@@ -239,11 +239,6 @@ class ReleasedTable:
         return bool(self._base_suppressed[self._row_to_base[row]]) or (
             self.withheld is not None and bool(self.withheld[row]))
 
-    def rows_suppressed(self, rows) -> np.ndarray:
-        """Whether each of ``rows`` (an index array or slice) is written suppressed."""
-        sup = self._base_suppressed[self._row_to_base[rows]]
-        return sup if self.withheld is None else sup | self.withheld[rows]
-
     # --- cells --------------------------------------------------------------------------
     def _released(self, name: str) -> None:
         if name in self.removed:

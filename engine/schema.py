@@ -207,10 +207,6 @@ class Param:
             raise self.fail(whole, where)
 
 
-def table_where(where: str, file: str | None = None) -> str:
-    return f"{file}: {where}" if file else where
-
-
 def read_table(d, params: Iterable[Param], where: str, ignore: Iterable[str] = ()) -> dict:
     """The declared parameters of one job-file table, checked strictly.
 

@@ -96,3 +96,56 @@ class SolutionSpace:
         known = len(vals)
         return {"anonymous": vals.count(ANONYMOUS), "not-anonymous": vals.count(NOT_ANONYMOUS),
                 "unknown": self.lattice.size - known, "checked": self.checked_count}
+
+    # --- kept and brought back (a project file's result) -------------------------------
+    def saved(self) -> tuple[dict, np.ndarray | None, np.ndarray | None]:
+        """What the space knows as JSON (ids as text: they may exceed 64 bits), with the
+        dense states and the lower bounds as arrays (None where there are none);
+        `restored` brings it back."""
+        state = {
+            "dense": bool(self.dense),
+            "optimum_id": None if self.optimum_id is None else str(self.optimum_id),
+            "checked": [[str(i), loss_json(loss), int(self.suppressed.get(i, -1))]
+                        for i, loss in self.losses.items()],
+            "sparse_states": [[str(i), int(s)] for i, s in self.sparse_states.items()],
+        }
+        bounds = None if self.lower_bounds is None else np.asarray(self.lower_bounds, float)
+        return state, self.states if self.dense else None, bounds
+
+    @classmethod
+    def restored(cls, lattice: Lattice, saved: dict, states: np.ndarray | None,
+                 lower_bounds: np.ndarray | None) -> "SolutionSpace":
+        """The space `saved` described, over ``lattice``.
+
+        Raises
+        ------
+        ValueError
+            When the saved states do not fit the lattice, or the JSON is damaged.
+        """
+        space = cls(lattice, bool(saved["dense"]))
+        if space.dense:
+            if states is None or states.shape != space.states.shape:
+                raise ValueError("the saved states do not fit the lattice")
+            space.states[:] = states
+        else:
+            space.sparse_states = {int(i): int(s) for i, s in saved["sparse_states"]}
+        for i, loss, suppressed in saved["checked"]:
+            space.losses[int(i)] = loss_value(loss)
+            if suppressed >= 0:
+                space.suppressed[int(i)] = int(suppressed)
+        if lower_bounds is not None:
+            space.lower_bounds = lower_bounds
+        space.optimum_id = None if saved["optimum_id"] is None else int(saved["optimum_id"])
+        return space
+
+
+def loss_json(loss):
+    """A loss as JSON: a number, or a list of numbers (a tuple loss)."""
+    if loss is None:
+        return None
+    return [float(x) for x in loss] if isinstance(loss, (tuple, list)) else float(loss)
+
+
+def loss_value(value):
+    """A loss read back from JSON (`loss_json`)."""
+    return tuple(float(x) for x in value) if isinstance(value, list) else value

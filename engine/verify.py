@@ -35,13 +35,13 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data import csv_arrow
+from engine.data.files import is_glob
 from engine.errors import DataError
 from engine.markers import suppression_marker
 from engine.privacy.output_checks import (CHECKS, SUPPRESSED, CountAccumulator,
@@ -535,10 +535,6 @@ def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> 
 
 
 # --- a release in several files (Spark's part files, a glob) --------------------------------
-def is_glob(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
-
-
 def release_parts(path: str | Path) -> tuple[list[Path], str]:
     """The files of a release written as several: a folder of part files (Spark's
     ``part-00000-*.csv`` / ``.parquet``, or any ``*.csv`` / ``*.parquet`` files) or a

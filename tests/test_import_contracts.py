@@ -4,12 +4,17 @@ function-local imports count too; imports under ``if TYPE_CHECKING:`` do not.
 - ``engine`` never imports PySide6, pyqtgraph or ``app``;
 - each engine package or root module sits on one layer of ``LAYERS`` and imports only
   from lower layers (no cycles, no two rooms on one floor importing each other);
-- the perspectives (``app/perspectives/<name>/``) never import each other.
+- each app room sits on one floor of ``APP_LAYERS`` and imports only from lower ones;
+- the perspectives (``app/perspectives/<name>/``) never import each other;
+- no files of ``app`` or ``engine`` import each other in a loop;
+- ``app`` holds Qt and presentation only: it never imports DuckDB and writes no SQL
+  (the browse API of ``engine.backends`` pages, sorts and counts for it).
 """
 from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,13 +38,31 @@ LAYERS = [
     {"output", "analysis", "project"},
     {"export"},
     {"result", "verify"},
-    {"release_docs"},
+    {"release_docs", "saved_result"},
     {"guide"},
     {"api"},
     {"warmup"},
     {"cli"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
+
+#: the app's floors, bottom first (ARCHITECTURE.md, "The app's floors"): services below
+#: the document below the views; the perspectives above the models and widgets they
+#: show; the wizards above the models (and the perspectives' figures they show); the
+#: window and its file menu on top
+APP_LAYERS = [
+    {"settings", "theme", "workers"},              # services: settings, colours, threads
+    {"document", "project_file", "person_role"},    # the one document; project files
+    {"project_io", "widgets", "file_dialogs"},      # document <-> project; shared widgets
+    {"models"},                                     # Qt item models over engine arrays
+    {"perspectives"},                               # the four perspectives, independent
+    {"wizards", "actions", "warmup"},               # import, hierarchy, guided release
+    {"file_operations"},                            # the File menu's work
+    {"main_window"},
+    {"__main__"},
+    {"launcher"},
+]
+APP_FLOOR = {room: i for i, floor in enumerate(APP_LAYERS) for room in floor}
 GUI = ("PySide6", "pyqtgraph", "shiboken6", "app")
 
 
@@ -127,6 +150,36 @@ def test_engine_rooms_import_only_lower_floors():
     assert not bad, "\n".join(bad)
 
 
+def _app_rooms() -> set[str]:
+    app = ROOT / "app"
+    return ({p.stem for p in app.glob("*.py") if p.stem != "__init__"}
+            | {p.name for p in app.iterdir() if (p / "__init__.py").is_file()})
+
+
+def test_every_app_room_has_a_floor():
+    missing = sorted(_app_rooms() - set(APP_FLOOR))
+    assert not missing, (f"app rooms without a floor in APP_LAYERS (add them to "
+                         f"tests/test_import_contracts.py and ARCHITECTURE.md): {missing}")
+
+
+def test_app_rooms_import_only_lower_floors():
+    app, rooms, bad = ROOT / "app", _app_rooms(), []
+    for p in _sources(app):
+        rel = p.relative_to(app)
+        if rel == Path("__init__.py"):
+            continue
+        own = rel.parts[0].removesuffix(".py")
+        for name, line in imports(p, _package_of(p)):
+            parts = name.split(".")
+            if parts[0] != "app" or len(parts) < 2 or parts[1] not in rooms:
+                continue
+            other = parts[1]
+            if other != own and APP_FLOOR.get(other, -1) >= APP_FLOOR.get(own, -1):
+                bad.append(f"app/{rel}:{line}: {own} (floor {APP_FLOOR.get(own)}) imports "
+                           f"{name} (floor {APP_FLOOR.get(other)})")
+    assert not bad, "\n".join(bad)
+
+
 def test_perspectives_never_import_each_other():
     root = ROOT / "app" / "perspectives"
     names = {p.name for p in root.iterdir() if (p / "__init__.py").is_file()}
@@ -148,3 +201,110 @@ def test_the_checker_sees_local_and_relative_imports(tmp_path):
     names = {n for n, _ in imports(src, "engine.metrics")}
     assert "engine.search" in names and "engine.metrics.kernel" in names
     assert "app" not in names
+
+
+#: SQL as it would be written in a string: a statement's first words or a clause
+SQL = re.compile(r"\b(SELECT\s.+\sFROM|GROUP BY|ORDER BY|INSERT INTO|CREATE (TABLE|VIEW)|"
+                 r"COPY\s*\(|DESCRIBE SELECT|read_parquet\(|read_csv\()", re.S)
+DATABASES = ("duckdb", "sqlite3", "sqlalchemy", "pyspark")
+
+
+def _strings(path: Path):
+    """``(line, text)`` of each string literal but docstrings; an f-string's text with
+    ``{}`` where it formats a value."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = {id(node.body[0].value) for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef,
+                                 ast.AsyncFunctionDef))
+            and node.body and isinstance(node.body[0], ast.Expr)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            skip.update(id(v) for v in node.values)
+            yield node.lineno, "".join(v.value if isinstance(v, ast.Constant) else "{}"
+                                       for v in node.values)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and id(node) not in skip:
+            yield node.lineno, node.value
+
+
+def test_app_imports_no_database_and_writes_no_sql():
+    app = ROOT / "app"
+    bad = [f"{p.relative_to(ROOT)}:{line} imports {name}"
+           for p in _sources(app) for name, line in imports(p, _package_of(p))
+           if name.split(".")[0] in DATABASES]
+    bad += [f"{p.relative_to(ROOT)}:{line}: SQL {text[:60]!r}"
+            for p in _sources(app) for line, text in _strings(p) if SQL.search(text)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_sql_check_sees_sql_in_strings(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text('"""SELECT a FROM t in a docstring is prose."""\n'
+                   'q = f"SELECT {c} FROM {{data}} LIMIT 3"\nr = "Select from the list"\n')
+    assert [line for line, text in _strings(src) if SQL.search(text)] == [2]
+
+
+def _module_files() -> dict[str, Path]:
+    """``{module name: file}`` of every module of ``app`` and ``engine``."""
+    out = {}
+    for top in ("app", "engine"):
+        for p in _sources(ROOT / top):
+            parts = list(p.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = p
+    return out
+
+
+def import_cycles() -> list[list[str]]:
+    """Files of ``app`` and ``engine`` that import each other in a loop (function-local
+    imports count; ``TYPE_CHECKING`` imports do not), as strongly connected groups."""
+    files = _module_files()
+    graph: dict[Path, set[Path]] = {}
+    for p in files.values():
+        found = imports(p, _package_of(p))
+        targets = set()
+        for name, line in found:
+            if name in files and any(other.startswith(name + ".") and other in files
+                                     and at == line for other, at in found):
+                continue  # `from package import module`: the module, not the package's face
+            parts = name.split(".")
+            while parts and ".".join(parts) not in files:
+                parts.pop()
+            if parts and files[".".join(parts)] != p:
+                targets.add(files[".".join(parts)])
+        graph[p] = targets
+    index: dict[Path, int] = {}
+    low: dict[Path, int] = {}
+    stack: list[Path] = []
+    groups: list[list[str]] = []
+
+    def visit(v: Path) -> None:  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(str(w.relative_to(ROOT)))
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return groups
+
+
+def test_no_import_cycles():
+    cycles = import_cycles()
+    assert not cycles, "files importing each other in a loop:\n" + "\n".join(
+        " <-> ".join(group) for group in cycles)

@@ -5,32 +5,13 @@ Wide sources (1,000+ columns) are shown one page at a time.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 
 from app.models.paged_model import PagedModel
+from engine.data.datatypes import DATA_TYPES, ColumnChoice
 
 _Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("Column", "Data type", "Detected")
-DATA_TYPES = ("string", "integer", "decimal", "date", "ordinal")
-
-
-@dataclass
-class ColumnChoice:
-    name: str
-    include: bool = True
-    data_type: str = "string"
-    format: str | None = None
-    detected: str = "string"
-    share: float = 1.0
-    candidates: list[tuple[str, str | None, float]] = field(default_factory=list)
-    #: the column's name in the source (``name`` is what it is imported as)
-    source: str = ""
-
-    def __post_init__(self):
-        if not self.source:
-            self.source = self.name
 
 
 class ColumnSelectionModel(PagedModel):

@@ -25,7 +25,7 @@ from app.models.column_sort import ColumnSort
 from app.models.paged_model import PagedModel
 from app.models.row_blocks import RowBlocks
 from app.theme import TYPE_LABELS, type_icon
-from engine.analysis.statistics import display_type, value_ranks
+from engine.data.order import display_type, value_ranks
 from engine.hierarchy.builders.base import declared_type
 
 _Index = QModelIndex | QPersistentModelIndex

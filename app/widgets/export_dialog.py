@@ -241,9 +241,8 @@ class ExportDialog(QDialog):
             if not table:
                 raise AnonymistError("give the name of the new table")
             if self.password.text():
-                from sqlalchemy.engine import make_url
-                url = make_url(url).set(password=self.password.text()).render_as_string(
-                    hide_password=False)
+                from engine.data.readers import with_password
+                url = with_password(url, self.password.text())
             target = DatabaseTarget(url, table, replace=self.replace.isChecked())
         else:
             text = self.path.text().strip()

@@ -180,7 +180,3 @@ class ParamForm(QWidget):
             if v is not None:
                 out[p.name] = v
         return out
-
-    def set_row_visible(self, name: str, visible: bool) -> None:
-        row, _ = self.form.getWidgetPosition(self.editors[name].parentWidget())
-        self.form.setRowVisible(row, visible)

@@ -6,9 +6,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QStyledItemDelegate, QTableView, QVBoxLayout, QWizardPage)
 
-from app.models.column_selection import DATA_TYPES, ColumnChoice, ColumnSelectionModel
+from app.models.column_selection import ColumnSelectionModel
 from app.widgets.pager import Pager
-from engine.data.datatypes import choose_type, detect_types
+from engine.data.datatypes import DATA_TYPES, column_choices
 
 
 class DataTypeDelegate(QStyledItemDelegate):
@@ -22,28 +22,6 @@ class DataTypeDelegate(QStyledItemDelegate):
 
     def setModelData(self, editor, model, index):
         model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
-
-
-def _split(type_name: str) -> tuple[str, str | None]:
-    """'date(%d.%m.%Y)' -> ('date', '%d.%m.%Y')."""
-    if "(" in type_name and type_name.endswith(")"):
-        base, fmt = type_name[:-1].split("(", 1)
-        return base, fmt
-    return type_name, None
-
-
-def column_choices(frame) -> list[ColumnChoice]:
-    """Detected type (the most specific matching all preview values) and its share."""
-    items = []
-    for name in frame.columns:
-        cands = detect_types(frame[name].to_numpy(dtype=object))
-        best = choose_type(cands)
-        base, fmt = _split(best.name)
-        share = next((c.share for c in cands if c.data_type == best), 1.0)
-        split = [(*_split(c.data_type.name), c.share) for c in cands]
-        items.append(ColumnChoice(str(name), True, base if base in DATA_TYPES else "string",
-                                  fmt, best.name, share, split))
-    return items
 
 
 class ColumnsPage(QWizardPage):

@@ -7,7 +7,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QHeaderView,
                                QLabel, QTableView, QVBoxLayout, QWidget, QWizardPage)
 
-from app.data_sources import read_source
+from engine.data.sources import read_source
 from app.models.frame_table import FrameTableModel
 from app.workers import readable_error
 from engine.data.csv_import import CsvFormat

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QVBoxLayout, QWizard, QWizardPage
 
-from app.data_sources import ImportSpec
 from app.wizards.columns_page import ColumnsPage
 from app.wizards.format_page import FormatPage
 from app.wizards.source_page import SourcePage
+from engine.data.sources import ImportSpec
 
 SOURCE_PAGE, FORMAT_PAGE, COLUMNS_PAGE, ERROR_PAGE = range(4)
 
@@ -70,6 +70,10 @@ class ImportWizard(QWizard):
         self.setStartId(SOURCE_PAGE)
         if path:
             self.source_page.prefill(path)
+
+    def page_after_source(self) -> int:
+        """The format page, or the error page when the source cannot be read."""
+        return ERROR_PAGE if self.error else FORMAT_PAGE
 
     def spec(self) -> ImportSpec:
         items = self.columns_page.model.items()

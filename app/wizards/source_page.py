@@ -9,10 +9,10 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFileDialog, QFormLayout
                                QSpinBox, QVBoxLayout, QWizardPage)
 
 from app import file_dialogs
-from app.data_sources import (DIALECTS, database_tables, excel_sheets, guess_kind,
-                              parquet_parts, parquet_pattern, server_url)
 from app.workers import readable_error
 from engine.data.csv_import import detect_csv_format
+from engine.data.sources import (DIALECTS, database_tables, excel_sheets, guess_kind,
+                                 parquet_parts, parquet_pattern, server_url)
 
 KINDS = (("csv", "CSV or text file"), ("excel", "Excel workbook (.xlsx, .xls)"),
          ("parquet", "Parquet file, or a folder of Parquet parts"), ("sql", "Database (SQLite file or SQLAlchemy URL)"))
@@ -205,5 +205,4 @@ class SourcePage(QWizardPage):
         return True
 
     def nextId(self) -> int:
-        from app.wizards.import_wizard import ERROR_PAGE, FORMAT_PAGE
-        return ERROR_PAGE if self.wiz.error else FORMAT_PAGE
+        return self.wiz.page_after_source()

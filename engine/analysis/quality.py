@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from engine.analysis.statistics import (Data, _numbers, _resolve_type, column_of, count_groups,
-                                        group_codes, interval_bounds, n_records, n_rows,
-                                        row_weights)
+from engine.analysis.statistics import (Data, _resolve_type, column_of, count_groups,
+                                        group_codes, n_records, n_rows, row_weights)
 from engine.data.datatypes import DataType, Kind
+from engine.data.order import interval_bounds, numbers
 from engine.errors import DataError
 from engine.hierarchy.model import Hierarchy
 
@@ -159,7 +159,7 @@ def squared_error(p: _Pairs, data_type: DataType | None) -> float:
     non-interval output values, and as a cap). NaN for other types."""
     if data_type is None or data_type.kind not in (Kind.INTEGER, Kind.DECIMAL, Kind.DATE):
         return float("nan")
-    x = _numbers(p.in_values, data_type)[p.inputs]
+    x = numbers(p.in_values, data_type)[p.inputs]
     has = ~np.isnan(x)
     if not has.any():
         return float("nan")

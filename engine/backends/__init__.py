@@ -9,11 +9,11 @@ records are read into an ``EncodedTable`` and compressed by the classifier.
 """
 from __future__ import annotations
 
-import glob
 from pathlib import Path
 
 from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
 from engine.config import INSENSITIVE, QUASI_IDENTIFYING, Job
+from engine.data.files import file_kind, matching_files
 from engine.errors import DataError, JobError
 
 BACKENDS = ("auto", "memory", "duckdb", "spark")
@@ -34,13 +34,10 @@ def data_source(job: Job, path: str | Path | None = None) -> DataSource:
         raise JobError("[data] path is missing: the job names no data file")
     resolved = Path(raw) if path is not None else job.resolve(str(raw))
     text = str(resolved)
-    if any(ch in text for ch in "*?["):
-        files = tuple(Path(f) for f in sorted(glob.glob(text)))
-        if not files:
-            raise JobError(f"[data] path '{raw}' matches no file")
-    else:  # a missing file is the reader's to report (in memory) or open_backend's
-        files = (resolved,)
-    kinds = {"parquet" if f.suffix.lower() in (".parquet", ".pq") else "csv" for f in files}
+    files = matching_files(text)
+    if not files:
+        raise JobError(f"[data] path '{raw}' matches no file")
+    kinds = {file_kind(f) for f in files}
     if len(kinds) > 1 or (len(files) > 1 and kinds != {"parquet"}):
         raise JobError(f"[data] path '{raw}': a glob must match Parquet files only")
     return DataSource(text, kinds.pop(), files, job.data.delimiter or ";",

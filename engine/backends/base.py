@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from engine.data.table import EncodedTable
+from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
 
 #: receives (phase, fraction done in [0, 1] or None when unknown)
@@ -177,7 +177,6 @@ def weighted(values: dict[str, np.ndarray], weights: np.ndarray,
     each with the sum of its rows' ``weights``, in order of first occurrence."""
     import pandas as pd
 
-    from engine.backends.duckdb_backend import frequency_columns
     names = list(values)
     frame = pd.DataFrame({f"c{i}": np.asarray(values[n], dtype=object).astype(str)
                           for i, n in enumerate(names)})
@@ -250,7 +249,6 @@ class Backend:
         both = weighted({**{f"in:{c}": values[c] for c in columns},
                          **{f"out:{c}": out[c] for c in columns},
                          "__s": suppressed.astype(np.int8)}, table.weights, [])
-        from engine.backends.duckdb_backend import frequency_columns
         names = list(plan.columns)
         return tuple(frequency_columns({c: both.column(f"{side}:{c}").values()
                                         for c in columns}, both.weights, names)
@@ -281,3 +279,19 @@ class Backend:
 
     def close(self) -> None:
         pass
+
+
+def frequency_columns(values: dict[str, np.ndarray], weights: np.ndarray,
+                      source_names: list[str]) -> EncodedTable:
+    """A weighted table from each column's values per distinct row: dictionaries are
+    the sorted distinct values, as pandas' categorical reader builds them."""
+    import pandas as pd
+    cols = []
+    for name, v in values.items():
+        codes, uniques = pd.factorize(pd.Series(np.asarray(v, dtype=object)).astype(str),
+                                      sort=True)
+        cols.append(EncodedColumn(name, codes.astype(np.int32), np.asarray(uniques, dtype=object)))
+    if not cols:  # no column read per record: one row standing for every record
+        cols = [EncodedColumn("__all", np.zeros(len(weights), np.int32),
+                              np.array([""], dtype=object))]
+    return EncodedTable(cols, weights, source_names)

@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
-from engine.data.table import EncodedColumn, EncodedTable
+from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePlan,
+                                  frequency_columns)
+from engine.data.table import EncodedTable
 from engine.errors import DataError
 
 _ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
@@ -38,7 +39,7 @@ def literal(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def _as_text(name: str) -> str:
+def as_text(name: str) -> str:
     """A column as the in-memory reader sees it: text, missing as ''."""
     return f"coalesce(CAST({ident(name)} AS VARCHAR), '') AS {ident(name)}"
 
@@ -107,12 +108,27 @@ class DuckDBBackend(Backend):
         #: a function giving a Parquet copy of the records' text (the same records in
         #: the same order, every column VARCHAR, missing as ''), None while there is
         #: none: scans read it instead of the source (the app's copy of a CSV file,
-        #: ``app.out_of_core.OutOfCoreData``; every query reads columns as
+        #: ``engine.backends.browse.OutOfCoreData``; every query reads columns as
         #: ``coalesce(CAST(c AS VARCHAR), '')``, so its results are the same)
         self.text_copy: Callable[[], Path | None] | None = None
         #: one call at a time on the connection (DuckDB refuses concurrent calls on it):
         #: a query and its fetch, or a release query's types and variables and its run
         self._lock = threading.RLock()
+
+    @property
+    def temp_dir(self) -> Path:
+        """The backend's own temporary folder (DuckDB's spill folder), removed on close:
+        files written there (a CSV file's Parquet copy, a sort's order) go with it."""
+        return Path(self._tmp)
+
+    def cursor(self):
+        """A cursor of its own on the connection (a query that need not wait for the
+        others: pages, counts); close it when done, ``interrupt()`` it to stop it."""
+        return self.con.cursor()
+
+    def interrupt(self) -> None:
+        """Interrupt what runs on the connection itself (a frequency table being counted)."""
+        self.con.interrupt()
 
     # --- reading ------------------------------------------------------------------
     def scan(self) -> str:
@@ -159,7 +175,7 @@ class DuckDBBackend(Backend):
         page = f"LIMIT {max(0, int(count))} OFFSET {max(0, int(start))}"
         if plan is None:  # no types or variables of the connection: a cursor of its own,
             # so a page does not wait for an aggregate running on the connection
-            sql = f"SELECT {', '.join(_as_text(c) for c in self.columns())} FROM {self.scan()}"
+            sql = f"SELECT {', '.join(as_text(c) for c in self.columns())} FROM {self.scan()}"
             cur = self.con.cursor()
             try:
                 return cur.execute(f"SELECT * FROM ({sql}) {page}").df()
@@ -189,7 +205,7 @@ class DuckDBBackend(Backend):
             raise DataError(f"{self.source.label} has no column '{missing[0]}' "
                             f"(columns: {', '.join(names)})")
         columns = [c for c in names if c in set(columns)]  # the data's order
-        inner = ", ".join([_as_text(c) for c in columns] + ["row_number() OVER () AS __rn"])
+        inner = ", ".join([as_text(c) for c in columns] + ["row_number() OVER () AS __rn"])
         keys = [ident(c) for c in columns]
         source = f"(SELECT {inner} FROM {self.scan()})"
         if subset is not None:  # the row numbers' records apart: a mark join, counted
@@ -242,7 +258,7 @@ class DuckDBBackend(Backend):
         flags = ", ".join(f"grouping({ident(c)}) AS __g{j}" for j, c in enumerate(columns))
         sets = ", ".join(f"({ident(c)})" for c in columns)
         sql = (f"SELECT {cols}, count(*) AS __w, {flags} FROM (SELECT "
-               f"{', '.join(_as_text(c) for c in columns)} FROM {self.scan()}) "
+               f"{', '.join(as_text(c) for c in columns)} FROM {self.scan()}) "
                f"GROUP BY GROUPING SETS ({sets})")
         result = self._run(sql, "aggregate", progress, _numpy)
         out = {}
@@ -411,7 +427,7 @@ class DuckDBBackend(Backend):
                 inner.append(f"enum_code(CAST(coalesce(CAST({ident(c)} AS VARCHAR), '') "
                              f"AS __rv{i})) AS __r{i}")
             elif c in plan.columns and c not in aggregated:
-                inner.append(_as_text(c))
+                inner.append(as_text(c))
         wrap = (lambda e: f"nullif({e}, '')") if empty_as_null else (lambda e: e)
         outer = list(outer or [])
         for c in plan.columns if not outer else ():
@@ -512,7 +528,7 @@ class DuckDBBackend(Backend):
     def class_sizes(self, columns: list[str]) -> pd.DataFrame:
         """Records per distinct combination of ``columns`` (the source read as text)."""
         cols = ", ".join(ident(c) for c in columns)
-        inner = ", ".join(_as_text(c) for c in columns)
+        inner = ", ".join(as_text(c) for c in columns)
         sql = (f"SELECT {cols}, count(*) AS __w FROM (SELECT {inner} FROM {self.scan()}) "
                f"GROUP BY {cols} ORDER BY {cols}")
         return self._run(sql, "count", None, _frame)
@@ -535,18 +551,3 @@ def _release(con, folder: str) -> None:
         con.close()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def frequency_columns(values: dict[str, np.ndarray], weights: np.ndarray,
-                      source_names: list[str]) -> EncodedTable:
-    """A weighted table from each column's values per distinct row: dictionaries are
-    the sorted distinct values, as pandas' categorical reader builds them."""
-    cols = []
-    for name, v in values.items():
-        codes, uniques = pd.factorize(pd.Series(np.asarray(v, dtype=object)).astype(str),
-                                      sort=True)
-        cols.append(EncodedColumn(name, codes.astype(np.int32), np.asarray(uniques, dtype=object)))
-    if not cols:  # no column read per record: one row standing for every record
-        cols = [EncodedColumn("__all", np.zeros(len(weights), np.int32),
-                              np.array([""], dtype=object))]
-    return EncodedTable(cols, weights, source_names)

@@ -15,12 +15,12 @@ from engine.backends.base import DataSource
 
 def read_parquet(source: DataSource) -> pd.DataFrame:
     """Every column as categorical text, missing values as ``""``, in file order."""
-    from engine.backends.duckdb_backend import DuckDBBackend, _as_text
+    from engine.backends.duckdb_backend import DuckDBBackend, as_text
     backend = DuckDBBackend(source)
     try:
         names = backend.columns()
         table = backend.con.sql(
-            f"SELECT {', '.join(_as_text(c) for c in names)} FROM {backend.scan()}"
+            f"SELECT {', '.join(as_text(c) for c in names)} FROM {backend.scan()}"
         ).to_arrow_table()
     finally:
         backend.close()

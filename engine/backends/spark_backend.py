@@ -104,7 +104,7 @@ class SparkBackend(Backend):
             raise DataError("the spark backend does not count a research subset of row "
                             "numbers")
 
-        from engine.backends.duckdb_backend import frequency_columns
+        from engine.backends.base import frequency_columns
         df, names = self.frame()
         missing = [c for c in columns if c not in names]
         if missing:
@@ -217,7 +217,7 @@ class SparkBackend(Backend):
                       progress: PhaseProgress | None = None) -> dict[str, EncodedTable]:
         """Each column's distinct values with their record counts (a weighted table of
         that column), every column counted in one scan (GROUPING SETS), as DuckDB's."""
-        from engine.backends.duckdb_backend import frequency_columns
+        from engine.backends.base import frequency_columns
         df, names = self.frame()
         columns = [c for c in names if c in set(columns)]
         if not columns:

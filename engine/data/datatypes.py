@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +20,8 @@ from engine.data.table import EncodedColumn
 from engine.errors import DataError
 
 MISSING = ""
+#: the data types a column can be declared as (the job file's ``data_type``)
+DATA_TYPES = ("string", "integer", "decimal", "date", "ordinal")
 DATE_FORMATS = (
     "%Y-%m-%d", "%d.%m.%Y", "%m/%d/%Y", "%d/%m/%Y", "%Y/%m/%d", "%d-%m-%Y", "%d.%m.%y",
     "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%d.%m.%Y %H:%M:%S",
@@ -301,3 +303,55 @@ def best_type(values: Iterable[Any] | EncodedColumn, threshold: float = 1.0,
     The default 1.0 never assigns a type that would turn a present value into NaN.
     """
     return choose_type(detect_types(values, missing), threshold)
+
+
+# --- the columns of a source as an import detects them ------------------------------------
+@dataclass
+class ColumnChoice:
+    """One column of a source being imported: whether it is included, the name it is
+    imported as, its data type (and format), the detected type and its share, and
+    the candidate types ``(type, format, share)``."""
+
+    name: str
+    include: bool = True
+    data_type: str = "string"
+    format: str | None = None
+    detected: str = "string"
+    share: float = 1.0
+    candidates: list[tuple[str, str | None, float]] = field(default_factory=list)
+    #: the column's name in the source (``name`` is what it is imported as)
+    source: str = ""
+
+    def __post_init__(self):
+        if not self.source:
+            self.source = self.name
+
+
+def split_type_name(type_name: str) -> tuple[str, str | None]:
+    """'date(%d.%m.%Y)' -> ('date', '%d.%m.%Y')."""
+    if "(" in type_name and type_name.endswith(")"):
+        base, fmt = type_name[:-1].split("(", 1)
+        return base, fmt
+    return type_name, None
+
+
+def column_choices(frame: pd.DataFrame) -> list[ColumnChoice]:
+    """Each column of ``frame`` (a preview of the source) with its detected type: the
+    most specific matching all values, and its share."""
+    items = []
+    for name in frame.columns:
+        cands = detect_types(frame[name].to_numpy(dtype=object))
+        best = choose_type(cands)
+        base, fmt = split_type_name(best.name)
+        share = next((c.share for c in cands if c.data_type == best), 1.0)
+        split = [(*split_type_name(c.data_type.name), c.share) for c in cands]
+        items.append(ColumnChoice(str(name), True, base if base in DATA_TYPES else "string",
+                                  fmt, best.name, share, split))
+    return items
+
+
+def declared_types(frame: pd.DataFrame) -> dict[str, tuple[str | None, str | None]]:
+    """``{column: (data type, format)}`` detected from ``frame`` (None: string), as a
+    source opened without the import wizard declares its columns."""
+    return {c.name: (None if c.data_type == "string" else c.data_type, c.format)
+            for c in column_choices(frame)}

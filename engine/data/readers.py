@@ -1,6 +1,6 @@
 """Every kind of data file the app and job files read, as DataFrames of strings.
 
-One implementation for the import wizard (``app.data_sources``) and job files
+One implementation for the import wizard (``engine.data.sources``) and job files
 (``[data] path`` / ``url``, ``engine.project.job_file``): Excel through openpyxl
 (read-only; .xls through xlrd), Parquet through pyarrow (one file or a pattern of
 parts), SPSS / Stata / SAS through pyreadstat (value labels applied: the values a
@@ -20,6 +20,7 @@ import pandas as pd
 from engine.data.sniff import (CSV_SUFFIXES, EXCEL_SUFFIXES, KINDS,  # noqa: F401
                                PARQUET_SUFFIXES, SQLITE_SUFFIXES, STATISTICAL_SUFFIXES,
                                binary_kind, describe, guess_kind)
+from engine.data.files import is_glob
 from engine.errors import DataError
 
 #: the environment variable a database URL's password may come from (never the job file)
@@ -164,16 +165,12 @@ def read_excel(path: str | Path, sheet: str | None = None, has_header: bool = Tr
 
 
 # --- Parquet -------------------------------------------------------------------------------
-def is_pattern(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
-
-
 def parquet_parts(location: str | Path) -> list[Path]:
     """The files a Parquet location names: the file itself, or the parts a pattern such
     as ``/data/part-*.parquet`` matches, in name order (as the backends read them); a
     pattern that matches no file, or files other than Parquet, is a DataError."""
     text = str(location)
-    if not is_pattern(text):
+    if not is_glob(text):
         return [Path(text)]
     files = sorted(glob.glob(text))
     if not files:
@@ -267,10 +264,15 @@ def _url(location: str, password: str = "") -> str:
     memory: locations, projects and messages never hold it)."""
     if "://" not in location:
         return f"sqlite:///{Path(location).resolve()}"
-    if password:
-        from sqlalchemy.engine import make_url
-        return make_url(location).set(password=password).render_as_string(hide_password=False)
-    return location
+    return with_password(location, password)
+
+
+def with_password(url: str, password: str) -> str:
+    """A database ``url`` with ``password`` filled in ("": as it is)."""
+    if not password:
+        return url
+    from sqlalchemy.engine import make_url
+    return make_url(url).set(password=password).render_as_string(hide_password=False)
 
 
 def without_password(location: str) -> str:
@@ -435,7 +437,7 @@ def read_file(path: str | Path, kind: str | None = None, sheet: str | None = Non
     SAS file, or a SQLite file's ``table`` or ``query``. ``kind`` None: by the name."""
     kind = kind or guess_kind(path)
     if kind == "parquet":
-        if not is_pattern(str(path)):
+        if not is_glob(str(path)):
             _existing(path)
         return read_parquet(path, n_rows)
     if kind == "excel":

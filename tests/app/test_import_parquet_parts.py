@@ -104,7 +104,7 @@ def test_parquet_parts_through_the_import_wizard(qtbot, window, parts, tmp_path,
 
 
 def test_parquet_parts_read_in_name_order(parts):
-    from app.data_sources import parquet_parts, read_parquet
+    from engine.data.sources import parquet_parts, read_parquet
     from engine.errors import DataError
     folder, frame = parts
     files = parquet_parts(folder / "part-*.parquet")

@@ -7,7 +7,8 @@ from PySide6.QtCore import Qt
 
 from app.document import DataSource, Document
 from app.models.attribute_list import AttributeListModel
-from app.models.column_selection import ColumnChoice, ColumnSelectionModel
+from app.models.column_selection import ColumnSelectionModel
+from engine.data.datatypes import ColumnChoice
 from app.models.data_table import DataTableModel
 from app.models.frame_table import FrameTableModel
 from app.models.hierarchy import HierarchyModel

@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.perspectives.explore.details import inspect_transformation
-from app.perspectives.risk.analysis import result_sides
+from engine.analysis.risk_comparison import result_sides
 from app.perspectives.utility import analysis as an
 from app.perspectives import PERSPECTIVES
 from tests.app.test_out_of_core_window import _close_data, adult_like, open_out_of_core  # noqa: F401, F811

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.document import DataSource, Document
-from app.out_of_core import OutOfCoreData
+from engine.backends.browse import OutOfCoreData
 from app.perspectives.utility import analysis as an
 from tests.engine.test_analysis_aggregates import assert_same
 from tests.shared_data import SHARED

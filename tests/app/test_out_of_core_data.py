@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from app.document import DataSource, Document
-from app.out_of_core import OutOfCoreData, out_of_core_backend
+from engine.backends.browse import OutOfCoreData, out_of_core_backend
 from engine.config import EngineConfig
 from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable

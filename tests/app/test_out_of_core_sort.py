@@ -141,7 +141,7 @@ def test_sorting_the_paged_view_out_of_core(qtbot, window, adult_like, tmp_path,
 def test_sorting_in_memory_is_the_same_order(qtbot, window, adult_like):
     """The in-memory table sorts alike (a permutation), and a tick in the sorted view
     changes the research subset at the record shown."""
-    from app.data_sources import ImportSpec
+    from engine.data.sources import ImportSpec
     from app.settings import AppSettings
     from engine.data.csv_import import CsvFormat
     AppSettings().memory_share = 0.5
@@ -169,8 +169,8 @@ def test_sorting_in_memory_is_the_same_order(qtbot, window, adult_like):
 def test_orders_of_many_values_are_duckdbs(adult_like, monkeypatch):
     """Beyond SORT_RANKS_MAX distinct values DuckDB orders alone: numbers by value, then
     text; the same rows as pandas' sort for a number column and a text column."""
-    import app.out_of_core_order as order
-    from app.out_of_core import OutOfCoreData
+    import engine.backends.browse_order as order
+    from engine.backends.browse import OutOfCoreData
     monkeypatch.setattr(order, "SORT_RANKS_MAX", 0)
     path = adult_like / "adult.csv"
     data = OutOfCoreData(path)
@@ -193,7 +193,7 @@ def test_orders_of_many_values_are_duckdbs(adult_like, monkeypatch):
 def test_columns_named_like_duckdbs_position_columns(tmp_path, suffix):
     """Data with columns 'filename' and 'file_row_number' sorts as well (numbered by a
     scan instead of DuckDB's position columns, which would clash)."""
-    from app.out_of_core import OutOfCoreData
+    from engine.backends.browse import OutOfCoreData
     frame = pd.DataFrame({"filename": [f"f{i % 7}" for i in range(1200)],
                           "file_row_number": [str((i * 13) % 50) for i in range(1200)]})
     path = tmp_path / f"odd{suffix}"

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from PySide6.QtCore import Qt
 
-from app.data_sources import ImportSpec
+from engine.data.sources import ImportSpec
 from app.settings import AppSettings
 from engine.data.csv_import import CsvFormat
 from tests.shared_data import SHARED
@@ -67,7 +67,7 @@ def open_out_of_core(qtbot, window, path: Path):
 
 
 def test_paged_view_is_served_by_duckdb(qtbot, window, adult_like, monkeypatch):
-    from app.out_of_core import OutOfCoreData
+    from engine.backends.browse import OutOfCoreData
     # the rows are counted in a worker: held until the view has been seen while counting
     # (on a fast machine the count could otherwise end before the first look)
     counting = threading.Event()

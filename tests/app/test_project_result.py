@@ -6,7 +6,7 @@ import zipfile
 import pandas as pd
 import pytest
 
-from app.data_sources import ImportSpec
+from engine.data.sources import ImportSpec
 from engine.config import QUASI_IDENTIFYING
 from tests.app.conftest import ADULT
 

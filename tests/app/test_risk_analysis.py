@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.perspectives.risk import analysis
-from app.perspectives.risk.analysis import (REGIONS, PopulationModel, interval_label,
-                                            make_side, percent, sampling_fractions,
-                                            uniqueness_curves)
+from engine.analysis import risk_comparison as analysis
+from engine.privacy.population import REGIONS, PopulationModel
+from app.perspectives.risk.labels import interval_label, percent
+from engine.analysis.risk_comparison import make_side, sampling_fractions, uniqueness_curves
 from engine.errors import Cancelled
 
 

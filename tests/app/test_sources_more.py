@@ -56,7 +56,7 @@ def test_parquet_file(qtbot, window, tmp_path):
 
 
 def test_parquet_preview_reads_only_the_first_rows(tmp_path):
-    from app.data_sources import read_parquet
+    from engine.data.sources import read_parquet
     path = tmp_path / "big.parquet"
     pd.DataFrame({"x": range(200_000)}).to_parquet(path, row_group_size=10_000)
     head = read_parquet(path, n_rows=100)

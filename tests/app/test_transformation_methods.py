@@ -77,7 +77,7 @@ def test_microaggregation_and_local_recoding_journey(qtbot, window, tmp_path, ca
 
 def test_risk_counts_a_microaggregated_attribute_as_a_quasi_identifier(tmp_path):
     import engine
-    from app.perspectives.risk.analysis import result_sides
+    from engine.analysis.risk_comparison import result_sides
     frame = pd.DataFrame({"sex": ["m"] * 4 + ["f"] * 3,
                           "age": ["20", "30", "40", "50", "60", "70", "80"]})
     (tmp_path / "sex.csv").write_text("m;*\nf;*\n")

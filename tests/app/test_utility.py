@@ -173,7 +173,7 @@ def test_scrolling_one_table_scrolls_the_other(perspective, result, qtbot):
 
 
 def _age_rank(values):
-    from engine.analysis.statistics import value_order
+    from engine.data.order import value_order
 
     distinct = list(dict.fromkeys(values))
     order = value_order(np.array(distinct, dtype=object))

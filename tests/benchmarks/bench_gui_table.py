@@ -45,7 +45,7 @@ def screenful(model, top: int, first_col: int = 0) -> None:
 
 
 def bench_open(rows: int, folder: Path) -> None:
-    from app.data_sources import ImportSpec
+    from engine.data.sources import ImportSpec
     from app.main_window import MainWindow
     from app.settings import AppSettings
     from engine.data.csv_import import detect_csv_format

@@ -4,7 +4,7 @@ the analyses' scans on the app's Parquet copy.
     python tests/benchmarks/bench_ooc_views.py [--rows 10000000] [--data adult.csv]
 
 On an Adult-like CSV (generated with ../shared/tools/datagen.py unless ``--data`` is
-given) prints, as the app's workers call them (``app.out_of_core.OutOfCoreData``):
+given) prints, as the app's workers call them (``engine.backends.browse.OutOfCoreData``):
 the row count with the Parquet copy of the file's text; one sort per column and
 direction (``OutOfCoreData.sort``) and a page at the end of that order; and the
 insensitive columns' distributions in one scan (``DuckDBBackend.column_counts``)
@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from app.out_of_core import OutOfCoreData  # noqa: E402
+from engine.backends.browse import OutOfCoreData  # noqa: E402
 from engine.backends import data_source  # noqa: E402
 from engine.backends.duckdb_backend import DuckDBBackend  # noqa: E402
 from engine.config import DataConfig, Job  # noqa: E402

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.analysis.statistics import (contingency, frequencies, group_codes, interval_bounds,
-                                        summary_statistics, value_order)
+from engine.analysis.statistics import contingency, frequencies, group_codes, summary_statistics
+from engine.data.order import interval_bounds, value_order
 from engine.data.datatypes import DECIMAL, INTEGER, DateType, OrdinalType
 from engine.data.table import EncodedTable
 

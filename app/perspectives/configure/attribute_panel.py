@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
 
 from app.document import Document
 from app.models.attribute_list import AttributeListModel
-from app.models.column_selection import DATA_TYPES
+from engine.data.datatypes import DATA_TYPES
 from app.perspectives.configure.pseudonym_editor import PseudonymEditor
 from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, role_of, set_role
 from app.theme import TYPE_LABELS, type_icon

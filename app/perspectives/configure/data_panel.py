@@ -134,11 +134,10 @@ class DataPanel(QWidget):
             self.row_pager.hide()
             self.go_to.hide()
         if out:
-            from app.out_of_core import describe
             data = self.doc.backend_source
             how = describe_subset(self.doc.subset_spec)
             error = self.model.rows.error
-            self.info.setText(describe(data, short=True)
+            self.info.setText(data.describe(short=True)
                               + (f" · subset: {how}" if how else "")
                               + (f" · {error}" if error else ""))
             self.info.setToolTip(f"{data.path}: too big for memory (more than the memory "

@@ -99,9 +99,6 @@ class NodeListModel(QAbstractTableModel):
             return -1
         return int(self._position[node_row])
 
-    def listed_rows(self) -> np.ndarray:
-        return self._rows
-
     # --- Qt model -------------------------------------------------------------------------------
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)

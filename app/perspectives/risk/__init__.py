@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer
 
-from app.perspectives.risk.analysis import PopulationModel, Thresholds
+from engine.privacy.population import PopulationModel
+from engine.analysis.risk_comparison import Thresholds
 from app.perspectives.risk.perspective import AUTO_LIMIT, RiskPerspective
 from app.widgets.population_editor import records_of
 from engine.config import QUASI_IDENTIFYING

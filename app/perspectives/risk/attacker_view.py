@@ -11,7 +11,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QGridLayout, QHBoxLayout, QHeaderView,
                                QLabel, QTableView, QVBoxLayout, QWidget)
 
-from app.perspectives.risk.analysis import Thresholds, percent
+from engine.analysis.risk_comparison import Thresholds
+from app.perspectives.risk.labels import percent
 from app.perspectives.risk.common import (BAR_OK, MUTED, BarPlot, Card, muted_label, set_state,
                                           state, title_label)
 from app.perspectives.risk.models import OverviewModel

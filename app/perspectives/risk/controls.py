@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QFrame, QHBoxLayout, QLabel
 
-from app.perspectives.risk.analysis import Thresholds
+from engine.analysis.risk_comparison import Thresholds
 from app.perspectives.risk.common import muted_label
 
 

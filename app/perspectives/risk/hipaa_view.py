@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QAbstractItemView, QHeaderView, QSplitter, QTableView,
                                QVBoxLayout, QWidget)
 
-from app.perspectives.risk.analysis import RiskSide
+from engine.analysis.risk_comparison import RiskSide
 from app.perspectives.risk.common import RunBar, input_and_output, muted_label
 from app.perspectives.risk.jobs import AnalysisJob
 from app.perspectives.risk.models import Column, FrameModel

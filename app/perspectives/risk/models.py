@@ -10,7 +10,8 @@ import pandas as pd
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
-from app.perspectives.risk.analysis import Thresholds, interval_label, percent
+from engine.analysis.risk_comparison import Thresholds
+from app.perspectives.risk.labels import interval_label, percent
 from app.perspectives.risk.common import BAD, BAD_COLOR, BAD_FILL, OK_COLOR, STATE_ROLE, state
 from engine.analysis.risk import RiskSummary
 

@@ -15,8 +15,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QHBoxLayout, QSizePolicy, QStackedWidget, QTabWidget,
                                QVBoxLayout, QWidget)
 
-from app.perspectives.risk.analysis import (PopulationModel, RiskSide, Thresholds, make_side,
-                                            result_levels, result_sides)
+from engine.privacy.population import PopulationModel
+from engine.analysis.risk_comparison import RiskSide, Thresholds, make_side, result_levels, result_sides
 from app.perspectives.risk.attacker_view import AttackerView
 from app.perspectives.risk.common import STYLE, muted_label, title_label
 from app.perspectives.risk.controls import ThresholdBar

@@ -15,7 +15,8 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView,
                                QSplitter, QTableView, QVBoxLayout, QWidget)
 
-from app.perspectives.risk.analysis import RiskSide, upper_label
+from engine.analysis.risk_comparison import RiskSide
+from app.perspectives.risk.labels import upper_label
 from app.perspectives.risk.common import BAR_BAD, BAR_OK, BarPlot, muted_label, side_header
 from app.perspectives.risk.models import RiskProfileModel
 

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QListWidget, QListWidgetItem, QSpinBox, QSplitter,
                                QStyledItemDelegate, QTableView, QVBoxLayout, QWidget)
 
-from app.perspectives.risk.analysis import RiskSide, percent
+from engine.analysis.risk_comparison import RiskSide
+from app.perspectives.risk.labels import percent
 from app.perspectives.risk.common import Card, RunBar, input_and_output, muted_label
 from app.perspectives.risk.jobs import AnalysisJob
 from app.perspectives.risk.models import USER, Column, FrameModel

@@ -16,10 +16,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from app.perspectives.risk.analysis import (DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, PopulationModel,
-                                            RiskSide, estimators, percent,
-                                            population_uniques, sampling_fractions,
-                                            uniqueness_curves)
+from engine.analysis.risk_comparison import DEFAULT_ESTIMATOR, ESTIMATOR_NAMES, RiskSide, estimators, population_uniques, sampling_fractions, uniqueness_curves
+from engine.privacy.population import PopulationModel
+from app.perspectives.risk.labels import percent
 from app.perspectives.risk.common import (CURVE_COLORS, MUTED, RunBar, input_and_output,
                                           muted_label)
 from app.perspectives.risk.jobs import AnalysisJob

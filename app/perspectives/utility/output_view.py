@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.analysis.statistics import value_ranks
+from engine.data.order import value_ranks
 from engine.data.datatypes import DataType
 from engine.output import ReleasedTable
 

@@ -18,7 +18,7 @@ from app.perspectives.utility.output_view import class_rank, sort_keys
 from app.perspectives.utility.row_order import RowOrder
 from app.perspectives.utility.table_models import ComparisonTableModel
 from app.widgets.pager import Pager
-from engine.analysis.statistics import value_ranks
+from engine.data.order import value_ranks
 from engine.data.datatypes import DataType
 from engine.data.table import EncodedTable
 from engine.output import ReleasedTable

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout)
 
-from app.data_sources import ImportSpec, guess_kind
+from engine.data.sources import ImportSpec, guess_kind
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
 from engine.data.csv_import import detect_csv_format
 from engine.errors import AnonymistError

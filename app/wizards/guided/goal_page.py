@@ -7,7 +7,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QRa
                                QVBoxLayout)
 
 from app.document import Settings
-from app.perspectives.risk.analysis import percent
+from app.perspectives.risk.labels import percent
 from app.wizards.guided.common import GuidedPage, explanation, muted
 from engine.analysis.risk import analyze_risk
 from engine.guide.presets import GOALS

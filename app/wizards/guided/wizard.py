@@ -70,12 +70,6 @@ class GuidedReleaseWizard(QWizard):
             status.setText(f"{label} failed: {message}")
 
     # --- the released transformation ----------------------------------------------------
-    def optimum_levels(self) -> tuple[int, ...] | None:
-        result = self.main_window.document.result
-        if result is None or result.optimum is None:
-            return None
-        return result.levels_of(None)
-
     def current_levels(self) -> tuple[int, ...] | None:
         """The levels of the transformation being released (the document's current one:
         applied in Explore, else the optimum)."""

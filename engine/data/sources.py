@@ -1,5 +1,5 @@
 """Reading data from CSV, Excel, Parquet, SPSS / Stata / SAS and databases into
-DataFrames of strings (Qt-free): the import wizard's entry point.
+DataFrames of strings: the import wizard's entry point.
 
 The readers are the engine's (``engine.data.readers``, shared with job files;
 CSV through ``engine.data.csv_import``); this module adds what the wizard decided

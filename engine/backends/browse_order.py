@@ -31,7 +31,7 @@ SORT_RANKS_MAX = 1_000_000
 
 
 class SortedRows:
-    """Orders of the records of an ``app.out_of_core.OutOfCoreData`` (its base class)."""
+    """Orders of the records of an ``engine.backends.browse.OutOfCoreData`` (its base class)."""
 
     def _init_orders(self) -> None:
         #: each order's file of row numbers ({(column, ascending): Parquet file})
@@ -46,7 +46,7 @@ class SortedRows:
     def _numbered(self, columns: list[str]) -> str:
         """A subquery of ``columns`` as text with each record's row number (``__row``,
         0-based, as the backend numbers the records), read from Parquet by position."""
-        from engine.backends.duckdb_backend import _as_text, ident, literal
+        from engine.backends.duckdb_backend import as_text, ident, literal
         if self._pages is not None:  # a CSV file's copy: already text
             files, offsets, text = [self._pages], [0], False
         elif self.kind == "parquet":
@@ -59,7 +59,7 @@ class SortedRows:
             raise DataError(f"{self.label}: sorting reads the Parquet copy of the file, "
                             f"which could not be made (is the temporary folder full?)")
         names = ", ".join(literal(str(f)) for f in files)
-        cols = ", ".join(_as_text(c) if text else ident(c) for c in columns)
+        cols = ", ".join(as_text(c) if text else ident(c) for c in columns)
         if {"file_row_number", "filename"} & set(self._names):
             # DuckDB's position columns would clash with the data's: numbered by a scan
             return (f"(SELECT {cols}, row_number() OVER () - 1 AS __row FROM read_parquet("
@@ -88,7 +88,7 @@ class SortedRows:
         if self.known_distinct(column) is not None or self._scalar(
                 f"SELECT approx_count_distinct({c}) FROM {self._text_scan()}"
         ) <= SORT_RANKS_MAX:
-            from engine.analysis.statistics import display_type, value_ranks
+            from engine.data.order import display_type, value_ranks
             values = self.distinct(column)["value"].to_numpy(dtype=object)
             ranks = pd.DataFrame({"value": values.astype(str), "rank": value_ranks(
                 values, display_type(values, data_type))})
@@ -98,7 +98,7 @@ class SortedRows:
             by = (f"(CASE d.{c} WHEN '' THEN 3 WHEN '*' THEN 2 ELSE CASE WHEN "
                   f"TRY_CAST(d.{c} AS DOUBLE) IS NULL THEN 1 ELSE 0 END END){desc}, "
                   f"TRY_CAST(d.{c} AS DOUBLE){desc}, d.{c}{desc}")
-        target = Path(self.backend._tmp) / f"order-{next(self._sort_files)}.parquet"
+        target = self.backend.temp_dir / f"order-{next(self._sort_files)}.parquet"
         cur = self._cursor()
         self._sort_cursor = cur
         try:

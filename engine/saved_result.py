@@ -31,10 +31,10 @@ from engine.problem import Problem
 from engine.project.job_file import job_to_dict
 from engine.result import AnonymizationResult
 from engine.search.outcome import SearchOutcome
-from engine.solution_space import SolutionSpace
+from engine.solution_space import SolutionSpace, loss_json, loss_value
 
 STATE_VERSION = 1
-#: project members (see app/project_file.py)
+#: project members (see app/project_file.py: the app's project files keep them)
 STATE_MEMBER = "result/state.json"
 ARRAY_MEMBERS = {"states": "result/space_states.npy",
                  "lower_bounds": "result/space_lower_bounds.npy",
@@ -85,16 +85,6 @@ def job_digest(job: Job) -> str:
 
 
 # --- saving ----------------------------------------------------------------------------------
-def _loss_json(loss):
-    if loss is None:
-        return None
-    return [float(x) for x in loss] if isinstance(loss, (tuple, list)) else float(loss)
-
-
-def _loss_value(value):
-    return tuple(float(x) for x in value) if isinstance(value, list) else value
-
-
 def _npy(array: np.ndarray) -> bytes:
     buf = io.BytesIO()
     np.save(buf, np.asarray(array), allow_pickle=False)
@@ -108,6 +98,7 @@ def result_state(result: AnonymizationResult, applied, job: Job | None,
     result restores only if it is the one the result was computed with."""
     space, outcome = result.space, result.outcome
     opt = outcome.optimum
+    space_json, states, bounds = space.saved()
     state = {
         "version": STATE_VERSION,
         "data_digest": table_digest(table),
@@ -119,29 +110,23 @@ def result_state(result: AnonymizationResult, applied, job: Job | None,
         "cancelled": outcome.cancelled,
         "optimum": None if opt is None else {
             "levels": [int(x) for x in opt.levels], "anonymous": bool(opt.anonymous),
-            "loss": _loss_json(opt.loss), "suppressed_records": int(opt.suppressed_records),
+            "loss": loss_json(opt.loss), "suppressed_records": int(opt.suppressed_records),
             "n_classes": int(opt.n_classes)},
         "applied": None if applied is None else [int(x) for x in applied],
-        "space": {
-            "dense": bool(space.dense),
-            "optimum_id": None if space.optimum_id is None else str(space.optimum_id),
-            "checked": [[str(i), _loss_json(loss), int(space.suppressed.get(i, -1))]
-                        for i, loss in space.losses.items()],
-            "sparse_states": [[str(i), int(s)] for i, s in space.sparse_states.items()],
-        },
+        "space": space_json,
         "local_recoding": None,
     }
     arrays = {}
-    if space.dense:
-        arrays[ARRAY_MEMBERS["states"]] = _npy(space.states)
-    if space.lower_bounds is not None:
-        arrays[ARRAY_MEMBERS["lower_bounds"]] = _npy(np.asarray(space.lower_bounds, float))
+    if states is not None:
+        arrays[ARRAY_MEMBERS["states"]] = _npy(states)
+    if bounds is not None:
+        arrays[ARRAY_MEMBERS["lower_bounds"]] = _npy(bounds)
     rec = result.local_recoding
     if rec is not None:
         state["local_recoding"] = {
             "suppressed_before": int(rec.suppressed_before),
             "suppressed_after": int(rec.suppressed_after),
-            "loss_before": _loss_json(rec.loss_before), "loss_after": _loss_json(rec.loss_after),
+            "loss_before": loss_json(rec.loss_before), "loss_after": loss_json(rec.loss_after),
             "elapsed_s": float(rec.elapsed_s), "steps": rec.steps, "settings": rec.settings}
         arrays[ARRAY_MEMBERS["recoding_levels"]] = _npy(np.asarray(rec.levels, np.int64))
         arrays[ARRAY_MEMBERS["recoding_suppressed"]] = _npy(np.asarray(rec.suppressed, bool))
@@ -178,25 +163,10 @@ def restore_result(table: EncodedTable, job: Job, state: dict,
         raise ResultMismatch("the configuration is not the one the result was computed "
                              "with")
     problem = Problem(table, job)
-    lattice = problem.lattice
-    saved = state["space"]
-    space = SolutionSpace(lattice, bool(saved["dense"]))
     try:
-        if space.dense:
-            states = arrays.get(ARRAY_MEMBERS["states"])
-            if states is None or states.shape != space.states.shape:
-                raise ResultMismatch("the saved solution space does not fit the lattice")
-            space.states[:] = states
-        else:
-            space.sparse_states = {int(i): int(s) for i, s in saved["sparse_states"]}
-        for i, loss, suppressed in saved["checked"]:
-            space.losses[int(i)] = _loss_value(loss)
-            if suppressed >= 0:
-                space.suppressed[int(i)] = int(suppressed)
-        bounds = arrays.get(ARRAY_MEMBERS["lower_bounds"])
-        if bounds is not None:
-            space.lower_bounds = bounds
-        space.optimum_id = None if saved["optimum_id"] is None else int(saved["optimum_id"])
+        space = SolutionSpace.restored(problem.lattice, state["space"],
+                                       arrays.get(ARRAY_MEMBERS["states"]),
+                                       arrays.get(ARRAY_MEMBERS["lower_bounds"]))
     except (KeyError, TypeError, ValueError) as e:
         raise ResultMismatch(f"the saved solution space is damaged: {e}") from None
     optimum = None
@@ -221,8 +191,8 @@ def restore_result(table: EncodedTable, job: Job, state: dict,
         if levels is None or suppressed is None or len(suppressed) != n_base:
             raise ResultMismatch("the saved local recoding does not fit the data")
         recoding = LocalRecoding(levels, suppressed.astype(bool), rec["suppressed_before"],
-                                 rec["suppressed_after"], _loss_value(rec["loss_before"]),
-                                 _loss_value(rec["loss_after"]), rec["elapsed_s"],
+                                 rec["suppressed_after"], loss_value(rec["loss_before"]),
+                                 loss_value(rec["loss_after"]), rec["elapsed_s"],
                                  list(rec["steps"]), dict(rec["settings"]))
     return AnonymizationResult(problem, outcome, float(state["elapsed_s"]),
                                local_recoding=recoding)

@@ -1,4 +1,5 @@
-"""What the Analyze-risk views show, computed without Qt (so it runs in a worker thread).
+"""Re-identification risk of input beside output: what the app's Analyze-risk views show
+(computed in worker threads).
 
 A `RiskSide` is one table of the comparison (the input, or the output of a
 transformation) with its class sizes; `Thresholds` say which figures are
@@ -20,7 +21,6 @@ from engine.analysis.risk import (ClassSizes, PopulationEstimator, RiskSummary, 
 from engine.analysis.statistics import Data, n_rows, row_weights
 from engine.data.table import EncodedTable
 from engine.errors import Cancelled
-from engine.privacy.population import REGIONS, PopulationModel  # noqa: F401 (used by the views)
 from engine.progress import CancelCheck, ProgressCallback, Reporter
 
 #: the estimators in the order ARX shows them
@@ -221,38 +221,3 @@ def population_uniques(side: RiskSide, fraction: float,
         return None
     value = _estimate(fn, side.sizes.sample, fraction)
     return None if math.isnan(value) else value
-
-
-# --- formatting ---------------------------------------------------------------------------
-def percent(value: float | None, digits: int = 2) -> str:
-    """A share as a percentage that never rounds a non-zero value to zero."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "–"
-    pct = 100.0 * value
-    if pct == 0:
-        return "0 %"
-    if abs(pct) < 1e-4:
-        return f"{pct:.1e} %"
-    if abs(pct) < 10 ** -digits:
-        return f"{pct:.2g} %"
-    return f"{pct:.{digits}f} %"
-
-
-def interval_label(lower: float, upper: float) -> str:
-    """``]lower, upper]`` of the risk profile, in percent."""
-    return f"]{_short_pct(lower)}, {_short_pct(upper)}]"
-
-
-def _short_pct(value: float) -> str:
-    pct = 100.0 * value
-    if pct == 0:
-        return "0"
-    if pct < 0.01:
-        return f"{pct:.0e}".replace("e-0", "e-")
-    return f"{pct:.3g}"
-
-
-def upper_label(upper: float) -> str:
-    """A bin's short axis label: its upper bound in percent."""
-    return _short_pct(upper)
-

@@ -1,9 +1,10 @@
-"""Data too big for memory, served by DuckDB queries (no Qt: called from workers).
+"""Browsing data too big for memory: pages, orders, distinct values and released pages,
+served by DuckDB queries (called from the app's workers).
 
 When a CSV file, a Parquet file or a glob of Parquet files is larger than the
 engine's ``auto`` rule allows in memory (``engine.backends.choose_backend``:
 ``[engine] memory_share`` of the machine's memory), the document holds an
-``OutOfCoreData`` instead of an ``EncodedTable`` (``Document.backend_source``).
+``OutOfCoreData`` instead of an ``EncodedTable``.
 Everything the GUI needs of the records is a query on the file:
 
 - ``names`` (the columns), ``n_rows`` (known at once for Parquet; for CSV counted
@@ -21,7 +22,10 @@ Everything the GUI needs of the records is a query on the file:
   ``engine.output.release_plan`` as the backend writes them;
 - ``sort(column, ascending, data_type)``: the records' order by a column, written
   once by DuckDB, that ``page(start, count, order)`` then reads
-  (``app.out_of_core_order``).
+  (``engine.backends.browse_order``).
+
+This is the only place outside the backends' own modules that writes SQL for the
+app: the app asks for pages, orders and counts, never for a query.
 
 Each query runs on its own DuckDB cursor (thread-safe, several may run at once);
 ``cancel()`` interrupts the running ones. Results are cached where they are small
@@ -36,10 +40,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from app.out_of_core_order import SortedRows
 from engine.backends import DataSource, choose_backend, data_source, estimated_memory
 from engine.backends.base import PhaseProgress, ReleasePlan
+from engine.backends.browse_order import SortedRows
 from engine.config import DataConfig, EngineConfig, Job
+from engine.data.datatypes import declared_types
+from engine.data.files import is_glob
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
 
@@ -53,10 +59,6 @@ HEAD_ROWS = 1000
 VIEW_MEMORY_LIMIT = "1GB"
 #: file suffixes the out-of-core path reads
 SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
-
-
-def is_glob(path: str) -> bool:
-    return any(ch in str(path) for ch in "*?[")
 
 
 def out_of_core_backend(path: str | Path, engine: EngineConfig, delimiter: str = ";",
@@ -142,6 +144,13 @@ class OutOfCoreData(SortedRows):
     def size_bytes(self) -> int:
         return self.source.size_bytes
 
+    def describe(self, short: bool = False) -> str:
+        """``Out of core (DuckDB) · 10,000,000 rows × 15 columns`` (rows: "counting rows…"
+        until counted); ``short``: without the columns."""
+        rows = "counting rows…" if self.n_rows is None else f"{self.n_rows:,} rows"
+        return f"Out of core (DuckDB) · {rows}" + ("" if short else
+                                                    f" × {len(self.names):,} columns")
+
     def estimated_memory(self) -> float:
         """Bytes the in-memory path would need for this data."""
         return estimated_memory(self.source)
@@ -160,7 +169,7 @@ class OutOfCoreData(SortedRows):
         with self._queries:
             if self._closed:
                 raise DataError(f"{self.label}: the data was closed")
-            cur = self.backend.con.cursor()
+            cur = self.backend.cursor()
             self._cursors.add(cur)
         return cur
 
@@ -176,10 +185,10 @@ class OutOfCoreData(SortedRows):
     def _text_scan(self) -> str:
         """A subquery of every column as text (missing as ''): the Parquet copy of a CSV
         file once ``count_rows`` made it, else the file itself."""
-        from engine.backends.duckdb_backend import _as_text, literal
+        from engine.backends.duckdb_backend import as_text, literal
         if self._pages is not None:
             return f"read_parquet({literal(str(self._pages))})"
-        return (f"(SELECT {', '.join(_as_text(c) for c in self._names)} "
+        return (f"(SELECT {', '.join(as_text(c) for c in self._names)} "
                 f"FROM {self.backend.scan()})")
 
     def query(self, sql: str) -> pd.DataFrame:
@@ -226,7 +235,7 @@ class OutOfCoreData(SortedRows):
         import pyarrow.parquet as pq
 
         from engine.backends.duckdb_backend import literal
-        target = Path(self.backend._tmp) / "pages.parquet"
+        target = self.backend.temp_dir / "pages.parquet"
         partial = target.with_suffix(".partial")
         cur = self._cursor()
         try:
@@ -361,12 +370,7 @@ class OutOfCoreData(SortedRows):
             if self._release is None:
                 self._release = DuckDBBackend(self.source, self.memory_limit)
                 self._release.text_copy = self.text_copy
-            sql = self._release.release_query(plan, empty_as_null=False)
-            try:
-                return self._release.con.execute(
-                    f"SELECT * FROM ({sql}) LIMIT {int(count)} OFFSET {int(start)}").df()
-            except Exception as e:  # noqa: BLE001
-                raise DataError(f"{self.label}: {str(e).splitlines()[0]}") from None
+            return self._release.rows(start, count, plan)
 
     # --- lifetime -----------------------------------------------------------------------
     def cancel(self) -> None:
@@ -379,7 +383,7 @@ class OutOfCoreData(SortedRows):
             except Exception:  # noqa: BLE001 - ended meanwhile
                 pass
         try:
-            self.backend.con.interrupt()  # a frequency table being counted
+            self.backend.interrupt()  # a frequency table being counted
         except Exception:  # noqa: BLE001
             pass
 
@@ -409,7 +413,7 @@ def _identity(source: DataSource) -> tuple:
 
 
 def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
-    """``OutOfCoreData`` for an import wizard's ``app.data_sources.ImportSpec`` (CSV or
+    """``OutOfCoreData`` for an import's ``engine.data.sources.ImportSpec`` (CSV or
     Parquet). Out of core every column is read as the file has it: what the records
     would need rewriting for (columns left out or renamed, no header row, a quote
     character other than '"') is refused with the reason."""
@@ -428,19 +432,8 @@ def open_out_of_core(spec, memory_limit: str | None = None) -> OutOfCoreData:
     data = OutOfCoreData(spec.location, fmt.delimiter if fmt else ";",
                          fmt.encoding if fmt else "utf-8", memory_limit)
     if not spec.data_types:  # opened without the wizard: types from the first rows
-        from app.wizards.columns_page import column_choices
-        data.detected_types = {c.name: (None if c.data_type == "string" else c.data_type,
-                                        c.format)
-                               for c in column_choices(data.sample(HEAD_ROWS))}
+        data.detected_types = declared_types(data.sample(HEAD_ROWS))
     return data
-
-
-def describe(data: OutOfCoreData, short: bool = False) -> str:
-    """``Out of core (DuckDB) · 10,000,000 rows × 15 columns`` (rows: "counting rows…"
-    until counted); ``short``: without the columns."""
-    rows = "counting rows…" if data.n_rows is None else f"{data.n_rows:,} rows"
-    return f"Out of core (DuckDB) · {rows}" + ("" if short else
-                                                f" × {len(data.names):,} columns")
 
 
 @dataclass(frozen=True)
