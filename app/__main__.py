@@ -41,6 +41,11 @@ def main(argv: list[str] | None = None) -> int:
     """Start the GUI; ``argv`` without the program name (default: ``sys.argv[1:]``)."""
     args = parse_args(sys.argv[1:] if argv is None else argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from app.platform_check import EXIT_NO_DISPLAY, problem
+    cannot_open = problem()
+    if cannot_open:  # Qt would abort (exit 134) with a misleading message
+        print(f"anonymist: {cannot_open}", file=sys.stderr)
+        return EXIT_NO_DISPLAY
     qapp = create_application()
     from PySide6.QtCore import QTimer
 
