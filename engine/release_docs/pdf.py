@@ -29,7 +29,8 @@ def _num(x, digits: int = 4) -> str:
     if isinstance(x, int):
         return f"{x:,}"
     if isinstance(x, float):
-        return f"{x:.{digits}g}"
+        shown = f"{x:.{digits}g}"
+        return shown[1:] if shown.startswith("-") and float(shown) == 0 else shown  # not -0
     return str(x)
 
 
@@ -94,14 +95,29 @@ class _Doc:
         self.pdf.multi_cell(0, 4.6, text, new_x="LMARGIN", new_y="NEXT", align="L")
 
     def pairs(self, rows: list[tuple[str, str]], key_width: float = 52, mono_keys=()):
+        """Key / value lines side by side. A pair that does not fit the page starts the
+        next one whole (the key and its value stay together); the y position is taken
+        on the page the pair is written on, never carried over a page break."""
+        pdf = self.pdf
         for key, value in rows:
+            mono = key in mono_keys
             self.font(9, bold=True)
-            y = self.pdf.get_y()
-            self.pdf.multi_cell(key_width, 5, key, new_x="RIGHT", new_y="TOP", align="L")
-            self.font(8.5 if key in mono_keys else 9, mono=key in mono_keys)
-            self.pdf.multi_cell(self.width - key_width, 5, value, new_x="LMARGIN", new_y="NEXT",
-                                align="L")
-            self.pdf.set_y(max(self.pdf.get_y(), y + 5))
+            key_h = pdf.multi_cell(key_width, 5, key, dry_run=True, output="HEIGHT")
+            self.font(8.5 if mono else 9, mono=mono)
+            value_h = pdf.multi_cell(self.width - key_width, 5, value, dry_run=True,
+                                     output="HEIGHT")
+            height = max(key_h, value_h, 5)
+            if pdf.get_y() + height > pdf.page_break_trigger \
+                    and height < pdf.page_break_trigger - pdf.t_margin:
+                pdf.add_page()
+            y, page = pdf.get_y(), pdf.page
+            self.font(9, bold=True)
+            pdf.multi_cell(key_width, 5, key, new_x="RIGHT", new_y="TOP", align="L")
+            self.font(8.5 if mono else 9, mono=mono)
+            pdf.multi_cell(self.width - key_width, 5, value, new_x="LMARGIN", new_y="NEXT",
+                           align="L")
+            if pdf.page == page:
+                pdf.set_y(max(pdf.get_y(), y + height))
 
     def table(self, header: list[str], rows: list[list[str]], widths=None, size: float = 8):
         self.font(size)
@@ -249,7 +265,10 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
             extra.append(f"weight {a['weight']}")
         if "pseudonym" in a:
             extra.append(_pseudonym_note(a["pseudonym"]))
-        rows.append([a["name"], a["type"], a.get("hierarchy", "–"),
+        hierarchy = a.get("hierarchy", "–")
+        if a.get("hierarchy_levels"):
+            hierarchy += ": " + " → ".join(a["hierarchy_levels"])
+        rows.append([a["name"], a["type"], hierarchy,
                      str(a.get("height", "–")), "; ".join(extra)])
     doc.table(["attribute", "type", "hierarchy", "height", "notes"], rows,
               widths=(34, 30, 50, 14, 46))

@@ -108,6 +108,17 @@ def _risk(summary) -> dict:
             "marketer": {"success_rate": summary.marketer}}
 
 
+def hierarchy_levels(h) -> list[str]:
+    """How a hierarchy coarsens, level by level from level 1, for a reader of the
+    report: one generalized label per level, taken along the chain of the hierarchy's
+    middle row (``35-39``, ``30-39``, ``*``). Level 0, the original values, is never
+    named: the report may leave the organisation."""
+    if not h.rows:
+        return []
+    row = h.rows[len(h.rows) // 2]
+    return [str(v) for v in row[1:]]
+
+
 def _configuration(problem) -> dict:
     job = problem.job
     d = job_to_dict(job)
@@ -119,6 +130,10 @@ def _configuration(problem) -> dict:
         if a is not None:
             if a.hierarchy_path:
                 entry["hierarchy"] = Path(a.hierarchy_path).name
+            elif a.hierarchy is not None:
+                entry["hierarchy"] = a.hierarchy.source or "built in the app"
+            if a.hierarchy is not None and name in heights:
+                entry["hierarchy_levels"] = hierarchy_levels(a.hierarchy)
             if name in heights:
                 entry["height"] = heights[name]
             if a.type == QUASI_IDENTIFYING:

@@ -105,7 +105,7 @@ def finish(rows: list[list[str]], levels: int, has_missing: bool, attribute: str
     if not rows:
         raise BuilderError(f"the {builder} builder got no values to build a hierarchy for")
     try:
-        return Hierarchy.from_rows(rows, attribute=attribute)
+        return Hierarchy.from_rows(rows, attribute=attribute, source=f"{builder} builder")
     except BuilderError:
         raise
     except HierarchyError as e:
