@@ -1,0 +1,65 @@
+"""Direct identifiers inside released columns: found, counted, scrubbed.
+
+Every column released as it is (sensitive and insensitive attributes, quasi-identifiers
+at level 0) is scanned before anything is written (``engine.output``), and ``anonymist
+verify`` scans a released file the same way (``engine.verify``). What is looked for:
+
+- patterns with their checks (``engine.identifiers.patterns``): e-mail addresses,
+  telephone numbers (``phonenumbers``), IBANs (mod 97), payment card numbers (Luhn),
+  IP addresses, URLs, US SSNs, UK NHS numbers, Dutch BSNs, German Steuer-IDs;
+- the job's identifying values inside other columns (``names.IdentifyingValues``):
+  a patient's name, or the row's own record number, in a note;
+- names of persons in no column (``names.listed_name_spans``): a title ("Dr. Hale") or
+  a common given name followed by a capitalised word, or alone within free text.
+
+Scanning reads each distinct value once (``scan.scan_column``); scrubbing replaces
+every span by its kind in brackets (``[PHONE]``) and counts the replacements.
+"""
+from __future__ import annotations
+
+import re
+
+from engine.identifiers.names import IdentifyingValues, listed_name_spans
+from engine.identifiers.patterns import (CARD, EMAIL, ID, IBAN, IP, KIND_LABELS, KINDS, NAME,
+                                         PHONE, URL, Span, pattern_spans)
+
+__all__ = ["KINDS", "KIND_LABELS", "NAME", "EMAIL", "PHONE", "IBAN", "CARD", "IP", "URL", "ID",
+           "Span", "IdentifyingValues", "find_spans", "scrub_text", "is_free_text"]
+
+_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+def is_free_text(text: str) -> bool:
+    """At least three words: a note, not a category or a code."""
+    return len(_WORDS.findall(text)) >= 3
+
+
+def find_spans(text: str, values: IdentifyingValues | None = None,
+               own=()) -> list[Span]:
+    """Every identifier in ``text``, without overlaps, in text order: patterns first,
+    then the job's identifying values (``own``: the row's own identifying numbers), then
+    listed names."""
+    if not text:
+        return []
+    free = is_free_text(text)
+    spans = pattern_spans(text, in_text=None)
+    taken = [(s.start, s.end) for s in spans]
+    more = (values.spans(text, own) if values is not None else []) + \
+        listed_name_spans(text, free)
+    for s in more:
+        if not any(s.start < b and a < s.end for a, b in taken):
+            spans.append(s)
+            taken.append((s.start, s.end))
+    spans.sort(key=lambda s: s.start)
+    return spans
+
+
+def scrub_text(text: str, spans: list[Span]) -> str:
+    """``text`` with each span replaced by its kind in brackets ("[PHONE]")."""
+    out, at = [], 0
+    for s in sorted(spans, key=lambda s: s.start):
+        out.append(text[at:s.start])
+        out.append(f"[{s.kind}]")
+        at = s.end
+    out.append(text[at:])
+    return "".join(out)

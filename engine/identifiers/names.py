@@ -1,0 +1,162 @@
+"""Names inside a text: the job's own identifying values (a patient's name or record
+number in a note) and names of persons who appear in no column (a doctor named in a
+note), recognised by a title ("Dr. Hale", "Mrs O'Neill") or a common given name
+(``resources/names/given_names.txt``) followed by a capitalised word ("Mary Jones"),
+or alone within free text.
+
+Whole tokens only; names case-insensitively, tokens of at least 3 characters and not
+ordinary English words; numbers (a record number) as exact tokens.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.identifiers.patterns import ID, NAME, Span
+
+#: words never taken for a name token, whatever the data or the list say
+COMMON_WORDS = frozenset("""
+the and for with from that this than then there their they them was were will would
+may might can could should shall must not but all any are has have had his her hers him
+she who whom what when where which while why how very more most much many some such
+new old one two three four five six seven eight nine ten first last next per via
+patient patients visit visits doctor nurse clinic hospital ward room home note notes
+left right pain daily twice week weeks month months year years day days today
+mark grace hope faith joy rose will june april august may bill frank jack ray don
+art guy dawn amber ruby crystal holly pearl ivy iris daisy lily violet summer autumn
+winter spring sunny rich young king queen prince major brown green white black gray grey
+street road lane avenue drive court place house city town hill park north south east west
+mr mrs ms miss dr prof sir dame mx sister brother mother father son daughter wife husband
+""".split())
+
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Sir|Dame|Sister|Nurse|Doctor|"
+                    r"Professor|Herr|Frau|Mme|Mlle|M)\.?[ \t]+"
+                    r"((?:[A-Z][a-z]*\.?[ \t]+)?(?:(?:[Oo]'|Mc|Mac|[Vv]an[ \t]+|[Dd]e[ \t]+)?"
+                    r"[A-Z][\w'\-]+))")
+_CAPITALISED = re.compile(r"\b([A-Z][a-z]{2,})(?:[ \t]+([A-Z][\w'\-]+))?")
+_WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
+_TOKEN = re.compile(r"\w[\w\-./]*\w|\w")
+_NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w]|\.\d)")
+#: free text: two letters in a row somewhere
+_FREE_TEXT = re.compile(r"[^\W\d_]{2}")
+
+
+@functools.lru_cache(maxsize=1)
+def given_names() -> frozenset[str]:
+    """The shipped list of common given names (lower case)."""
+    import resources
+    path = Path(resources.__file__).parent / "names" / "given_names.txt"
+    return frozenset(w for w in path.read_text(encoding="utf-8").split()
+                     if w not in COMMON_WORDS)
+
+
+def listed_name_spans(text: str, free_text: bool) -> list[Span]:
+    """Names of persons by a title, or by a listed given name followed by a capitalised
+    word; a listed given name alone only in free text (``free_text``)."""
+    spans = [Span(m.start(1), m.end(1), NAME, "title") for m in _TITLE.finditer(text)]
+    names = given_names()
+    for m in _CAPITALISED.finditer(text):
+        first, second = m.group(1), m.group(2)
+        if first.lower() not in names:
+            continue
+        if second and second.lower() not in COMMON_WORDS and not second.isupper():
+            spans.append(Span(m.start(1), m.end(2), NAME, "given name and surname"))
+        elif free_text:
+            spans.append(Span(m.start(1), m.end(1), NAME, "given name"))
+    return spans
+
+
+def _is_name_value(value: str) -> bool:
+    words = _WORD.findall(value)
+    return 0 < len(words) <= 5 and not any(c.isdigit() for c in value)
+
+
+@dataclass(frozen=True)
+class IdentifyingValues:
+    """The values of a job's identifying attributes (and its person column), as they
+    are looked for inside released columns.
+
+    ``name_tokens``: the words of name-like columns (lower case, >= 3 letters, not
+    common words); ``codes``: other values with a letter (exact tokens, >= 3
+    characters); ``numbers``: values that are digits only (>= 3 digits), matched as
+    exact tokens within free text of the same row only (``own``), so that a record
+    number 120 is not found in every blood pressure of 120."""
+
+    name_tokens: frozenset[str] = frozenset()
+    codes: frozenset[str] = frozenset()
+    numbers: frozenset[str] = frozenset()
+    #: the identifying columns whose values are numbers (for the same-row match)
+    number_columns: tuple[str, ...] = ()
+    sources: dict = field(default_factory=dict)  # token -> the column it came from
+
+    @property
+    def empty(self) -> bool:
+        return not (self.name_tokens or self.codes or self.numbers)
+
+    @classmethod
+    def build(cls, columns: dict[str, Iterable[str]]) -> "IdentifyingValues":
+        """From each identifying column's distinct values: a column is name-like when
+        most of its values are a few words without digits."""
+        tokens, codes, numbers, number_columns, sources = set(), set(), set(), [], {}
+        for name, values in columns.items():
+            values = [str(v).strip() for v in values]
+            values = [v for v in values if v]
+            if not values:
+                continue
+            named = sum(map(_is_name_value, values)) >= 0.8 * len(values)
+            has_numbers = False
+            for v in values:
+                if named:
+                    for w in _WORD.findall(v):
+                        w = w.lower()
+                        if len(w) >= 3 and w not in COMMON_WORDS:
+                            tokens.add(w)
+                            sources.setdefault(w, name)
+                elif v.isdigit():
+                    if len(v) >= 3:
+                        numbers.add(v)
+                        has_numbers = True
+                elif len(v) >= 3 and re.search(r"[^\W_]", v):
+                    codes.add(v.lower())
+                    sources.setdefault(v.lower(), name)
+            if has_numbers:
+                number_columns.append(name)
+        return cls(frozenset(tokens), frozenset(codes), frozenset(numbers),
+                   tuple(number_columns), sources)
+
+    def spans(self, text: str, own: Iterable[str] = ()) -> list[Span]:
+        """Identifying values inside ``text``: name words (merged when adjacent), codes,
+        and the row's own numbers ``own`` (within free text)."""
+        out: list[Span] = []
+        if self.name_tokens:
+            for m in _WORD.finditer(text):
+                if m.group().lower() in self.name_tokens:
+                    if out and out[-1].kind == NAME and not text[out[-1].end:m.start()].strip(
+                            " \t,"):
+                        out[-1] = Span(out[-1].start, m.end(), NAME, out[-1].detail)
+                    else:
+                        out.append(Span(m.start(), m.end(), NAME,
+                                        f"a value of '{self.sources[m.group().lower()]}'"))
+        if self.codes:
+            for m in _TOKEN.finditer(text):
+                if m.group().lower() in self.codes:
+                    out.append(Span(m.start(), m.end(), ID,
+                                    f"a value of '{self.sources[m.group().lower()]}'"))
+        own = {o for o in own if o in self.numbers}
+        if own and _FREE_TEXT.search(text):
+            for m in _NUMBER.finditer(text):
+                if m.group() in own:
+                    out.append(Span(m.start(), m.end(), ID, "the row's own identifier"))
+        return out
+
+    def candidate_numbers(self, text: str) -> frozenset[str]:
+        """The identifying numbers ``text`` holds as tokens (any row's): the candidates
+        of the same-row match."""
+        if not self.numbers:
+            return frozenset()
+        if not _FREE_TEXT.search(text):
+            return frozenset()
+        return frozenset(t for t in _NUMBER.findall(text) if t in self.numbers)

@@ -1,0 +1,244 @@
+"""Direct identifiers recognised inside a text, each by its shape and, where it has
+one, its check: e-mail addresses, URLs, IBANs (ISO 13616 mod 97), payment card
+numbers (Luhn), IP addresses (``ipaddress``), national identifiers with a check (US
+SSN without its never-issued ranges, UK NHS number mod 11, Dutch BSN 11-proof, German
+Steuer-ID ISO 7064 MOD 11,10) and telephone numbers (``phonenumbers``, on candidates
+a cheap pattern finds first).
+
+``pattern_spans(text)`` gives the spans found, without overlaps, in text order.
+"""
+from __future__ import annotations
+
+import ipaddress
+import re
+from dataclasses import dataclass
+
+NAME, EMAIL, PHONE, IBAN, CARD, IP, URL, ID = (
+    "NAME", "EMAIL", "PHONE", "IBAN", "CARD", "IP", "URL", "ID")
+#: every kind, as the scrubbed text writes it ("[PHONE]")
+KINDS = (NAME, EMAIL, PHONE, IBAN, CARD, IP, URL, ID)
+KIND_LABELS = {NAME: "person name", EMAIL: "e-mail address", PHONE: "telephone number",
+               IBAN: "IBAN", CARD: "payment card number", IP: "IP address", URL: "URL",
+               ID: "identifier"}
+
+
+@dataclass(frozen=True)
+class Span:
+    """One identifier found in a text: ``text[start:end]`` is of ``kind``."""
+
+    start: int
+    end: int
+    kind: str
+    detail: str = ""
+
+
+# --- cheap pre-filter: a text none of these match holds no pattern identifier --------
+#: three digits in a row, an @, a URL's scheme or www., an IPv6's colons
+PREFILTER = re.compile(r"\d{3}|\d\.\d{1,3}\.\d|@|://|www\.|[0-9A-Fa-f]:[0-9A-Fa-f]*:",
+                       re.ASCII)
+#: the same for DuckDB's regexp_matches (RE2 syntax)
+PREFILTER_SQL = r"[0-9]{3}|[0-9]\.[0-9]{1,3}\.[0-9]|@|://|www\.|[0-9A-Fa-f]:[0-9A-Fa-f]*:"
+
+_EMAIL = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}(?![\w\-])")
+_URL = re.compile(r"(?i)\b(?:(?:https?|ftp)://|www\.)[^\s<>\"']+")
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
+_DIGIT_RUN = re.compile(r"(?<![\w+])(?:\+ ?)?\(?\d[\d ().\-/]{5,22}\d(?!\w)")
+_IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)")
+_IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+_SSN = re.compile(r"(?<![\w\-])(\d{3})-(\d{2})-(\d{4})(?![\w\-])")
+_DATE = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\d{2,4}")
+#: dates and times in a text: never part of a number found
+_DATE_TIME = re.compile(r"(?<![\d\-/.])(?:\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}"
+                        r"[\-/.]\d{2,4})(?![\d\-/.])|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_US_PHONE_SHAPE = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
+#: default regions for numbers written without their country code
+REGIONS = ("US", "GB", "DE", "NL", "FR", "CA", "AU", "IE", "AT", "CH", "BE", "IT", "ES")
+#: IBAN lengths by country (ISO 13616 registry, the common ones; others: 15 to 34)
+_IBAN_LENGTHS = {"AD": 24, "AT": 20, "BE": 16, "CH": 21, "CZ": 24, "DE": 22, "DK": 18,
+                 "ES": 24, "FI": 18, "FR": 27, "GB": 22, "GR": 27, "HR": 21, "HU": 28,
+                 "IE": 22, "IT": 27, "LU": 20, "NL": 18, "NO": 15, "PL": 28, "PT": 25,
+                 "SE": 24, "SI": 19, "SK": 24}
+
+
+# --- checks -----------------------------------------------------------------------------
+def iban_ok(text: str) -> bool:
+    """ISO 13616: the country's length and mod 97 == 1 of the rearranged number."""
+    s = text.replace(" ", "").upper()
+    if not 15 <= len(s) <= 34 or _IBAN_LENGTHS.get(s[:2], len(s)) != len(s):
+        return False
+    moved = s[4:] + s[:4]
+    digits = "".join(str(int(c, 36)) for c in moved)
+    return int(digits) % 97 == 1
+
+
+def luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, c in enumerate(reversed(digits)):
+        d = int(c)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def card_ok(digits: str) -> bool:
+    """13-19 digits of a card network's range (2-6), Luhn, not one digit repeated."""
+    return (13 <= len(digits) <= 19 and digits[0] in "23456" and len(set(digits)) > 1
+            and luhn_ok(digits))
+
+
+def ssn_ok(area: str, group: str, serial: str) -> bool:
+    """A US SSN outside the never-issued ranges (area 000, 666, 900-999; group 00;
+    serial 0000)."""
+    a = int(area)
+    return a != 0 and a != 666 and a < 900 and group != "00" and serial != "0000"
+
+
+def nhs_ok(digits: str) -> bool:
+    """UK NHS number: 10 digits, mod 11 check digit."""
+    if len(digits) != 10 or len(set(digits)) == 1:
+        return False
+    check = 11 - sum(int(d) * (10 - i) for i, d in enumerate(digits[:9])) % 11
+    check = 0 if check == 11 else check
+    return check != 10 and check == int(digits[9])
+
+
+def bsn_ok(digits: str) -> bool:
+    """Dutch BSN: 9 digits, the 11-proof (9..2 weights, the last digit -1)."""
+    if len(digits) != 9 or digits[0] == "0" and digits[1] == "0" or len(set(digits)) == 1:
+        return False
+    total = sum(int(d) * (9 - i) for i, d in enumerate(digits[:8])) - int(digits[8])
+    return total % 11 == 0 and total != 0
+
+
+def steuer_id_ok(digits: str) -> bool:
+    """German Steuer-ID: 11 digits, no leading 0, in the first ten one digit twice or
+    three times and the check digit of ISO 7064 MOD 11,10."""
+    if len(digits) != 11 or digits[0] == "0":
+        return False
+    counts = sorted((digits[:10].count(d) for d in set(digits[:10])), reverse=True)
+    if counts[0] not in (2, 3) or counts[1] > 1:
+        return False
+    product = 10
+    for d in digits[:10]:
+        total = (int(d) + product) % 10
+        product = (total or 10) * 2 % 11
+    check = 11 - product
+    return (0 if check == 10 else check) == int(digits[10])
+
+
+def ip_ok(text: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return not (ip.is_unspecified or (ip.version == 4 and text.startswith("0.")))
+
+
+_phonenumbers = None
+
+
+def _phones():
+    global _phonenumbers
+    if _phonenumbers is None:
+        import phonenumbers
+        _phonenumbers = phonenumbers
+    return _phonenumbers
+
+
+def phone_ok(candidate: str, in_text: bool) -> str | None:
+    """The region a telephone number ``candidate`` is valid in (``phonenumbers``), or
+    None. A number without separators nor country code counts only within free text
+    (``in_text``): a column of bare numbers is amounts or codes."""
+    digits = re.sub(r"\D", "", candidate)
+    if not 7 <= len(digits) <= 15 or _DATE.fullmatch(candidate.strip()):
+        return None
+    international = candidate.startswith("+") or candidate.startswith("00")
+    grouped = bool(re.search(r"\d[ ().\-/]+\d", candidate)) or candidate.startswith("(")
+    if not (international or grouped) and not (in_text and len(digits) >= 10):
+        return None
+    if re.fullmatch(r"\d+\.\d+", candidate) or re.fullmatch(r"\d{1,3}(\.\d{3})+", candidate):
+        return None  # a decimal or thousands, not a number to dial
+    pn = _phones()
+    regions = (None,) if international else REGIONS
+    text = "+" + candidate[2:] if candidate.startswith("00") else candidate
+    for region in regions:
+        try:
+            number = pn.parse(text, region)
+        except pn.NumberParseException:
+            continue
+        if pn.is_valid_number(number):
+            return pn.region_code_for_number(number) or region or "?"
+    # fictional but well-formed North American numbers (555 exchanges, unassigned areas)
+    if _US_PHONE_SHAPE.fullmatch(candidate.strip()):
+        return "US"
+    return None
+
+
+# --- finding ------------------------------------------------------------------------------
+def _add(spans: list[Span], taken: list[tuple[int, int]], start: int, end: int, kind: str,
+         detail: str = "") -> bool:
+    if any(start < b and a < end for a, b in taken):
+        return False
+    spans.append(Span(start, end, kind, detail))
+    taken.append((start, end))
+    return True
+
+
+def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
+    """Every pattern identifier in ``text``, without overlaps, in text order. ``in_text``:
+    whether the text is free text (letters around the numbers; default: it has a
+    letter): bare numbers count as national identifiers or phones only there."""
+    if not PREFILTER.search(text):
+        return []
+    if in_text is None:
+        in_text = re.search(r"[^\W\d_]{2}", text) is not None
+    spans: list[Span] = []
+    taken: list[tuple[int, int]] = []
+    for m in _EMAIL.finditer(text):
+        _add(spans, taken, m.start(), m.end(), EMAIL)
+    for m in _URL.finditer(text):
+        end = m.end()
+        while end > m.start() and text[end - 1] in ".,;:!?)]}'\"":
+            end -= 1
+        _add(spans, taken, m.start(), end, URL)
+    for m in _IBAN.finditer(text):
+        if iban_ok(m.group()):
+            _add(spans, taken, m.start(), m.end(), IBAN, m.group()[:2])
+    for m in _IPV4.finditer(text):
+        if ip_ok(m.group()):
+            _add(spans, taken, m.start(), m.end(), IP, "IPv4")
+    if ":" in text:
+        for m in _IPV6.finditer(text):
+            if m.group().count(":") >= 2 and ip_ok(m.group()):
+                _add(spans, taken, m.start(), m.end(), IP, "IPv6")
+    # dates and times are no numbers to find: masked, same length
+    masked = _DATE_TIME.sub(lambda m: "x" * len(m.group()), text)
+    for m in _SSN.finditer(masked):
+        if ssn_ok(*m.groups()):
+            _add(spans, taken, m.start(), m.end(), ID, "US SSN")
+    for m in _DIGIT_RUN.finditer(masked):
+        run = m.group()
+        if run.startswith("(") and ")" not in run:
+            run, start = run[1:], m.start() + 1
+        else:
+            start = m.start()
+        end = start + len(run)
+        digits = re.sub(r"\D", "", run)
+        plain = re.fullmatch(r"[\d \-]+", run) is not None
+        if plain and card_ok(digits):
+            _add(spans, taken, start, end, CARD)
+        elif plain and in_text and nhs_ok(digits) and re.fullmatch(
+                r"\d{3}[ \-]?\d{3}[ \-]?\d{4}", run):
+            _add(spans, taken, start, end, ID, "UK NHS number")
+        elif in_text and run.isdigit() and len(run) == 9 and bsn_ok(run):
+            _add(spans, taken, start, end, ID, "Dutch BSN")
+        elif in_text and run.isdigit() and len(run) == 11 and steuer_id_ok(run):
+            _add(spans, taken, start, end, ID, "German Steuer-ID")
+        elif (region := phone_ok(run, in_text)) is not None:
+            # a leading "+" belongs to the number
+            if start > 0 and text[start - 1] == "+":
+                start -= 1
+            _add(spans, taken, start, end, PHONE, region)
+    spans.sort(key=lambda s: s.start)
+    return spans

@@ -1,0 +1,148 @@
+"""Columns scanned and scrubbed value by value: each distinct value is read once, its
+rows counted from the codes (or a frequency table's weights); the row's own
+identifying numbers (a record number in its own note) are checked on the few rows
+whose value holds one of them.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.identifiers import KIND_LABELS, IdentifyingValues, find_spans, scrub_text
+
+#: examples kept per column and kind (for the app; messages name rows only)
+EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Identifiers of one kind found in one column."""
+
+    column: str
+    kind: str
+    count: int          # rows (records) holding at least one
+    first_row: int      # the first such data row, 0-based
+    examples: tuple[str, ...] = ()   # values holding one (for the app, never printed)
+
+    @property
+    def label(self) -> str:
+        return KIND_LABELS.get(self.kind, self.kind)
+
+    def message(self) -> str:
+        """The column, the kind, the count and the first row (1-based data row), with
+        no value."""
+        rows = "1 row" if self.count == 1 else f"{self.count:,} rows"
+        return (f"column '{self.column}': {self.label} [{self.kind}] in {rows}, first in "
+                f"data row {self.first_row + 1}")
+
+    def to_dict(self) -> dict:
+        return {"column": self.column, "kind": self.kind, "rows": self.count,
+                "first_row": self.first_row + 1}
+
+
+@dataclass
+class OwnNumbers:
+    """The identifying columns whose values are numbers, row by row (codes and
+    dictionary each): a row's own record number is looked for in its own note."""
+
+    columns: list[tuple[np.ndarray, np.ndarray]]
+
+    def of(self, row: int) -> set[str]:
+        return {str(d[c[row]]).strip() for c, d in self.columns}
+
+
+def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
+    spans, candidates = {}, {}
+    for code, v in enumerate(dictionary):
+        text = "" if v is None else str(v)
+        found = find_spans(text, values)
+        if found:
+            spans[code] = found
+        if need_own:
+            cand = values.candidate_numbers(text)
+            if cand:
+                candidates[code] = cand
+    return spans, candidates
+
+
+def _own_rows(codes, dictionary, candidates, values, own: OwnNumbers):
+    """Rows whose value holds the row's own identifying number: row -> its spans."""
+    out = {}
+    if not candidates:
+        return out
+    keys = np.fromiter(candidates, dtype=np.int64)
+    for row in np.flatnonzero(np.isin(codes, keys)):
+        code = int(codes[row])
+        mine = own.of(row) & candidates[code]
+        if mine:
+            text = str(dictionary[code])
+            found = find_spans(text, values, mine)
+            if any(s.detail == "the row's own identifier" for s in found):
+                out[int(row)] = found
+    return out
+
+
+def scan_column(name: str, dictionary, codes: np.ndarray,
+                values: IdentifyingValues | None = None, own: OwnNumbers | None = None,
+                weights: np.ndarray | None = None, rows: np.ndarray | None = None
+                ) -> list[Finding]:
+    """The identifiers in a column given by its distinct values (``dictionary``) and
+    each row's ``codes``; counts are rows (``weights``: records per row of a frequency
+    table, whose ``rows`` give each row's first data row)."""
+    codes = np.asarray(codes)
+    need_own = own is not None and values is not None and bool(values.numbers)
+    spans, candidates = _distinct(dictionary, values, need_own)
+    own_rows = _own_rows(codes, dictionary, candidates, values, own) if need_own else {}
+    if not spans and not own_rows:
+        return []
+    per_kind: dict[str, set[int]] = {}
+    for code, found in spans.items():
+        for s in found:
+            per_kind.setdefault(s.kind, set()).add(code)
+    counts = np.bincount(codes, weights=weights, minlength=len(dictionary))
+    out = []
+    for kind, kind_codes in per_kind.items():
+        keys = np.fromiter(kind_codes, dtype=np.int64)
+        hit = np.isin(codes, keys)
+        extra = [r for r, f in own_rows.items() if not hit[r] and any(s.kind == kind for s in f)]
+        total = int(round(counts[keys].sum())) + len(extra)
+        at = np.flatnonzero(hit)
+        first = min(([int(at[0])] if len(at) else []) + extra)
+        if rows is not None:
+            first = int(np.asarray(rows)[first])
+        examples = tuple(str(dictionary[c]) for c in sorted(kind_codes)[:EXAMPLES])
+        out.append(Finding(name, kind, total, first, examples))
+    kinds = set(per_kind)
+    for kind in sorted({s.kind for f in own_rows.values() for s in f} - kinds):
+        mine = sorted(r for r, f in own_rows.items() if any(s.kind == kind for s in f))
+        out.append(Finding(name, kind, len(mine), mine[0],
+                           tuple(str(dictionary[codes[r]]) for r in mine[:EXAMPLES])))
+    return sorted(out, key=lambda f: (f.first_row, f.kind))
+
+
+def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None = None,
+                 own: OwnNumbers | None = None) -> tuple[np.ndarray, Counter]:
+    """Each row's value with every identifier replaced by its kind in brackets, and the
+    replacements per kind."""
+    codes = np.asarray(codes)
+    need_own = own is not None and values is not None and bool(values.numbers)
+    spans, candidates = _distinct(dictionary, values, need_own)
+    own_rows = _own_rows(codes, dictionary, candidates, values, own) if need_own else {}
+    scrubbed = np.asarray(dictionary, dtype=object).copy()
+    for code, found in spans.items():
+        scrubbed[code] = scrub_text(str(dictionary[code]), found)
+    out = scrubbed[codes]
+    replaced: Counter = Counter()
+    counts = np.bincount(codes, minlength=len(dictionary))
+    for code, found in spans.items():
+        for s in found:
+            replaced[s.kind] += int(counts[code])
+    for row, found in own_rows.items():
+        out[row] = scrub_text(str(dictionary[codes[row]]), found)
+        for s in found:
+            replaced[s.kind] += 1
+        for s in spans.get(int(codes[row]), ()):  # counted above with the value's rows
+            replaced[s.kind] -= 1
+    return out, replaced
