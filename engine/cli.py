@@ -2,7 +2,8 @@
 
 The installed ``anonymist`` command (``app.launcher``) sends these subcommands here
 and opens the GUI for ``gui`` (or no arguments); the engine itself never imports
-the GUI. Exit codes are a contract (README, "Command line"): see ``EXIT_*``.
+the GUI. Exit codes are a contract (docs/reference, "Exit codes"; README "Command
+line"): see ``EXIT_*`` (4: identifiers found in a released column, nothing written).
 Heavy modules (pandas, the search) are imported inside the commands, so that
 ``--help`` and argument errors answer at once.
 """
@@ -28,6 +29,7 @@ EXIT_OK = 0              # released (anonymize), verified (verify), printed (eva
 EXIT_VIOLATIONS = 1      # verify: the file does not meet the job
 EXIT_BAD_INPUT = 2       # bad arguments, job, data, hierarchy or output path
 EXIT_INFEASIBLE = 3      # no transformation meets the models: nothing written
+EXIT_IDENTIFIERS = 4     # identifiers found in a released column: nothing written
 EXIT_INTERNAL = 70       # unexpected error: a short message and a log file's path
 EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed
 
@@ -182,6 +184,14 @@ def cmd_anonymize(args) -> int:
              + (f"; removed the earlier {', '.join(map(str, removed))} so that it cannot "
                 f"pass for this job's release" if removed else ""))
         return EXIT_INFEASIBLE
+    from engine.transform.identifiers import IdentifiersFound
+    try:  # a column released as it is holding identifiers: nothing is written
+        result.transformed().check_identifiers()
+    except IdentifiersFound as e:
+        removed = _remove_stale([args.output, args.result, getattr(args, "report", None)])
+        _say(f"error: {e}" + (f"\nremoved the earlier {', '.join(map(str, removed))} so "
+                              f"that it cannot pass for this job's release" if removed else ""))
+        return EXIT_IDENTIFIERS
     write_release(args, result, job, quiet=args.quiet)
     write_documents(args, result)
     if args.result:
@@ -275,6 +285,11 @@ EPILOG = """exit codes:
   2    bad input: arguments, job file, data, hierarchy or output path
   3    anonymize: no transformation meets the privacy models; nothing is written and
        an earlier --output/--result file at those paths is removed
+  4    anonymize: identifiers found in a released column (e-mail, phone, IBAN, card,
+       IP, URL, national id, a name or an identifying value in a note); nothing is
+       written, an earlier --output/--result is removed, and the message names the
+       column, the kind, the count and the first row. Mark the column identifying,
+       scrub it (scrub = true) or keep them (identifiers = "keep", reason = "...")
   70   unexpected internal error: a short message and the path of a log file
   130  cancelled (Ctrl-C or SIGTERM): nothing is written
 """

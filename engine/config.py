@@ -28,6 +28,8 @@ TRANSFORMATIONS = ("generalization", "microaggregation", "identity", "suppressio
                    "top-bottom-coding")
 #: microaggregation's aggregate functions (engine/transform/microaggregation.py)
 AGGREGATE_FUNCTIONS = ("arithmetic-mean", "geometric-mean", "median", "mode", "interval")
+#: what a column's identifiers do to the release: refuse it, or keep them with a reason
+IDENTIFIER_POLICIES = ("refuse", "keep")
 #: how microaggregated records are grouped (engine/transform/clustering.py)
 CLUSTERINGS = ("none", "hierarchy", "mdav")
 
@@ -97,6 +99,21 @@ class AttributeConfig:
     bottom: float | None = param_field(
         "float", None, label="Bottom code",
         help="top-bottom-coding: numbers below it are released as it")
+    # direct identifiers inside a column released as it is (engine/identifiers,
+    # engine/transform/identifiers.py): found ones refuse the release unless scrubbed or kept
+    scrub: bool = param_field(
+        "bool", False, label="Scrub identifiers",
+        help="replace e-mail addresses, phone numbers, names... found in the values by "
+             "their kind in brackets ([PHONE], [NAME]...)")
+    identifiers: str = param_field(
+        "choice", "refuse", choices=IDENTIFIER_POLICIES, label="Identifiers found",
+        choice_labels=("refuse the release", "keep them (give a reason)"),
+        help="refuse: identifiers found in the values stop the release; keep: release "
+             "them, with the reason the report prints")
+    reason: str | None = param_field(
+        "text", None, label="Reason",
+        help="identifiers = \"keep\": why the identifiers may be released (printed in "
+             "the report)")
 
 
 @dataclass(frozen=True)

@@ -173,6 +173,7 @@ class ReleasedTable:
         self._suppressed: np.ndarray | None = None
         self._columns: dict[str, EncodedColumn] = {}
         self._frame: pd.DataFrame | None = None
+        self._findings: list | None = None
 
     # --- sizes ------------------------------------------------------------------------
     @property
@@ -442,6 +443,34 @@ class ReleasedTable:
             self.marker, tuple(recoded), tuple(aggregated),
             tuple((n, attrs[n].pseudonym, problem.job.base_dir)
                   for n in problem.table.source_names if n in self.pseudonymized), sample)
+
+    # --- identifiers in the columns released as they are (engine/transform/identifiers) --
+    def identifier_findings(self) -> list:
+        """The direct identifiers (``engine.identifiers.scan.Finding``) in the columns
+        released as they are and neither scrubbed nor kept; found once, kept. A
+        backend's frequency table is scanned where the records are."""
+        with self._lock:
+            found = self._findings
+        if found is None:
+            from engine.transform.identifiers import find_in_release
+            found = find_in_release(self)
+            with self._lock:
+                self._findings = found
+        return found
+
+    def check_identifiers(self) -> None:
+        """Refuse the release (``IdentifiersFound``) when a column released as it is
+        holds identifiers: the writers call it before they write anything."""
+        found = self.identifier_findings()
+        if found:
+            from engine.transform.identifiers import IdentifiersFound
+            raise IdentifiersFound(found)
+
+    def identifier_report(self) -> dict:
+        """What was done about identifiers: replacements per scrubbed column and kind,
+        kept columns with their reasons, and the columns scanned."""
+        from engine.transform.identifiers import release_report
+        return release_report(self)
 
     # --- whole table --------------------------------------------------------------------
     @property

@@ -154,6 +154,7 @@ class AnonymizationResult:
         backend = self.problem.backend
         if backend is not None:
             from engine.output import release_plan
+            self.transformed(levels).check_identifiers()
             fmt = "parquet" if Path(path).suffix.lower() == ".parquet" else "csv"
             backend.write_release(release_plan(self.problem, self.levels_of(levels)),
                                   Path(path), fmt, delimiter, progress)
@@ -187,6 +188,7 @@ class AnonymizationResult:
                or not self.problem.counts_persons
                else {"person": self.problem.person_figures(self.levels_of())}),
             **self.transformation_report(),
+            **({"identifiers": self.transformed().identifier_report()} if opt else {}),
         }
 
     def transformation_report(self) -> dict:

@@ -123,6 +123,7 @@ def write_released(released, target: FileTarget | DatabaseTarget,
     (``engine.data.csv_encoded``: the same bytes, no DataFrame of the whole table);
     Excel from the encoded columns too (``engine.export.xlsx``)."""
     from engine.data import csv_encoded
+    released.check_identifiers()  # identifiers in a column released as it is: refused
     report = progress or (lambda done, total: None)
     stop = cancel or (lambda: False)
     if isinstance(target, FileTarget) and target.format == "xlsx":

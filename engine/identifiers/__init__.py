@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from engine.identifiers.names import IdentifyingValues, listed_name_spans
+from engine.identifiers.names import COMMON_WORDS, IdentifyingValues, listed_name_spans
 from engine.identifiers.patterns import (CARD, EMAIL, ID, IBAN, IP, KIND_LABELS, KINDS, NAME,
                                          PHONE, URL, Span, pattern_spans)
 
@@ -27,6 +27,7 @@ __all__ = ["KINDS", "KIND_LABELS", "NAME", "EMAIL", "PHONE", "IBAN", "CARD", "IP
            "Span", "IdentifyingValues", "find_spans", "scrub_text", "is_free_text"]
 
 _WORDS = re.compile(r"[^\W\d_]{2,}")
+_NEXT_CAPITALISED = re.compile(r"[ \t]([A-Z][a-z][\w'\-]*)\b")
 
 
 def is_free_text(text: str) -> bool:
@@ -44,14 +45,34 @@ def find_spans(text: str, values: IdentifyingValues | None = None,
     free = is_free_text(text)
     spans = pattern_spans(text, in_text=None)
     taken = [(s.start, s.end) for s in spans]
-    more = (values.spans(text, own) if values is not None else []) + \
-        listed_name_spans(text, free)
+    more = _merged_names(text, (values.spans(text, own) if values is not None else [])
+                         + listed_name_spans(text, free))
     for s in more:
         if not any(s.start < b and a < s.end for a, b in taken):
             spans.append(s)
             taken.append((s.start, s.end))
     spans.sort(key=lambda s: s.start)
     return spans
+
+
+def _merged_names(text: str, spans: list[Span]) -> list[Span]:
+    """Name spans that overlap or touch (only blanks between) merged into one: "Kevin"
+    (an identifying value) and "Kevin Marsh" (a listed name) are one [NAME]."""
+    names = sorted((s for s in spans if s.kind == NAME), key=lambda s: (s.start, -s.end))
+    out: list[Span] = [s for s in spans if s.kind != NAME]
+    merged: list[Span] = []
+    for s in names:
+        if merged and s.start <= merged[-1].end + 1 and \
+                not text[merged[-1].end:s.start].strip():
+            last = merged[-1]
+            merged[-1] = Span(last.start, max(last.end, s.end), NAME, last.detail)
+        else:
+            merged.append(s)
+    for i, s in enumerate(merged):  # a surname after a known given name: "Hans Sutton"
+        m = _NEXT_CAPITALISED.match(text, s.end)
+        if m and m.group(1).lower() not in COMMON_WORDS:
+            merged[i] = Span(s.start, m.end(), NAME, s.detail)
+    return merged + out
 
 
 def scrub_text(text: str, spans: list[Span]) -> str:

@@ -30,6 +30,7 @@ from engine.schema import (Param, ParamError, dataclass_from_table, dataclass_to
                            unknown_key_error)
 from engine.search.genetic_settings import check_genetic_table
 from engine.subset import read_subset
+from engine.transform.identifiers import check_identifier_keys
 from engine.transform.job_keys import (read_attribute_transformation,
                                        read_transformation_options,
                                        transformation_options_to_dict)
@@ -142,6 +143,7 @@ def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
                  else read_hierarchy(resolve(cfg.hierarchy_path), name))
     cfg = replace(cfg, hierarchy=hierarchy, pseudonym=read_pseudonym(a, where, cfg.type))
     read_attribute_transformation(cfg, a, where)
+    check_identifier_keys(cfg, where)
     return cfg
 
 

@@ -97,6 +97,7 @@ def write_backend_table(result, target: FileTarget, levels=None,
     from engine.output import release_plan
     backend = result.problem.backend
     check_backend_targets(result, [target])
+    result.transformed(levels).check_identifiers()  # refused before anything is written
     plan = release_plan(result.problem, result.levels_of(levels))
     o = getattr(target, "csv", None)
     done, stopped = threading.Event(), threading.Event()

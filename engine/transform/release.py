@@ -1,5 +1,6 @@
 """The released table's columns beyond generalized labels: microaggregated attributes,
-coding rules on insensitive attributes, the suppression string and removed values.
+coding rules on insensitive attributes, scrubbed identifiers, the suppression string
+and removed values.
 
 ``finish_columns`` is applied by ``engine.output.transform`` (the one released-table
 function) to the columns it built, so export, Utility and verify see one table.
@@ -10,6 +11,7 @@ import numpy as np
 
 from engine.config import INSENSITIVE, SENSITIVE
 from engine.transform.coding import RULES, code_values
+from engine.transform.identifiers import scrub_values, scrubbed_names
 from engine.transform.clustering import scaled_matrix, split_classes
 from engine.transform.microaggregation import aggregate_by_class, numbers, utility
 
@@ -25,6 +27,8 @@ def finished_names(problem, names) -> set[str]:
         if kind == INSENSITIVE and a is not None and a.transformation in RULES:
             out.add(name)
         if job.transformation.remove_suppressed_values and kind in (SENSITIVE, INSENSITIVE):
+            out.add(name)
+        if a is not None and getattr(a, "scrub", False):
             out.add(name)
     return out & set(names)
 
@@ -51,6 +55,10 @@ def finish_columns(problem, columns: dict, row_class: np.ndarray,
     for name, a in job.attributes.items():
         if name in columns and a.type == INSENSITIVE and a.transformation in RULES:
             columns[name] = code_values(columns[name], a, name, marker)
+    for name in scrubbed_names(job):  # identifiers replaced by their kind: [PHONE]
+        if name in columns:
+            columns[name] = scrub_values(problem, name, np.asarray(columns[name],
+                                                                   dtype=object))[0]
     if job.transformation.remove_suppressed_values and suppressed.any():
         for name in columns:
             a = job.attributes.get(name)

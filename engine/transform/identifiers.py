@@ -1,0 +1,201 @@
+"""Direct identifiers in the released columns (engine/identifiers): which columns are
+scanned, the job's identifying values they are searched for, scrubbing.
+
+    [attributes."notes"]
+    type = "insensitive"
+    scrub = true                 # replace each identifier found by its kind: [PHONE]
+    # or
+    identifiers = "keep"         # release them as they are ...
+    reason = "public registry"   # ... for this reason (printed in the report)
+
+``engine.output.ReleasedTable`` scrubs (``finish_columns``) and scans
+(``identifier_findings``) through these functions, so every path to the released
+table (command line, app, API, the DuckDB release) has the same columns.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+
+from engine.config import IDENTIFYING, INSENSITIVE, QUASI_IDENTIFYING, SENSITIVE
+from engine.errors import AnonymistError, JobError
+from engine.identifiers import IdentifyingValues
+from engine.identifiers.scan import Finding, OwnNumbers, scrub_column
+
+
+class IdentifiersFound(AnonymistError):
+    """Identifiers were found in columns released as they are: nothing is written."""
+
+    def __init__(self, findings: list[Finding]):
+        self.findings = list(findings)
+        super().__init__(refusal_message(self.findings))
+
+
+def refusal_message(findings: list[Finding]) -> str:
+    columns = list(dict.fromkeys(f.column for f in findings))
+    lines = [f"identifiers found in {len(columns)} released column(s), nothing written:"]
+    lines += [f"  {f.message()}" for f in findings]
+    first = columns[0]
+    lines.append(
+        f"either mark the column identifying ([attributes.\"{first}\"] type = "
+        f"\"identifying\": dropped), scrub it (scrub = true: each identifier replaced by "
+        f"its kind, e.g. [PHONE]), or keep them (identifiers = \"keep\" with reason = "
+        f"\"...\", printed in the report)")
+    return "\n".join(lines)
+
+
+def check_identifier_keys(cfg, where: str) -> None:
+    """The combination of an attribute's ``scrub``, ``identifiers`` and ``reason``."""
+    if cfg.scrub and cfg.type not in (SENSITIVE, INSENSITIVE):
+        what = ("it is dropped from the release" if cfg.type == IDENTIFYING else
+                "a quasi-identifier is generalized, and scrubbing it would change its "
+                "classes")
+        raise JobError(f"{where} scrub = true applies to sensitive and insensitive "
+                       f"attributes, not to a {cfg.type} one ({what})")
+    if cfg.identifiers == "keep":
+        if cfg.scrub:
+            raise JobError(f"{where} scrub = true and identifiers = \"keep\" contradict "
+                           f"each other: choose one")
+        if not (cfg.reason or "").strip():
+            raise JobError(f"{where} identifiers = \"keep\" needs a reason = \"...\" (why "
+                           f"the identifiers found in it may be released; the report "
+                           f"prints it)")
+    elif cfg.reason is not None:
+        raise JobError(f"{where} reason only applies to identifiers = \"keep\"")
+
+
+def check_job_keys(job) -> None:
+    """`check_identifier_keys` for every attribute of a job (built by the app or the
+    API rather than read from a file)."""
+    for name, a in job.attributes.items():
+        check_identifier_keys(a, f"[attributes.\"{name}\"]")
+
+
+def scrubbed_names(job) -> list[str]:
+    return [n for n, a in job.attributes.items() if getattr(a, "scrub", False)]
+
+
+def kept(job) -> dict[str, str]:
+    """Columns whose identifiers are kept, with their reasons."""
+    return {n: a.reason for n, a in job.attributes.items()
+            if getattr(a, "identifiers", "refuse") == "keep"}
+
+
+def identifying_names(job, source_names) -> list[str]:
+    """The columns whose values identify: identifying attributes and the person column."""
+    names = [n for n in source_names if n in job.attributes
+             and job.attributes[n].type == IDENTIFYING]
+    person = getattr(job, "person", None)
+    if person and person in source_names and person not in names:
+        names.append(person)
+    return names
+
+
+def identifying_values(problem) -> IdentifyingValues:
+    """The job's identifying values (built once per problem, from the table in memory)."""
+    cached = getattr(problem, "_identifying_values", None)
+    if cached is None:
+        table = problem.table
+        names = [n for n in identifying_names(problem.job, table.source_names)
+                 if n in table.names]
+        cached = IdentifyingValues.build({n: table.column(n).dictionary for n in names})
+        problem._identifying_values = cached
+    return cached
+
+
+def own_numbers(problem, values: IdentifyingValues) -> OwnNumbers | None:
+    cols = [problem.table.column(n) for n in values.number_columns
+            if n in problem.table.names]
+    if not cols or problem.table.weights is not None:
+        return None
+    return OwnNumbers([(c.codes, c.dictionary) for c in cols])
+
+
+def scanned_columns(released) -> list[str]:
+    """The columns of a released table released as they are and not scrubbed nor kept:
+    sensitive and insensitive attributes without a rule, quasi-identifiers at level 0."""
+    job = released.problem.job
+    skip = set(scrubbed_names(job)) | set(kept(job)) | set(released.pseudonymized)
+    return [n for n in released.names if n not in skip and not released.is_generalized(n)]
+
+
+def scrub_values(problem, name: str, values: np.ndarray) -> tuple[np.ndarray, Counter]:
+    """A column's released values scrubbed (kept per problem: the same for every
+    transformation), and the replacements per kind."""
+    cache = problem.__dict__.setdefault("_scrubbed", {})
+    if name not in cache:
+        a = problem.job.attributes[name]
+        check_identifier_keys(a, f"[attributes.\"{name}\"]")
+        import pandas as pd
+        codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=False)
+        ids = identifying_values(problem)
+        out, counts = scrub_column(np.asarray(uniques, dtype=object), codes, ids,
+                                   own_numbers(problem, ids))
+        out.flags.writeable = False
+        cache[name] = (out, counts)
+    return cache[name]
+
+
+def scrub_counts(problem) -> dict[str, dict[str, int]]:
+    """Replacements per scrubbed column and kind (columns scrubbed so far)."""
+    cache = problem.__dict__.get("_scrubbed", {})
+    return {n: dict(sorted(c.items())) for n, (_, c) in cache.items()}
+
+
+__all__ = ["IdentifiersFound", "check_identifier_keys", "check_job_keys", "scrubbed_names",
+           "kept", "identifying_names", "identifying_values", "scanned_columns",
+           "scrub_values", "scrub_counts", "QUASI_IDENTIFYING"]
+
+
+def find_in_release(released) -> list[Finding]:
+    """The identifiers in ``released``'s scanned columns (`scanned_columns`): each
+    column's distinct values in memory, or the backend's scan where the records are."""
+    from engine.identifiers.scan import scan_column
+    problem = released.problem
+    check_job_keys(problem.job)
+    names = scanned_columns(released)
+    if problem.backend is not None or problem.table.weights is not None:
+        return backend_scan(released)["findings"]
+    ids = identifying_values(problem)
+    own = own_numbers(problem, ids)
+    found: list[Finding] = []
+    for name in names:
+        col = problem.table.column(name)
+        found += scan_column(name, col.dictionary, col.codes, ids, own)
+    return found
+
+
+def backend_scan(released) -> dict:
+    """The backend's scan of the released columns (once per problem): findings in the
+    scanned columns and replacements in the scrubbed ones."""
+    problem = released.problem
+    cache = problem.__dict__.setdefault("_backend_scan", {})
+    names = tuple(scanned_columns(released))
+    if names not in cache:
+        backend = problem.backend
+        if backend is None or not hasattr(backend, "scan_identifiers"):
+            raise AnonymistError("this release's records are held by a backend that cannot "
+                                 "scan them for identifiers: use [engine] backend = "
+                                 "\"duckdb\" or \"memory\"")
+        job = problem.job
+        cache[names] = backend.scan_identifiers(
+            list(names), scrubbed_names(job), identifying_names(job, backend.columns()))
+    return cache[names]
+
+
+def release_report(released) -> dict:
+    """Identifiers in the release: the columns scanned, replacements per scrubbed column
+    and kind, the kept columns with their reasons."""
+    problem = released.problem
+    job = problem.job
+    scrubbed = [n for n in scrubbed_names(job) if n in released.names]
+    if problem.backend is not None:
+        counts = backend_scan(released)["scrubbed"]
+    else:
+        for name in scrubbed:
+            released.values(name, slice(0, 1))  # built (and counted) once
+        counts = scrub_counts(problem)
+    return {"scanned": scanned_columns(released),
+            "scrubbed": {n: counts.get(n, {}) for n in scrubbed},
+            "kept": {n: r for n, r in kept(job).items() if n in released.names}}

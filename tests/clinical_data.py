@@ -1,0 +1,180 @@
+"""A generated clinical table: visits of patients with free-text notes that name them,
+their phones, e-mails and IBANs, and clinical noise (blood pressure, doses, dates,
+times, ICD codes). Every identifier put into a note is returned, so that tests check
+a release with patterns and values of their own, independent of the scanner.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+FIRST = ("Mary Linda Susan Karen Nancy Helen Laura Sarah Maria Anna Julia Emma Olivia Sofia "
+         "James John Robert Michael David Thomas Daniel Paul Peter Kevin Brian Jason Hans "
+         "Klaus Pieter Henk Lucas Noah").split()
+LAST = ("Okafor Lindqvist Brennan Castellano Haverkamp Moreau Nakamura Petrov Quigley "
+        "Rasmussen Szabo Tanaka Underwood Vasquez Whitfield Yilmaz Zielinski Abernathy "
+        "Bergstrom Delacroix Esposito Fitzgerald Gallagher Hollander Ingram Jankowski "
+        "Kowalczyk Lambert Montague Novak Ostrowski Pemberton").split()
+DOCTORS = ("Hale Whitmore Grant Albers Ferreira Kimura Lowell Marsh Norris Patel Reyes "
+           "Sutton Vogel").split()
+DIAGNOSES = ("J45.909 E11.9 I10 M54.5 K21.9 F32.A N39.0 J06.9 R51.9 L20.9").split()
+NOISE = ("BP {bp}/{bd}, pulse {p}.", "Dose {d} mg twice daily.", "Follow-up on {date} at {t}.",
+         "HbA1c {a}.{b} %, weight {w} kg.", "Reviewed labs from {date}.",
+         "Pain score {s}/10, improving.", "Refilled prescription, {d} mg.")
+
+
+def iban_de(rng: random.Random) -> str:
+    """A German IBAN with a valid mod-97 check, written in groups of four."""
+    bban = "".join(rng.choice("0123456789") for _ in range(18))
+    digits = bban + "131400"  # D=13 E=14, check 00
+    check = 98 - int(digits) % 97
+    raw = f"DE{check:02d}{bban}"
+    return " ".join(raw[i:i + 4] for i in range(0, len(raw), 4))
+
+
+def phone(rng: random.Random) -> str:
+    a, b, c = rng.randint(201, 989), rng.randint(200, 999), rng.randint(1000, 9999)
+    return rng.choice([f"({a}) {b}-{c}", f"{a}-{b}-{c}", f"+1 {a} {b} {c}",
+                       f"+49 30 {rng.randint(1000000, 99999999)}",
+                       f"+44 20 7946 0{rng.randint(100, 999)}",
+                       f"06 {rng.randint(10000000, 99999999)}"])
+
+
+@dataclass
+class Clinical:
+    frame: pd.DataFrame
+    names: list[str] = field(default_factory=list)      # patients' full names
+    phones: list[str] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    ibans: list[str] = field(default_factory=list)
+    doctors: list[str] = field(default_factory=list)    # names in no column
+    #: per note: (kind, text) of every identifier put into it
+    planted: list[list[tuple[str, str]]] = field(default_factory=list)
+
+    def write(self, folder: Path, name: str = "clinical.csv") -> Path:
+        path = Path(folder) / name
+        self.frame.to_csv(path, sep=";", index=False)
+        return path
+
+
+def noise(rng: random.Random) -> str:
+    return rng.choice(NOISE).format(
+        bp=rng.randint(100, 160), bd=rng.randint(60, 95), p=rng.randint(50, 110),
+        d=rng.choice([5, 10, 20, 50, 250, 500, 1000]),
+        date=f"20{rng.randint(18, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+        t=f"{rng.randint(8, 17)}:{rng.choice(['00', '15', '30', '45'])}",
+        a=rng.randint(5, 9), b=rng.randint(0, 9), w=rng.randint(50, 120),
+        s=rng.randint(0, 10))
+
+
+def clinical(patients: int = 150, seed: int = 1, identifier_share: float = 0.6) -> Clinical:
+    """Visits (1-5 per patient) with the columns visit_no, patient_no, name, birth_date,
+    sex, zip, diagnosis, notes; about ``identifier_share`` of the notes hold one or two
+    identifiers."""
+    rng = random.Random(seed)
+    out = Clinical(pd.DataFrame())
+    rows = []
+    visit = 1000
+    for p in range(patients):
+        first, last = rng.choice(FIRST), rng.choice(LAST)
+        person = dict(patient_no=f"{100000 + p * 7}", name=f"{first} {last}",
+                      birth_date=f"19{rng.randint(30, 99)}-{rng.randint(1, 12):02d}-"
+                                 f"{rng.randint(1, 28):02d}",
+                      sex=rng.choice("MF"), zip=f"{rng.randint(10, 99)}{rng.randint(100, 999)}",
+                      phone=phone(rng), email=f"{first}.{last}{rng.randint(1, 99)}@"
+                                              f"{rng.choice(['example.org', 'mail.test'])}".lower(),
+                      iban=iban_de(rng))
+        out.names.append(person["name"])
+        for _ in range(rng.randint(1, 5)):
+            visit += 1
+            parts, planted = [noise(rng)], []
+            if rng.random() < identifier_share:
+                for _ in range(rng.choice([1, 1, 2])):
+                    kind = rng.choice(["NAME", "LAST", "PHONE", "EMAIL", "IBAN", "DOCTOR",
+                                       "OWNID"])
+                    if kind == "NAME":
+                        parts.append(f"Patient {person['name']} reports dizziness.")
+                        planted.append(("NAME", person["name"]))
+                    elif kind == "LAST":
+                        parts.append(f"Mr/Mrs {last} asked for a callback.".replace(
+                            "Mr/Mrs", rng.choice(["Mr", "Mrs", "Ms"])))
+                        planted.append(("NAME", last))
+                    elif kind == "PHONE":
+                        parts.append(f"Call back on {person['phone']} after 5 pm.")
+                        planted.append(("PHONE", person["phone"]))
+                        out.phones.append(person["phone"])
+                    elif kind == "EMAIL":
+                        parts.append(f"Send the letter to {person['email']}.")
+                        planted.append(("EMAIL", person["email"]))
+                        out.emails.append(person["email"])
+                    elif kind == "IBAN":
+                        parts.append(f"Refund to IBAN {person['iban']}.")
+                        planted.append(("IBAN", person["iban"]))
+                        out.ibans.append(person["iban"])
+                    elif kind == "DOCTOR":
+                        doc = rng.choice(DOCTORS)
+                        given = rng.choice(FIRST)
+                        text, name = rng.choice([(f"Seen by Dr. {doc}.", doc),
+                                                 (f"Discussed with {given} {doc}.",
+                                                  f"{given} {doc}")])
+                        parts.append(text)
+                        planted.append(("NAME", name))
+                        out.doctors.append(name)
+                    else:
+                        parts.append(f"Chart {person['patient_no']} updated.")
+                        planted.append(("ID", person["patient_no"]))
+            parts.append(noise(rng))
+            rng.shuffle(parts)
+            out.planted.append(planted)
+            rows.append(dict(visit_no=str(visit), patient_no=person["patient_no"],
+                             name=person["name"], birth_date=person["birth_date"],
+                             sex=person["sex"], zip=person["zip"],
+                             diagnosis=rng.choice(DIAGNOSES), notes=" ".join(parts)))
+    out.frame = pd.DataFrame(rows)
+    return out
+
+
+def job_text(data: Path, k: int = 3, notes: str = "", extra: str = "") -> str:
+    """A job file for the clinical table: patient_no and name identifying, birth date
+    year-generalized by a hierarchy-free rule-less setup (sex and zip quasi-identifiers
+    with hierarchies written beside the data), the notes insensitive."""
+    folder = Path(data).parent
+    frame = pd.read_csv(data, sep=";", dtype=str)
+    zips = sorted(frame["zip"].unique())
+    (folder / "zip.csv").write_text("\n".join(f"{z};{z[:3]}**;{z[:1]}****;*" for z in zips)
+                                    + "\n", encoding="utf-8")
+    (folder / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
+    return f"""[data]
+path = "{Path(data).name}"
+delimiter = ";"
+
+[attributes."visit_no"]
+type = "insensitive"
+[attributes."patient_no"]
+type = "identifying"
+[attributes."name"]
+type = "identifying"
+[attributes."birth_date"]
+type = "identifying"
+[attributes."sex"]
+type = "quasi-identifying"
+hierarchy = "sex.csv"
+[attributes."zip"]
+type = "quasi-identifying"
+hierarchy = "zip.csv"
+[attributes."diagnosis"]
+type = "insensitive"
+[attributes."notes"]
+type = "insensitive"
+{notes}
+{extra}
+[[privacy]]
+model = "k-anonymity"
+k = {k}
+
+[transformation]
+suppression_limit = 0.1
+"""
