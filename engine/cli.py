@@ -231,6 +231,12 @@ def cmd_verify(args) -> int:
     else:
         report = verify_file(args.output, job, delimiter=args.delimiter,
                              encoding=args.encoding)
+    if not parts:  # the scan the release ran, on the file (issue 25)
+        from engine.verify import identifier_violations
+        found = identifier_violations(args.output, job, args.delimiter, args.encoding)
+        if found:
+            report.violations += found
+            report.ok = False
     print(json.dumps(report.to_dict(), indent=2))
     _say("OK: the output meets the job's models and suppression limit" if report.ok
          else "FAILED: " + "; ".join(report.violations))

@@ -405,8 +405,12 @@ class ReleasedTable:
         coded = {n for n in self._finished_names if n not in micro and n in attrs
                  and attrs[n].transformation in RULES and n not in self.pseudonymized
                  and not problem.job.transformation.remove_suppressed_values}
+        from engine.transform.identifiers import identifying_values, scrubbed_names
+        sources = problem.table.source_names
+        scrub = {n for n in scrubbed_names(problem.job) if n in sources and n not in coded
+                 and n not in micro and not problem.job.transformation.remove_suppressed_values}
         special = sorted(n for n in self._finished_names if n not in coded
-                         and n not in self.pseudonymized
+                         and n not in self.pseudonymized and n not in scrub
                          and (n not in micro or micro[n].clustering == "mdav"))
         sample = problem.table.sample_bits if self.withheld is not None else None
         if special or (self.withheld is not None and sample is None) or \
@@ -442,7 +446,15 @@ class ReleasedTable:
                 -1, len(qis)),
             self.marker, tuple(recoded), tuple(aggregated),
             tuple((n, attrs[n].pseudonym, problem.job.base_dir)
-                  for n in problem.table.source_names if n in self.pseudonymized), sample)
+                  for n in problem.table.source_names if n in self.pseudonymized), sample,
+            self._scrub_plan(sorted(scrub, key=sources.index), identifying_values))
+
+    def _scrub_plan(self, names: list[str], identifying_values) -> tuple:
+        """(column, identifying values, own-number columns) per scrubbed column."""
+        if not names:
+            return ()
+        values = identifying_values(self.problem)
+        return tuple((n, values, values.number_columns) for n in names)
 
     # --- identifiers in the columns released as they are (engine/transform/identifiers) --
     def identifier_findings(self) -> list:

@@ -629,3 +629,26 @@ def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
         return _verify_stream(columns, job, read)
     finally:
         con.close()
+
+
+# --- identifiers in the released columns (engine/identifiers, issue 25) ---------------------
+def identifier_violations(source, job: Job, delimiter: str | None = None,
+                          encoding: str | None = None, chunk_rows: int = CHUNK_ROWS
+                          ) -> list[str]:
+    """The scan the release ran before it was written, run again on the released file
+    (a CSV, Parquet or xlsx path, or a DataFrame): one violation per column and kind of
+    identifier found (``engine.identifiers.released``)."""
+    from engine.identifiers import released as scan
+    if not isinstance(source, (str, Path)):
+        chunks = scan.frame_chunks([source])
+    elif Path(source).suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+        chunks = scan.arrow_chunks(pq.ParquetFile(source).iter_batches(batch_size=chunk_rows))
+    elif Path(source).suffix.lower() == ".xlsx":
+        from engine.export.targets import file_target, read_table
+        chunks = scan.frame_chunks([read_table(file_target(Path(source), None))])
+    else:
+        chunks = scan.csv_chunks(Path(source), delimiter or job.data.delimiter or ";",
+                                 encoding or "utf-8")
+    return [f"identifiers in a released column: {f.message()}"
+            for f in scan.scan_chunks(chunks, job)]

@@ -25,7 +25,7 @@ ENGINE = ROOT / "engine"
 LAYERS = [
     {"errors", "io_utils", "progress", "markers"},
     {"data", "schema"},
-    {"hierarchy", "query", "pseudonyms"},
+    {"hierarchy", "query", "pseudonyms", "identifiers"},
     {"kernel"},
     {"classes", "lattice", "estimators"},
     {"metrics"},

@@ -82,6 +82,11 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
         raise JobError(f"attribute '{keyed[0]}': the {backend.name} backend does not release "
                        f"pseudonyms (the key would travel to its executors): set [engine] "
                        f"backend = \"duckdb\" or \"memory\"")
+    scrubbed = [n for n, a in job.attributes.items() if getattr(a, "scrub", False)]
+    if scrubbed and not hasattr(backend, "scan_identifiers"):
+        raise JobError(f"attribute '{scrubbed[0]}': the {backend.name} backend does not "
+                       f"scrub identifiers: set [engine] backend = \"duckdb\" or "
+                       f"\"memory\"")
     counted: list[int] = []
 
     def count_rows() -> int:

@@ -84,6 +84,10 @@ class ReleasePlan:
     #: under differential privacy the records released, one bit per record (most
     #: significant first); the others are written suppressed
     sample: bytes | None = None
+    #: columns released with their identifiers scrubbed (``scrub = true``): (column,
+    #: the job's ``engine.identifiers.IdentifyingValues``, the identifying columns whose
+    #: numbers are looked for in their own row)
+    scrubbed: tuple[tuple[str, object, tuple[str, ...]], ...] = ()
 
     def key_strides(self) -> np.ndarray | None:
         """Mixed-radix strides that turn generalized codes into one int64 key, or None
@@ -116,6 +120,9 @@ class ReleasePlan:
         each record: the released text of ``columns`` and whether each row is
         suppressed. For a backend that counts (a frequency table) but has no release
         query of its own to count released values with (Spark)."""
+        if self.scrubbed:
+            raise DataError(f"attribute '{self.scrubbed[0][0]}': scrub = true is released "
+                            f"with [engine] backend = \"duckdb\" or \"memory\"")
         if self.sample is not None:
             raise DataError("a differential-privacy sample is drawn per record: count its "
                             "release with [engine] backend = \"duckdb\" or \"memory\"")

@@ -24,6 +24,8 @@ import pandas as pd
 
 from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePlan,
                                   frequency_columns)
+from engine.backends import identifier_scan
+from engine.backends.identifier_scan import forget_scrub_functions, scrub_functions
 from engine.data.table import EncodedTable
 from engine.errors import DataError
 
@@ -268,6 +270,11 @@ class DuckDBBackend(Backend):
                                        np.asarray(result["__w"], dtype=np.int64)[mine], names)
         return out
 
+    def scan_identifiers(self, scanned: list[str], scrubbed: list[str], values) -> dict:
+        """Identifiers in the released columns, streamed (``identifier_scan.scan``);
+        ``values``: the job's identifying values."""
+        return identifier_scan.scan(self, scanned, scrubbed, [], values)
+
     # --- release ------------------------------------------------------------------
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None) -> None:
@@ -286,6 +293,7 @@ class DuckDBBackend(Backend):
             os.replace(tmp, path)
         finally:
             self._forget_pseudonyms(plan)
+            forget_scrub_functions(self, plan)
             if tmp.exists():
                 tmp.unlink()
 
@@ -413,6 +421,7 @@ class DuckDBBackend(Backend):
         aggregated = {name: self._lookup(f"__agg{i}", plan.class_keys(gen), labels)
                       for i, (name, gen, labels) in enumerate(plan.aggregated)}
         pseudonyms = {} if suppressed_rows else self._pseudonym_functions(plan)
+        scrubs, scrub_inputs = ({}, {}) if suppressed_rows else scrub_functions(self, plan)
         numbered = suppressed_rows or plan.sample is not None
         inner = ["row_number() OVER () - 1 AS __row"] if numbered else []
         if plan.sample is not None:  # records outside the sample are written suppressed
@@ -428,6 +437,8 @@ class DuckDBBackend(Backend):
                              f"AS __rv{i})) AS __r{i}")
             elif c in plan.columns and c not in aggregated:
                 inner.append(as_text(c))
+        for extra in scrub_inputs.values():  # the rows' own identifying numbers
+            inner.extend(extra)
         wrap = (lambda e: f"nullif({e}, '')") if empty_as_null else (lambda e: e)
         outer = list(outer or [])
         for c in plan.columns if not outer else ():
@@ -439,6 +450,8 @@ class DuckDBBackend(Backend):
                              + f" AS {ident(c)}")
             elif c in pseudonyms:
                 outer.append(wrap(pseudonyms[c]) + f" AS {ident(c)}")
+            elif c in scrubs:
+                outer.append(wrap(scrubs[c]) + f" AS {ident(c)}")
             elif c in qi_index:
                 j = qi_index[c]
                 outer.append(wrap(f"CASE WHEN __s THEN {literal(plan.marker)} ELSE "

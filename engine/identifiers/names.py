@@ -37,6 +37,11 @@ _TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Sir|Dame|Sister|Nurse|Docto
                     r"((?:[A-Z][a-z]*\.?[ \t]+)?(?:(?:[Oo]'|Mc|Mac|[Vv]an[ \t]+|[Dd]e[ \t]+)?"
                     r"[A-Z][\w'\-]+))")
 _CAPITALISED = re.compile(r"\b([A-Z][a-z]{2,})(?:[ \t]+([A-Z][\w'\-]+))?")
+_PLACES = ("Road|Rd|Street|St|Avenue|Ave|Lane|Drive|Way|Place|Square|Park|Gardens|Court|"
+           "Close|Hospital|Clinic|Infirmary|Centre|Center|House|Ward|Unit|College|School|"
+           "University|Church|Station|Hall|Bridge|Hill|Street|Strasse|Straße|Platz|Weg")
+_PLACE_BEFORE = re.compile(r"\b(?:St|Saint|Sankt|San|Santa)\.?[ \t]+$")
+_PLACE_AFTER = re.compile(rf"(?:'s)?[ \t]+(?:{_PLACES})\b|'s[ \t]+[A-Z]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _TOKEN = re.compile(r"\w[\w\-./]*\w|\w")
 _NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w]|\.\d)")
@@ -60,8 +65,9 @@ def listed_name_spans(text: str, free_text: bool) -> list[Span]:
     names = given_names()
     for m in _CAPITALISED.finditer(text):
         first, second = m.group(1), m.group(2)
-        if first.lower() not in names:
-            continue
+        if first.lower() not in names or _PLACE_BEFORE.search(text, 0, m.start()) or \
+                _PLACE_AFTER.match(text, m.end(1)):
+            continue  # St Mary's Hospital, Victoria Road: places named after persons
         if second and second.lower() not in COMMON_WORDS and not second.isupper():
             spans.append(Span(m.start(1), m.end(2), NAME, "given name and surname"))
         elif free_text:

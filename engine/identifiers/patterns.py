@@ -50,6 +50,7 @@ _DATE = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\
 #: dates and times in a text: never part of a number found
 _DATE_TIME = re.compile(r"(?<![\d\-/.])(?:\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}"
                         r"[\-/.]\d{2,4})(?![\d\-/.])|\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_NHS_NEAR = re.compile(r"(?i)\bNHS\b")
 _US_PHONE_SHAPE = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
 #: default regions for numbers written without their country code
 REGIONS = ("US", "GB", "DE", "NL", "FR", "CA", "AU", "IE", "AT", "CH", "BE", "IT", "ES")
@@ -226,19 +227,18 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
         end = start + len(run)
         digits = re.sub(r"\D", "", run)
         plain = re.fullmatch(r"[\d \-]+", run) is not None
+        nhs = in_text and nhs_ok(digits) and re.fullmatch(r"\d{3}[ \-]?\d{3}[ \-]?\d{4}", run)
         if plain and card_ok(digits):
             _add(spans, taken, start, end, CARD)
-        elif plain and in_text and nhs_ok(digits) and re.fullmatch(
-                r"\d{3}[ \-]?\d{3}[ \-]?\d{4}", run):
+        elif nhs and _NHS_NEAR.search(text, max(0, start - 24), start):
             _add(spans, taken, start, end, ID, "UK NHS number")
         elif in_text and run.isdigit() and len(run) == 9 and bsn_ok(run):
             _add(spans, taken, start, end, ID, "Dutch BSN")
         elif in_text and run.isdigit() and len(run) == 11 and steuer_id_ok(run):
             _add(spans, taken, start, end, ID, "German Steuer-ID")
         elif (region := phone_ok(run, in_text)) is not None:
-            # a leading "+" belongs to the number
-            if start > 0 and text[start - 1] == "+":
-                start -= 1
             _add(spans, taken, start, end, PHONE, region)
+        elif nhs:  # a checked NHS number that is no telephone number
+            _add(spans, taken, start, end, ID, "UK NHS number")
     spans.sort(key=lambda s: s.start)
     return spans

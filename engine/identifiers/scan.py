@@ -34,8 +34,9 @@ class Finding:
         """The column, the kind, the count and the first row (1-based data row), with
         no value."""
         rows = "1 row" if self.count == 1 else f"{self.count:,} rows"
-        return (f"column '{self.column}': {self.label} [{self.kind}] in {rows}, first in "
-                f"data row {self.first_row + 1}")
+        first = (f"first in data row {self.first_row + 1}" if self.first_row >= 0 else
+                 "the first row not known to this backend")
+        return f"column '{self.column}': {self.label} [{self.kind}] in {rows}, {first}"
 
     def to_dict(self) -> dict:
         return {"column": self.column, "kind": self.kind, "rows": self.count,

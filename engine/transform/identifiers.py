@@ -97,9 +97,15 @@ def identifying_values(problem) -> IdentifyingValues:
     cached = getattr(problem, "_identifying_values", None)
     if cached is None:
         table = problem.table
-        names = [n for n in identifying_names(problem.job, table.source_names)
-                 if n in table.names]
-        cached = IdentifyingValues.build({n: table.column(n).dictionary for n in names})
+        names = identifying_names(problem.job, table.source_names)
+        if problem.backend is not None and hasattr(problem.backend, "column_counts"):
+            counted = problem.backend.column_counts([n for n in names
+                                                     if n not in table.names])
+            columns = {n: t.column(n).dictionary for n, t in counted.items()}
+        else:
+            columns = {}
+        columns.update({n: table.column(n).dictionary for n in names if n in table.names})
+        cached = IdentifyingValues.build(columns)
         problem._identifying_values = cached
     return cached
 
@@ -117,7 +123,16 @@ def scanned_columns(released) -> list[str]:
     sensitive and insensitive attributes without a rule, quasi-identifiers at level 0."""
     job = released.problem.job
     skip = set(scrubbed_names(job)) | set(kept(job)) | set(released.pseudonymized)
-    return [n for n in released.names if n not in skip and not released.is_generalized(n)]
+    return [n for n in released_names(released)
+            if n not in skip and not released.is_generalized(n)]
+
+
+def released_names(released) -> list[str]:
+    """The released columns: a backend's frequency table holds only the columns the
+    search reads, the backend releases every column of the source but the removed."""
+    if released.problem.backend is None:
+        return list(released.names)
+    return [n for n in released.problem.table.source_names if n not in released.removed]
 
 
 def scrub_values(problem, name: str, values: np.ndarray) -> tuple[np.ndarray, Counter]:
@@ -127,10 +142,10 @@ def scrub_values(problem, name: str, values: np.ndarray) -> tuple[np.ndarray, Co
     if name not in cache:
         a = problem.job.attributes[name]
         check_identifier_keys(a, f"[attributes.\"{name}\"]")
-        import pandas as pd
-        codes, uniques = pd.factorize(pd.Series(values, dtype=object), sort=False)
+        uniques, codes = np.unique(np.asarray(values, dtype=object).astype(str),
+                                   return_inverse=True)
         ids = identifying_values(problem)
-        out, counts = scrub_column(np.asarray(uniques, dtype=object), codes, ids,
+        out, counts = scrub_column(uniques.astype(object), codes.reshape(-1), ids,
                                    own_numbers(problem, ids))
         out.flags.writeable = False
         cache[name] = (out, counts)
@@ -174,14 +189,26 @@ def backend_scan(released) -> dict:
     names = tuple(scanned_columns(released))
     if names not in cache:
         backend = problem.backend
-        if backend is None or not hasattr(backend, "scan_identifiers"):
-            raise AnonymistError("this release's records are held by a backend that cannot "
-                                 "scan them for identifiers: use [engine] backend = "
-                                 "\"duckdb\" or \"memory\"")
         job = problem.job
+        if not hasattr(backend, "scan_identifiers"):  # Spark: each column's distinct
+            cache[names] = _distinct_scan(backend, list(names), identifying_values(problem))
+            return cache[names]
         cache[names] = backend.scan_identifiers(
-            list(names), scrubbed_names(job), identifying_names(job, backend.columns()))
+            list(names), [n for n in scrubbed_names(job) if n in released_names(released)],
+            identifying_values(problem))
     return cache[names]
+
+
+def _distinct_scan(backend, names: list[str], values: IdentifyingValues) -> dict:
+    """A backend's columns scanned by their distinct values with their records (the
+    first rows are not known: -1), for a backend without a streamed scan of its own."""
+    from engine.identifiers.scan import scan_column
+    found = []
+    for name, table in backend.column_counts(names).items():
+        col = table.column(name)
+        for f in scan_column(name, col.dictionary, col.codes, values, weights=table.weights):
+            found.append(Finding(f.column, f.kind, f.count, -1, f.examples))
+    return {"findings": found, "scrubbed": {}}
 
 
 def release_report(released) -> dict:
@@ -189,7 +216,7 @@ def release_report(released) -> dict:
     and kind, the kept columns with their reasons."""
     problem = released.problem
     job = problem.job
-    scrubbed = [n for n in scrubbed_names(job) if n in released.names]
+    scrubbed = [n for n in scrubbed_names(job) if n in released_names(released)]
     if problem.backend is not None:
         counts = backend_scan(released)["scrubbed"]
     else:
@@ -198,4 +225,4 @@ def release_report(released) -> dict:
         counts = scrub_counts(problem)
     return {"scanned": scanned_columns(released),
             "scrubbed": {n: counts.get(n, {}) for n in scrubbed},
-            "kept": {n: r for n, r in kept(job).items() if n in released.names}}
+            "kept": {n: r for n, r in kept(job).items() if n in released_names(released)}}

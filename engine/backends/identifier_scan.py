@@ -1,0 +1,185 @@
+"""Identifiers in the columns DuckDB releases, found where the records are.
+
+The scan streams: one query groups every scanned or scrubbed column's distinct values
+with their record counts and first row (GROUPING SETS), fetched in Arrow batches and
+checked value by value (``engine.identifiers``), so memory holds one batch and the
+findings, whatever the number of rows; a second streamed query looks for each row's
+own identifying number (a record number in its own note) among the rows whose value
+holds three digits in a row. Scrubbing is a vectorized function in the release query
+(`scrub_functions`), per row, with the same spans as in memory.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+from engine.identifiers import IdentifyingValues, find_spans, scrub_text
+from engine.identifiers.scan import EXAMPLES, Finding
+
+BATCH_ROWS = 50_000
+OWN = "the row's own identifier"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _text(name: str) -> str:
+    return f"coalesce(CAST({_ident(name)} AS VARCHAR), '')"
+
+
+def identifying_values(backend, names: list[str]) -> IdentifyingValues:
+    """The identifying columns' distinct values, counted by the backend."""
+    names = [n for n in names if n in backend.columns()]
+    if not names:
+        return IdentifyingValues()
+    tables = backend.column_counts(names)
+    return IdentifyingValues.build({n: t.column(n).dictionary for n, t in tables.items()})
+
+
+def _batches(backend, sql: str):
+    with backend._lock:  # one call at a time on the connection
+        try:
+            reader = backend.con.sql(sql).to_arrow_reader(BATCH_ROWS)
+            for batch in reader:
+                yield batch
+        except backend._duckdb.Error as e:
+            from engine.errors import DataError
+            raise DataError(f"{backend.source.label}: {str(e).splitlines()[0]}") from None
+
+
+def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str],
+         values: IdentifyingValues | None = None) -> dict:
+    """``{"findings": [Finding...], "scrubbed": {column: {kind: replacements}}}`` of the
+    backend's records (counts are records, first rows 0-based data rows)."""
+    present = set(backend.columns())
+    columns = [c for c in dict.fromkeys(list(scanned) + list(scrubbed)) if c in present]
+    values = values if values is not None else identifying_values(backend, identifying)
+    found: dict[tuple[str, str], list] = {}
+    replaced: dict[str, Counter] = {c: Counter() for c in scrubbed if c in present}
+    value_kinds: dict[str, dict[str, set]] = {c: {} for c in columns}
+    if columns:
+        cols = ", ".join(_ident(c) for c in columns)
+        flags = ", ".join(f"grouping({_ident(c)}) AS __g{j}" for j, c in enumerate(columns))
+        sets = ", ".join(f"({_ident(c)})" for c in columns)
+        inner = ", ".join([f"{_text(c)} AS {_ident(c)}" for c in columns]
+                          + ["row_number() OVER () - 1 AS __rn"])
+        sql = (f"SELECT {cols}, count(*) AS __n, min(__rn) AS __first, {flags} FROM "
+               f"(SELECT {inner} FROM {backend.scan()}) GROUP BY GROUPING SETS ({sets})")
+        for batch in _batches(backend, sql):
+            data = batch.to_pydict()
+            for j, c in enumerate(columns):
+                for v, n, first, g in zip(data[c], data["__n"], data["__first"],
+                                          data[f"__g{j}"]):
+                    if g:
+                        continue
+                    spans = find_spans(v or "", values)
+                    if not spans:
+                        continue
+                    if c in replaced:
+                        for s in spans:
+                            replaced[c][s.kind] += n
+                    kinds = {s.kind for s in spans}
+                    value_kinds[c][v] = kinds
+                    for kind in kinds:
+                        entry = found.setdefault((c, kind), [0, first, []])
+                        entry[0] += n
+                        entry[1] = min(entry[1], first)
+                        if len(entry[2]) < EXAMPLES:
+                            entry[2].append(v)
+    own = [n for n in values.number_columns if n in present]
+    if columns and own and values.numbers:
+        _own_rows(backend, columns, own, values, found, replaced, value_kinds)
+    findings = [Finding(c, k, int(n), int(first), tuple(ex))
+                for (c, k), (n, first, ex) in found.items() if c in scanned]
+    return {"findings": sorted(findings, key=lambda f: (f.column, f.first_row, f.kind)),
+            "scrubbed": {c: dict(sorted((k, int(v)) for k, v in r.items() if v))
+                         for c, r in replaced.items()}}
+
+
+def _own_rows(backend, columns, own, values, found, replaced, value_kinds) -> None:
+    """Rows whose value holds the row's own identifying number."""
+    inner = ", ".join([f"{_text(c)} AS {_ident(c)}" for c in columns]
+                      + [f"{_text(o)} AS __own{k}" for k, o in enumerate(own)]
+                      + ["row_number() OVER () - 1 AS __rn"])
+    test = " OR ".join(f"regexp_matches({_ident(c)}, '[0-9]{{3}}')" for c in columns)
+    sql = f"SELECT * FROM (SELECT {inner} FROM {backend.scan()}) WHERE {test}"
+    for batch in _batches(backend, sql):
+        data = batch.to_pydict()
+        for i, row in enumerate(data["__rn"]):
+            mine = {data[f"__own{k}"][i].strip() for k in range(len(own))}
+            for c in columns:
+                v = data[c][i]
+                cand = values.candidate_numbers(v)
+                if not cand & mine:
+                    continue
+                spans = find_spans(v, values, cand & mine)
+                if not any(s.detail == OWN for s in spans):
+                    continue
+                if c in replaced:  # the row's spans instead of its value's
+                    for s in spans:
+                        replaced[c][s.kind] += 1
+                    for s in find_spans(v, values):
+                        replaced[c][s.kind] -= 1
+                if "ID" not in value_kinds[c].get(v, ()):
+                    entry = found.setdefault((c, "ID"), [0, row, []])
+                    entry[0] += 1
+                    entry[1] = min(entry[1], row)
+                    if len(entry[2]) < EXAMPLES:
+                        entry[2].append(v)
+
+
+def scrub_functions(backend, plan) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Register a vectorized scrubbing function per scrubbed column of ``plan`` and
+    return the SQL calling each (over ``__own{i}_{k}``, the row's identifying numbers)
+    and, per column, the SQL of those extra inputs."""
+    calls, extra = {}, {}
+    for i, (name, values, own) in enumerate(plan.scrubbed):
+        udf = _scrubber(values, len(own), name)
+        fn = f"__scrub{i}"
+        backend._forget(fn)
+        backend.con.create_function(fn, udf, ["VARCHAR"] * (1 + len(own)), "VARCHAR",
+                                    type="arrow")
+        extra[name] = [f"{_text(o)} AS __own{i}_{k}" for k, o in enumerate(own)]
+        args = [_text(name)] + [f"__own{i}_{k}" for k in range(len(own))]
+        calls[name] = f"{fn}({', '.join(args)})"
+    return calls, extra
+
+
+def _scrubber(values, n_own: int, name: str):
+    """The vectorized function scrubbing one column: its texts and the rows' own
+    identifying numbers (DuckDB reads the arity from the signature)."""
+    import pyarrow as pa
+
+    def core(array, owns):
+        texts = array.to_pylist()
+        owns = [o.to_pylist() for o in owns]
+        cache: dict = {}
+        out = []
+        for r, t in enumerate(texts):
+            t = t or ""
+            mine = ({(o[r] or "").strip() for o in owns} & values.candidate_numbers(t)
+                    if owns else set())
+            if mine:
+                out.append(scrub_text(t, find_spans(t, values, mine)))
+                continue
+            if t not in cache:
+                cache[t] = scrub_text(t, find_spans(t, values))
+            out.append(cache[t])
+        return pa.array(out, type=pa.string())
+
+    arities = {0: lambda a: core(a, []), 1: lambda a, b: core(a, [b]),
+               2: lambda a, b, c: core(a, [b, c]), 3: lambda a, b, c, d: core(a, [b, c, d])}
+    if n_own not in arities:
+        from engine.errors import DataError
+        raise DataError(f"attribute '{name}': scrub = true looks for each row's own "
+                        f"number of at most 3 identifying columns out of core ({n_own} "
+                        f"hold numbers): use [engine] backend = \"memory\"")
+    return arities[n_own]
+
+
+def forget_scrub_functions(backend, plan) -> None:
+    for i in range(len(plan.scrubbed)):
+        backend._forget(f"__scrub{i}")
+
+
+__all__ = ["scan", "scrub_functions", "forget_scrub_functions", "identifying_values"]

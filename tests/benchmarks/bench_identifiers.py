@@ -1,0 +1,224 @@
+"""Identifiers in released columns (issue 25, item 2): recall and false positives of the
+scanner on generated clinical notes, no flag on the shared data sets, and what the scan
+and scrubbing cost against the whole command.
+
+    python3 tests/benchmarks/bench_identifiers.py                 # recall, shared data, speed
+    python3 tests/benchmarks/bench_identifiers.py --ooc 1000000   # + a DuckDB release
+
+Recall: every identifier the generator (tests/clinical_data.py) plants in a note is
+found when the scrubbed note no longer holds its text (its kind's share of planted ones
+found), with the job's identifying values (patient names and numbers) as the release
+uses them. Names in no column (doctors) are counted apart, found by the shipped name
+list and titles alone. False positives: spans found that cover no planted identifier,
+per note, on the same notes (their noise: blood pressure, doses, dates, times, ICD
+codes), and values flagged in the shared data sets (Adult, cup, credit card, MACH-IV).
+
+Speed: the whole command (``python -m engine.cli anonymize``, a fresh process) against
+the scan (and scrub) of the same release timed in-process on the same job, median of
+three; the ratio is the share of the command the scan takes.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_user import env_with, run_process  # noqa: E402
+from tests.clinical_data import clinical, job_text  # noqa: E402
+from tests.shared_data import SHARED  # noqa: E402
+
+
+def recall(seeds=(1, 2, 3, 4, 5), patients: int = 300) -> dict:
+    from engine.identifiers import IdentifyingValues, find_spans, scrub_text
+    planted, found = Counter(), Counter()
+    doctors_planted = doctors_found = 0
+    false_spans = notes = 0
+    for seed in seeds:
+        t = clinical(patients, seed)
+        values = IdentifyingValues.build({"name": t.frame["name"].unique(),
+                                          "patient_no": t.frame["patient_no"].unique()})
+        for (_, row), plants in zip(t.frame.iterrows(), t.planted):
+            note = row["notes"]
+            notes += 1
+            spans = find_spans(note, values, own={row["patient_no"]})
+            scrubbed = scrub_text(note, spans)
+            for kind, text in plants:
+                is_doctor = kind == "NAME" and text in t.doctors
+                if is_doctor:
+                    doctors_planted += 1
+                    alone = scrub_text(note, find_spans(note))  # the list and titles only
+                    doctors_found += text not in alone
+                    continue
+                planted[kind] += 1
+                found[kind] += text not in scrubbed
+            planted_at = [(m.start(), m.end()) for _, text in plants
+                          for m in re.finditer(re.escape(text), note)]
+            false_spans += sum(not any(a < s.end and s.start < b for a, b in planted_at)
+                               for s in spans)
+    return {"planted": dict(planted), "found": dict(found),
+            "recall": {k: found[k] / planted[k] for k in planted},
+            "doctors": (doctors_found, doctors_planted), "notes": notes,
+            "false_spans": false_spans}
+
+
+#: clinical sentences holding no identifier: drugs, departments, places, eponymous
+#: diseases, weekdays and months, lab values, codes (written for this measurement)
+CLEAN = """Started Metformin 500 mg twice daily; review HbA1c in March.
+Referred to Cardiology at St Mary's Hospital for an echocardiogram.
+Known Parkinson's disease, tremor worse on Monday mornings.
+Crohn's disease in remission on Azathioprine 100 mg.
+History of Hodgkin lymphoma, treated 2011, no relapse.
+Addison's disease on Hydrocortisone 20 mg per day.
+Graves disease, TSH 0.02 mU/L, Carbimazole started.
+Bell's palsy resolving, Prednisolone course completed.
+Down syndrome, lives with family in Springfield.
+Travelled to Boston and Chicago in June, no fever since.
+Discharged to Riverside Care Home on Friday.
+Seen in the Emergency Department, Glasgow Coma Scale 15.
+ECG: sinus rhythm 72/min, QTc 430 ms, PR 160 ms.
+Creatinine 88 umol/L, eGFR 78 mL/min/1.73m2, K 4.1 mmol/L.
+Warfarin 3 mg, INR 2.4 on 2024-03-12, next check 2024-03-26.
+Allergic to Penicillin (rash), tolerates Clarithromycin.
+Vaccinated: Influenza 2023/24, COVID-19 booster in October.
+ICD-10 E11.9, I10, J45.909; SNOMED 44054006.
+Blood pressure 138/86 mmHg, SpO2 97 % on room air.
+Ward round with the Medical Registrar and Charge Nurse.
+Physiotherapy twice weekly at the Royal Infirmary.
+Patient prefers Spanish interpreter; consent obtained.
+Appointment moved from Tuesday 10:30 to Thursday 14:15.
+BMI 31.4 kg/m2, waist 104 cm, advised Mediterranean diet.
+Mammogram BI-RADS 2, repeat in 12 months.
+Ferritin 12 ug/L, started Ferrous Sulfate 200 mg.
+Lives alone in Victoria Road flat, second floor, no lift.
+Hip X-ray: no fracture. Paracetamol 1 g QDS as needed.
+Dexa scan T-score -2.6, Alendronic Acid weekly.
+Smoker 20 pack-years, referred to the Stop Smoking Service.""".splitlines()
+
+
+def clean_false_positives() -> list[tuple[str, str, str]]:
+    """Spans found in sentences holding no identifier (with the patients' names of a
+    generated table as the job's identifying values)."""
+    from engine.identifiers import IdentifyingValues, find_spans
+    t = clinical(300, 1)
+    values = IdentifyingValues.build({"name": t.frame["name"].unique(),
+                                      "patient_no": t.frame["patient_no"].unique()})
+    return [(s.kind, line[s.start:s.end], line) for line in CLEAN
+            for s in find_spans(line, values)]
+
+
+def shared_flags() -> dict:
+    from engine.data.csv_import import read_csv_encoded
+    from engine.identifiers.scan import scan_column
+    out = {}
+    for name in ("adult/adult.csv", "cup/cup.csv", "highdim/creditcard_int.csv",
+                 "highdim/mach2019_int.csv"):
+        t = read_csv_encoded(SHARED / "data" / name, delimiter=";", encoding="utf-8",
+                             header=True)
+        values = sum(len(t.column(c).dictionary) for c in t.names)
+        flagged = [f for c in t.names
+                   for f in scan_column(c, t.column(c).dictionary, t.column(c).codes)]
+        out[name] = (t.n_rows, len(t.names), values, len(flagged))
+    return out
+
+
+def adult_job(folder: Path) -> Path:
+    adult = SHARED / "data" / "adult"
+    qis = ["sex", "age", "race", "marital-status", "education", "native-country",
+           "workclass", "occupation", "salary-class"]
+    lines = [f'[data]\npath = "{adult / "adult.csv"}"\ndelimiter = ";"\n']
+    for q in qis:
+        lines.append(f'[attributes."{q}"]\ntype = "quasi-identifying"\n'
+                     f'hierarchy = "{adult / f"adult_hierarchy_{q}.csv"}"\n')
+    lines.append('[[privacy]]\nmodel = "k-anonymity"\nk = 5\n')
+    path = folder / "adult.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def scan_seconds(job: Path) -> float:
+    """The scan (and scrubbing) of the optimum's release, in-process, on a fresh problem."""
+    from engine.api import anonymize
+    from engine.transform.identifiers import find_in_release, scrub_values, scrubbed_names
+    result = anonymize(None, job)
+    released = result.transformed()
+    problem = released.problem
+    t0 = time.perf_counter()
+    find_in_release(released)
+    for name in scrubbed_names(problem.job):
+        scrub_values(problem, name, problem.table.column(name).values())
+    return time.perf_counter() - t0
+
+
+def speed(folder: Path) -> dict:
+    out = {}
+    jobs = {"Adult (30,162 rows, 9 QIs, k=5)": adult_job(folder)}
+    t = clinical(patients=10_000, seed=11)  # about 30,000 visits, free-text notes
+    data = t.write(folder, "clinical.csv")
+    scrub = folder / "clinical.toml"
+    scrub.write_text(job_text(data, notes="scrub = true"))
+    jobs[f"clinical ({len(t.frame):,} visits, notes scrubbed)"] = scrub
+    for label, job in jobs.items():
+        whole = statistics.median(
+            run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
+                         "--output", str(folder / "out.csv"), "--quiet"], env_with())[0]
+            for _ in range(3))
+        scan = statistics.median(scan_seconds(job) for _ in range(3))
+        out[label] = (whole, scan, scan / whole)
+    return out
+
+
+def out_of_core(folder: Path, rows: int) -> dict:
+    patients = rows // 3
+    t = clinical(patients=patients, seed=5)
+    data = t.write(folder, "big.csv")
+    job = folder / "big.toml"
+    job.write_text(job_text(data, notes="scrub = true",
+                            extra='[engine]\nbackend = "duckdb"\nmemory_limit = "1GB"\n'))
+    wall, cpu, rss = run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
+                                  "--output", str(folder / "big-out.csv"), "--quiet"],
+                                 env_with())
+    return {"rows": len(t.frame), "wall_s": wall, "cpu_s": cpu, "peak_mb": rss,
+            "input_mb": data.stat().st_size / 2**20}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--ooc", type=int, default=0, help="rows of a DuckDB release (0: none)")
+    args = ap.parse_args()
+    r = recall()
+    print(f"recall on {r['notes']:,} generated notes:")
+    for kind in sorted(r["planted"]):
+        print(f"  {kind:6} {r['found'][kind]:5,} of {r['planted'][kind]:5,} "
+              f"({r['recall'][kind]:.1%})")
+    d_found, d_planted = r["doctors"]
+    print(f"  names in no column (list + titles alone): {d_found:,} of {d_planted:,} "
+          f"({d_found / d_planted:.1%})")
+    print(f"false positives: {r['false_spans']:,} spans over no planted identifier in "
+          f"{r['notes']:,} notes")
+    fp = clean_false_positives()
+    print(f"false positives in {len(CLEAN)} clinical sentences without identifiers: "
+          f"{len(fp)}" + "".join(f"\n  {k} '{text}' in: {line}" for k, text, line in fp))
+    for name, (n, cols, values, flagged) in shared_flags().items():
+        print(f"shared {name}: {n:,} rows, {cols} columns, {values:,} distinct values, "
+              f"{flagged} flagged")
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, (whole, scan, ratio) in speed(Path(tmp)).items():
+            print(f"speed {label}: command {whole:.2f} s, scan {scan:.3f} s, "
+                  f"ratio {ratio:.3f}")
+        if args.ooc:
+            o = out_of_core(Path(tmp), args.ooc)
+            print(f"out of core: {o['rows']:,} rows ({o['input_mb']:.0f} MB), "
+                  f"{o['wall_s']:.1f} s wall, {o['cpu_s']:.1f} s CPU, peak {o['peak_mb']:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
