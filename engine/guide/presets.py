@@ -35,7 +35,7 @@ class PrivacyGoal:
 
     def describe(self, sensitive: Sequence[str]) -> str:
         """The models in words, e.g. "11-anonymity; distinct 2-diversity of diagnosis"."""
-        parts = ([f"{self.k}-map against the population (journalist risk below "
+        parts = ([f"{self.k}-map against the population (journalist risk at most "
                   f"{1 / self.k:.0%})"] if self.needs_population
                  else [f"{self.k}-anonymity"])
         if self.l_diversity:
@@ -46,16 +46,19 @@ class PrivacyGoal:
 
 GOALS: tuple[PrivacyGoal, ...] = (
     PrivacyGoal("public", "Public release",
-                "Anyone may download the data. Every person hides among at least 11 "
-                "records that look alike, and those records never all share one sensitive "
-                "value, so membership alone reveals nothing.", k=11, l_diversity=2),
+                "Anyone may download the data. Every released record looks like at least "
+                "10 others on the quasi-identifiers, and within each such group every "
+                "sensitive attribute takes at least two different values, so finding "
+                "someone's group does not reveal their sensitive value with certainty "
+                "(it can still make one value likely).", k=11, l_diversity=2),
     PrivacyGoal("agreement", "Sharing under a data-use agreement",
-                "The recipient signs not to re-identify anyone. Every person hides among at "
-                "least 5 records that look alike.", k=5),
+                "The recipient signs not to re-identify anyone. Every released record "
+                "looks like at least 4 others on the quasi-identifiers.", k=5),
     PrivacyGoal("partner", "Sharing with a research partner who holds the population",
                 "The recipient may hold a register of the whole population. Each released "
-                "record matches at least 20 people of the population (estimated), keeping "
-                "the journalist risk below 5 %.", k=20, needs_population=True),
+                "record matches at least 20 people of the population (estimated from the "
+                "sample with a population model), so the journalist risk is estimated at "
+                "5 % or less.", k=20, needs_population=True),
 )
 
 

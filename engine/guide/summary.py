@@ -34,19 +34,32 @@ class AttributeChange:
 
 @dataclass(frozen=True)
 class Alternative:
-    """Another anonymous transformation that keeps one attribute finer."""
+    """Another anonymous transformation that keeps one attribute finer, and what it
+    costs: the attribute made coarser in exchange, if any, said in the text."""
 
     attribute: str
     levels: tuple[int, ...]
     information_loss_percent: float | None
     suppressed_records: int
+    #: (attribute, its new level, its height) when another attribute is made coarser
+    coarser: tuple[str, int, int] | None = None
 
     def text(self, current_percent: float | None, current_suppressed: int) -> str:
         def pct(x):
             return "?" if x is None else f"{x:.1f} %"
-        return (f"Keep {self.attribute} finer: information loss {pct(self.information_loss_percent)}"
-                f" instead of {pct(current_percent)}, {self.suppressed_records:,} records "
-                f"suppressed instead of {current_suppressed:,}")
+        head = f"Keep {self.attribute} finer"
+        if self.coarser is not None:
+            name, level, height = self.coarser
+            head += (f", {name} removed (every record shows '*')" if level >= height
+                     else f", {name} coarser (level {level} of {height})")
+        same_loss = pct(self.information_loss_percent) == pct(current_percent)
+        loss = (f"the same information loss ({pct(current_percent)})" if same_loss
+                else f"information loss {pct(self.information_loss_percent)} instead of "
+                     f"{pct(current_percent)}")
+        suppressed = (f"{self.suppressed_records:,} records suppressed"
+                      + ("" if self.suppressed_records == current_suppressed
+                         else f" instead of {current_suppressed:,}"))
+        return f"{head}: {loss}, {suppressed}"
 
 
 def attribute_changes(result, levels: Sequence[int]) -> list[AttributeChange]:
@@ -72,10 +85,27 @@ def attribute_changes(result, levels: Sequence[int]) -> list[AttributeChange]:
     return changes
 
 
+def _same_release(problem, a: Sequence[int], b: Sequence[int]) -> bool:
+    """Whether two transformations show every present value with the same label (the
+    released quasi-identifiers would be identical)."""
+    for j, name in enumerate(problem.qis):
+        if a[j] == b[j]:
+            continue
+        h = problem.hierarchies[j]
+        present = problem.table.column(name).value_counts() > 0
+        la = h.labels[a[j]][h.maps[a[j]]][present].astype(str)
+        lb = h.labels[b[j]][h.maps[b[j]]][present].astype(str)
+        if not np.array_equal(la, lb):
+            return False
+    return True
+
+
 def finer_alternatives(result, levels: Sequence[int]) -> list[Alternative]:
     """For each generalized quasi-identifier, the anonymous transformation with least
     loss that keeps it one level finer (others as they are, or one of them one level
-    coarser): checked on demand, within the job's suppression limit."""
+    coarser, which the alternative names): checked on demand, within the job's
+    suppression limit. An alternative whose release would show the same values as the
+    current one (a level that changes no present value) is left out."""
     problem = result.problem
     base = [int(x) for x in levels]
     lattice = problem.lattice
@@ -85,24 +115,28 @@ def finer_alternatives(result, levels: Sequence[int]) -> list[Alternative]:
             continue
         finer = list(base)
         finer[j] -= 1
-        candidates = [finer]
+        if _same_release(problem, finer, base):
+            continue  # the finer level shows the same values: nothing would change
+        candidates: list[tuple[list[int], int | None]] = [(finer, None)]
         for i in range(len(base)):
             if i != j and finer[i] < lattice.max_levels[i]:
                 c = list(finer)
                 c[i] += 1
-                candidates.append(c)
+                candidates.append((c, i))
         best = None
-        for c in candidates:
+        for c, coarser in candidates:
             t = result.evaluate(c)
             if not t.anonymous:
                 continue
             key = t.information_loss
             if best is None or key < best[0]:
-                best = (key, t, c)
-            if c is finer:
+                best = (key, t, c, coarser)
+            if coarser is None:
                 break  # the plain one-level-finer transformation is the natural choice
         if best is not None:
-            t = best[1]
-            found.append(Alternative(name, tuple(best[2]), t.information_loss_percent,
-                                     t.suppressed_records))
+            _, t, c, i = best
+            trade = (None if i is None else
+                     (problem.qis[i], int(c[i]), len(problem.hierarchies[i].labels) - 1))
+            found.append(Alternative(name, tuple(c), t.information_loss_percent,
+                                     t.suppressed_records, trade))
     return found
