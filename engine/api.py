@@ -71,6 +71,15 @@ def _whole_table(job: Job, data) -> EncodedTable:
     return table
 
 
+def check_callables(**arguments) -> None:
+    """A ``TypeError`` naming the argument that is neither None nor callable (a
+    ``progress=5`` fails here, not deep inside the search)."""
+    for name, value in arguments.items():
+        if value is not None and not callable(value):
+            raise TypeError(f"{name} must be a function (or None), not "
+                            f"{type(value).__name__} {value!r:.40}")
+
+
 def backend_progress(progress: ProgressCallback | None, cancel: CancelCheck | None = None):
     """A backend's ``(phase, share)`` reports ("aggregate", "release") as ``Progress``
     for ``progress`` (rate-limited; None without a callback)."""
@@ -90,6 +99,7 @@ def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None
     polled every 0.1 s while DuckDB counts, interrupts it (``Cancelled``);
     ``backend_hook(backend)`` is called before it counts (the app lends DuckDB the
     Parquet copy of a CSV file it made: ``DuckDBBackend.text_copy``)."""
+    check_callables(phase_progress=phase_progress, cancel=cancel, backend_hook=backend_hook)
     job = as_job(config)
     if data is None or isinstance(data, (str, Path)):
         if data_kind(job, data) not in STREAMED:  # workbooks, statistics files, databases
@@ -181,6 +191,7 @@ def anonymize(data, config, progress: ProgressCallback | None = None,
     the records, ``done`` the share scanned), the search's (``"search"`` and its steps), then
     ``"output"`` (local recoding, and the released table when ``build_output``).
     """
+    check_callables(progress=progress, cancel=cancel, backend_hook=backend_hook)
     start = time.perf_counter()
     phases = Reporter(progress, 0, cancel)
     phases.report(0, None, None, force=True, phase="preparing", done=0.0)
@@ -194,6 +205,7 @@ def anonymize_prepared(problem: Problem, progress: ProgressCallback | None = Non
                        start: float | None = None) -> AnonymizationResult:
     """`anonymize` for a problem already prepared (the command line looks at its data
     before the search); ``start`` is when preparing began (for ``elapsed_s``)."""
+    check_callables(progress=progress, cancel=cancel)
     start = time.perf_counter() if start is None else start
     check_keys(problem.job)  # pseudonym keys: refused now rather than after the search
     phases = Reporter(progress, 0, cancel)

@@ -12,18 +12,17 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
-import signal
 import sys
 import tempfile
 import time
 import traceback
-from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import AnonymistError
 from engine.release_docs.cli_options import add_arguments as add_document_arguments
 from engine.release_docs.cli_options import check_arguments as check_export_arguments
 from engine.release_docs.cli_options import write_documents, write_release
+from engine.signals import Interrupted, Terminated, exit_code, interrupt_of  # noqa: F401
 
 EXIT_OK = 0              # released (anonymize), verified (verify), printed (evaluate)
 EXIT_VIOLATIONS = 1      # verify: the file does not meet the job
@@ -31,14 +30,11 @@ EXIT_BAD_INPUT = 2       # bad arguments, job, data, hierarchy or output path
 EXIT_INFEASIBLE = 3      # no transformation meets the models: nothing written
 EXIT_IDENTIFIERS = 4     # identifiers found in a released column: nothing written
 EXIT_INTERNAL = 70       # unexpected error: a short message and a log file's path
-EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed
+EXIT_HANGUP = 129        # SIGHUP (128 + 1): temporary files removed, nothing new kept
+EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed, nothing new kept
 
 SUBCOMMANDS = ("anonymize", "verify", "evaluate")
 ALL_COMMANDS = SUBCOMMANDS + ("gui",)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the process is, so that writers clean up as on Ctrl-C."""
 
 
 class _Bar:
@@ -151,10 +147,11 @@ def cmd_anonymize(args) -> int:
     if args.data is not None:
         check_input_file(args.data, "data file")
     outputs = {"--output": args.output, "--result": args.result,
-               "--report": getattr(args, "report", None)}
-    if args.mapping is not None and not args.mapping.is_dir():
-        outputs["--mapping"] = args.mapping
-    check_outputs(outputs, job_inputs(job, args.job, args.data), AnonymistError)
+               "--report": getattr(args, "report", None), "--mapping": args.mapping,
+               "--pseudonym-table": args.pseudonym_table}
+    mapping_folder = args.mapping is not None and args.mapping.suffix.lower() != ".xlsx"
+    check_outputs(outputs, job_inputs(job, args.job, args.data), AnonymistError,
+                  folders=("--mapping",) if mapping_folder else ())
     check_export_arguments(args, job)
 
     from engine.api import anonymize_prepared, backend_progress, prepare
@@ -175,7 +172,14 @@ def cmd_anonymize(args) -> int:
                                  f"as it is)")
         _say(f"warning: column(s) not named in the job are released verbatim as "
              f"insensitive: {names}")
-    result = anonymize_prepared(problem, bar, None, start=start)
+    from engine import signals
+    try:
+        with signals.deferred():  # a signal stops the search between kernel calls
+            result = anonymize_prepared(problem, bar, signals.requested, start=start)
+    except KeyboardInterrupt:
+        if bar:
+            bar.close()  # the message goes on a line of its own
+        raise
     if bar:
         bar.close()
     if result.optimum is None:
@@ -192,10 +196,18 @@ def cmd_anonymize(args) -> int:
         _say(f"error: {e}" + (f"\nremoved the earlier {', '.join(map(str, removed))} so "
                               f"that it cannot pass for this job's release" if removed else ""))
         return EXIT_IDENTIFIERS
-    write_release(args, result, job, quiet=args.quiet)
-    write_documents(args, result)
-    if args.result:
-        result.write_json(args.result, str(args.output) if args.output else None)
+    from engine.io_utils import all_or_nothing
+    with all_or_nothing(release_files(args)):  # a failure puts back the earlier files
+        cells = write_release(args, result, job, quiet=args.quiet)
+        write_documents(args, result)
+        if args.result:
+            result.write_json(args.result, str(args.output) if args.output else None,
+                              {"formula_cells": cells} if cells else None)
+    for where, done in cells.items():
+        if done["formula_cells"]:
+            _say(f"{where}: {done['formula_cells']:,} cell(s) a spreadsheet would run as a "
+                 f"formula, " + ("written with a leading ' (--csv-formula-cells)"
+                                 if done["neutralised"] else "written as they are"))
     o = result.optimum
     persons = (result.problem.person_figures(result.levels_of())
                if result.problem.counts_persons and result.local_recoding is None else None)
@@ -206,6 +218,14 @@ def cmd_anonymize(args) -> int:
          f"{result.transformations_checked} of {result.lattice_size:,} checked "
          f"in {result.elapsed_s:.2f}s")
     return EXIT_OK
+
+
+def release_files(args) -> list[Path | None]:
+    """The files (and the mapping folder) one ``anonymize`` writes together."""
+    report = getattr(args, "report", None)
+    return [args.output, args.result, report,
+            report.with_suffix(".json") if report is not None else None,
+            args.mapping, args.pseudonym_table]
 
 
 def cmd_verify(args) -> int:
@@ -243,8 +263,11 @@ def cmd_verify(args) -> int:
     return EXIT_OK if report.ok else EXIT_VIOLATIONS
 
 
-def _parse_levels(text: str, qis: list[str]) -> list[int]:
-    given = {}
+def _parse_levels(text: str, lattice) -> tuple[int, ...]:
+    """``--levels`` (``attribute=level,...``) checked against the lattice: every
+    quasi-identifier once, each level inside its attribute's range (never wrapped)."""
+    from engine.errors import LevelsError
+    given: dict[str, int] = {}
     for part in filter(None, text.split(",")):
         if "=" not in part:
             raise AnonymistError(f"--levels: '{part}' is not attribute=level")
@@ -252,14 +275,12 @@ def _parse_levels(text: str, qis: list[str]) -> list[int]:
         try:
             given[name.strip()] = int(value)
         except ValueError:
-            raise AnonymistError(f"--levels: level of '{name}' must be a number") from None
-    unknown = set(given) - set(qis)
-    if unknown:
-        raise AnonymistError(f"--levels: not quasi-identifiers: {', '.join(sorted(unknown))}")
-    missing = [q for q in qis if q not in given]
-    if missing:
-        raise AnonymistError(f"--levels: give a level for {', '.join(missing)}")
-    return [given[q] for q in qis]
+            raise AnonymistError(f"--levels: the level of '{name.strip()}' must be a whole "
+                                 f"number, not '{value}'") from None
+    try:
+        return lattice.checked(given)
+    except LevelsError as e:
+        raise AnonymistError(f"--levels: {e}") from None
 
 
 def cmd_evaluate(args) -> int:
@@ -270,10 +291,7 @@ def cmd_evaluate(args) -> int:
     if args.data is not None:
         check_input_file(args.data, "data file")
     problem = prepare(args.data, job)
-    levels = _parse_levels(args.levels, problem.qis)
-    if not problem.lattice.contains(levels):
-        raise AnonymistError(f"--levels {args.levels} is outside the lattice "
-                             f"(min {problem.lattice.min_levels}, max {problem.lattice.max_levels})")
+    levels = _parse_levels(args.levels, problem.lattice)
     ev = problem.evaluate(levels)
     print(json.dumps({"levels": dict(zip(problem.qis, ev.levels)),
                       "state": "anonymous" if ev.anonymous else "not-anonymous",
@@ -297,7 +315,9 @@ EPILOG = """exit codes:
        column, the kind, the count and the first row. Mark the column identifying,
        scrub it (scrub = true) or keep them (identifiers = "keep", reason = "...")
   70   unexpected internal error: a short message and the path of a log file
-  130  cancelled (Ctrl-C or SIGTERM): nothing is written
+  129  cancelled by SIGHUP (the terminal closed): as 130
+  130  cancelled (Ctrl-C or SIGTERM): no temporary file is left and the earlier output
+       files are as they were
 """
 
 
@@ -396,25 +416,6 @@ def write_crash_log(exc: BaseException, argv: list[str]) -> Path | None:
     return None
 
 
-@contextmanager
-def sigterm_as_interrupt():
-    """Within the block SIGTERM raises ``Terminated`` (a KeyboardInterrupt) where the
-    process is, so writers remove their temporary files as on Ctrl-C."""
-    import threading
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum, frame):
-        raise Terminated()
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
 def _bad_input_message(e: BaseException) -> str | None:
     """The message of an exception that is the user's input at fault, else None."""
     if isinstance(e, AnonymistError):
@@ -422,6 +423,13 @@ def _bad_input_message(e: BaseException) -> str | None:
     if isinstance(e, OSError) and e.filename is not None:
         return f"{e.filename}: {e.strerror or e}"
     return None
+
+
+def _cancelled(interrupt: BaseException) -> int:
+    name = getattr(interrupt, "name", "Ctrl-C")
+    _say("cancelled" + ("" if name == "Ctrl-C" else f" ({name})")
+         + ": nothing new written")
+    return exit_code(interrupt)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -442,13 +450,16 @@ def main(argv: list[str] | None = None) -> int:
         _say("anonymist: the desktop app starts from the 'anonymist' command "
              "(app.launcher), not from engine.cli")
         return EXIT_BAD_INPUT
+    from engine.signals import signals_as_interrupts
     try:
-        with sigterm_as_interrupt():
+        with signals_as_interrupts():
             return args.func(args)
     except KeyboardInterrupt as e:
-        _say("cancelled (SIGTERM)" if isinstance(e, Terminated) else "cancelled")
-        return EXIT_CANCELLED
+        return _cancelled(e)
     except Exception as e:  # noqa: BLE001 - the last line of defence: no traceback
+        interrupt = interrupt_of(e)  # raised inside a compiled kernel's call
+        if interrupt is not None:
+            return _cancelled(interrupt)
         message = _bad_input_message(e)
         if message is not None:
             _say(f"error: {message}")

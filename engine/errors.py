@@ -20,3 +20,8 @@ class JobError(AnonymistError):
 
 class Cancelled(AnonymistError):
     """The caller cancelled a long-running operation."""
+
+
+class LevelsError(AnonymistError, ValueError):
+    """Generalization levels that name an unknown attribute, leave one out, or lie
+    outside an attribute's range of levels."""

@@ -5,8 +5,13 @@ An atomic write goes to a hidden temporary file beside the target, is flushed to
 disk, gets the permissions an ordinary new file would get (``0666`` less the
 umask; the mode of the file it replaces, if any) and is renamed over the target.
 A symbolic link is written through: its target is replaced and the link stays.
-Any interruption (an exception, Ctrl-C, or SIGTERM under the command line, which
-turns it into ``KeyboardInterrupt``) removes the temporary file.
+Any interruption (an exception, Ctrl-C, or SIGTERM and SIGHUP under the command
+line, which turns them into ``KeyboardInterrupt``: ``engine.signals``) removes the
+temporary file.
+
+Files a command writes together (a release, its report, its result file) are
+replaced all or none (`all_or_nothing`): if any of them fails, every one is put back
+as it was before the command.
 """
 from __future__ import annotations
 
@@ -49,6 +54,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     target = write_target(Path(path))
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    blocking = file_in_the_way(target)
+    if blocking is not None:
+        raise NotADirectoryError(errno.ENOTDIR, f"{blocking} is a file, not a folder",
+                                 str(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         keep = stat.S_IMODE(target.stat().st_mode)
@@ -111,15 +120,47 @@ def same_file(a: str | Path, b: str | Path) -> bool:
         return False
 
 
+def file_in_the_way(path: Path) -> Path | None:
+    """The nearest existing ancestor of ``path`` when it is not a folder (a file where a
+    folder should be), else None."""
+    for parent in Path(path).parents:
+        if parent.exists() or parent.is_symlink():
+            return None if parent.is_dir() else parent
+    return None
+
+
+def check_output_folder(what: str, path: Path, error: Callable[[str], Exception] = ValueError,
+                        folder: bool = False) -> None:
+    """Refuse an output whose folder is a file or does not exist (it is never created
+    silently: a mistyped folder would scatter releases). ``folder``: the output is
+    itself a folder (created, inside an existing one)."""
+    path = Path(path)
+    parent = write_target(path).parent if not folder else path.parent
+    blocking = file_in_the_way(path if not folder else path / "x")
+    if blocking is not None:
+        raise error(f"{what} {path}: {blocking} is a file, not a folder")
+    if not parent.is_dir():
+        raise error(f"{what} {path}: the folder {parent} does not exist; create it first "
+                    f"(outputs are written only into existing folders)")
+
+
 def check_outputs(outputs: dict[str, Path | None], inputs: dict[str, Path | None],
-                  error: Callable[[str], Exception] = ValueError) -> None:
-    """Refuse an output that is a folder, is one of the inputs, or is another output.
+                  error: Callable[[str], Exception] = ValueError,
+                  folders: Iterable[str] = ()) -> None:
+    """Refuse an output that is a folder, whose folder is a file or missing, that is one
+    of the inputs, or that is another output.
 
     ``outputs`` and ``inputs`` map a description (``"--output"``, ``"the data file"``)
-    to a path (None: absent)."""
+    to a path (None: absent); the outputs named in ``folders`` are folders."""
+    folders = set(folders)
     outs = [(what, Path(p)) for what, p in outputs.items() if p is not None]
     ins = [(what, Path(p)) for what, p in inputs.items() if p is not None]
     for i, (what, out) in enumerate(outs):
+        check_output_folder(what, out, error, folder=what in folders)
+        if what in folders:
+            if out.exists() and not out.is_dir():
+                raise error(f"{what} {out} exists and is not a folder")
+            continue
         if out.is_dir():
             raise error(f"{what} {out} is a folder: give a file name")
         for in_what, inp in ins:
@@ -129,3 +170,60 @@ def check_outputs(outputs: dict[str, Path | None], inputs: dict[str, Path | None
         for other_what, other in outs[:i]:
             if same_file(out, other):
                 raise error(f"{what} and {other_what} are the same file {out}")
+
+
+@contextlib.contextmanager
+def all_or_nothing(paths: Iterable[str | Path | None]) -> Iterator[None]:
+    """Within the block the files at ``paths`` (a folder: the files in it) may be
+    written, each atomically (replaced by a new file, as every writer here does: never
+    changed in place, which the backups' hard links would see); if the block raises (an error, Ctrl-C, a signal) every one
+    is put back as it was before: a replaced file gets its earlier content back, a new
+    one is removed. Earlier files are kept as hidden hard links beside them (a copy where
+    the file system has none) until the block ends."""
+    watched = [write_target(Path(p)) for p in paths if p is not None]
+    kept: list[tuple[Path, Path | None]] = []  # (file, its backup or None: it was absent)
+    folders: list[tuple[Path, set[str]]] = []  # (folder, the names it held)
+    try:
+        for p in watched:
+            if p.is_dir():
+                folders.append((p, {c.name for c in p.iterdir()}))
+                kept += [(c, _backup(c)) for c in p.iterdir() if c.is_file()]
+            elif not p.exists() and not p.is_symlink():
+                kept.append((p, None))
+            elif p.is_file():
+                kept.append((p, _backup(p)))
+        yield
+    except BaseException:
+        for p, backup in kept:
+            with contextlib.suppress(OSError):
+                if backup is not None:
+                    os.replace(backup, p)
+                elif p.is_dir():
+                    import shutil
+                    shutil.rmtree(p)  # a folder output this block created
+                elif p.exists():
+                    p.unlink()
+        for folder, names in folders:
+            with contextlib.suppress(OSError):
+                for c in folder.iterdir():
+                    if c.name not in names and c.is_file():
+                        c.unlink()
+        raise
+    finally:
+        for _, backup in kept:
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(backup)
+
+
+def _backup(path: Path) -> Path:
+    """A hidden hard link to ``path`` beside it (a copy where links are refused)."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".old", dir=path.parent)
+    os.close(fd)
+    os.unlink(name)
+    try:
+        os.link(path, name)
+    except OSError:
+        import shutil
+        shutil.copy2(path, name)
+    return Path(name)

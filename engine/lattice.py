@@ -7,6 +7,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from engine.errors import LevelsError
+
 
 @dataclass(frozen=True)
 class Lattice:
@@ -60,6 +62,41 @@ class Lattice:
     def contains(self, levels: Sequence[int]) -> bool:
         return len(levels) == self.dimensions and all(
             lo <= v <= hi for v, lo, hi in zip(levels, self.min_levels, self.max_levels))
+
+    def checked(self, levels) -> tuple[int, ...]:
+        """``levels`` (a dict by attribute, or a sequence in the lattice's attribute order)
+        as a tuple of whole numbers inside the lattice; a ``LevelsError`` names an unknown
+        attribute (with the closest known), a missing one, or a level outside its
+        attribute's range (never wrapped round)."""
+        import difflib
+        import numbers
+        names = self.attributes
+        if isinstance(levels, dict):
+            for key in levels:
+                if key not in names:
+                    near = difflib.get_close_matches(str(key), names, n=1, cutoff=0.5)
+                    raise LevelsError(
+                        f"'{key}' is not a quasi-identifier"
+                        + (f" (did you mean '{near[0]}'?)" if near else "")
+                        + f"; the quasi-identifiers: {', '.join(names)}")
+            missing = [n for n in names if n not in levels]
+            if missing:
+                raise LevelsError(f"give a level for {', '.join(missing)}")
+            levels = [levels[n] for n in names]
+        else:
+            levels = list(levels)
+            if len(levels) != len(names):
+                raise LevelsError(f"{len(levels)} levels for {len(names)} quasi-identifiers "
+                                  f"({', '.join(names)})")
+        out = []
+        for name, v, lo, hi in zip(names, levels, self.min_levels, self.max_levels):
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise LevelsError(f"the level of '{name}' must be a whole number, not {v!r}")
+            if not lo <= v <= hi:
+                raise LevelsError(f"the level of '{name}' is {int(v)}, outside the lattice: its "
+                                  f"range is {lo}..{hi}")
+            out.append(int(v))
+        return tuple(out)
 
     def id_of(self, levels: Sequence[int]) -> int:
         i = 0

@@ -105,10 +105,10 @@ class AnonymizationResult:
                               ev.suppressed_records)
 
     def evaluate(self, levels) -> Transformation:
-        """State and loss of any transformation, checking it on demand."""
-        if isinstance(levels, dict):
-            levels = [levels[q] for q in self.problem.qis]
-        return self._transformation(self.problem.evaluate(levels))
+        """State and loss of any transformation, checking it on demand (``levels``: a dict
+        by attribute or a sequence in ``problem.qis`` order, inside the lattice, else
+        ``engine.errors.LevelsError``)."""
+        return self._transformation(self.problem.evaluate(self.lattice.checked(levels)))
 
     def levels_of(self, levels=None) -> tuple[int, ...]:
         """``levels`` (a dict by attribute or a sequence in ``problem.qis`` order; None:
@@ -117,9 +117,7 @@ class AnonymizationResult:
             if self.optimum is None:
                 raise ValueError("no transformation meets the privacy models: no output")
             levels = self.optimum.levels
-        if isinstance(levels, dict):
-            levels = [levels[q] for q in self.problem.qis]
-        return tuple(int(x) for x in levels)
+        return self.lattice.checked(levels)
 
     def transformed(self, levels=None) -> ReleasedTable:
         """The released table of ``levels``; None: the result's own output (the optimum,
@@ -216,5 +214,10 @@ class AnonymizationResult:
                 for m in self.problem.micro) + ")")
         return " + ".join(parts)
 
-    def write_json(self, path: str | Path, output: str | None = None) -> None:
-        atomic_write_text(Path(path), json.dumps(self.to_dict(output), indent=2) + "\n")
+    def write_json(self, path: str | Path, output: str | None = None,
+                   extra: dict | None = None) -> None:
+        """The result file (``to_dict``), with ``extra`` keys (the command line's
+        ``formula_cells``: per CSV target what was done with cells a spreadsheet would
+        run as formulas, ``engine.formulas``)."""
+        atomic_write_text(Path(path), json.dumps({**self.to_dict(output), **(extra or {})},
+                                                 indent=2) + "\n")

@@ -23,9 +23,9 @@ ENGINE = ROOT / "engine"
 #: the engine's floors, bottom first: a room imports only from floors below its own
 #: (ARCHITECTURE.md says what lives on each)
 LAYERS = [
-    {"errors", "io_utils", "progress", "markers"},
+    {"errors", "io_utils", "progress", "markers", "signals"},
     {"data", "schema"},
-    {"hierarchy", "query", "pseudonyms", "identifiers"},
+    {"hierarchy", "query", "pseudonyms", "identifiers", "formulas"},
     {"kernel"},
     {"classes", "lattice", "estimators"},
     {"metrics"},

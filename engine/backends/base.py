@@ -271,10 +271,12 @@ class Backend:
         return self.frequency_table(list(dict.fromkeys([*plan.qis, *plain])), progress)
 
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
-                      progress: PhaseProgress | None = None) -> None:
+                      progress: PhaseProgress | None = None,
+                      formula_cells: str = "keep") -> dict | None:
         """Write the released table in input order, atomically: ``fmt`` "csv" (header,
-        ``delimiter``, minimal quoting, utf-8, as the in-memory export writes it) or
-        "parquet" (text columns)."""
+        ``delimiter``, minimal quoting, utf-8, as the in-memory export writes it, its
+        formula cells treated by ``formula_cells``: ``engine.formulas``) or "parquet"
+        (text columns). CSV: returns what was done with formula cells."""
         raise NotImplementedError
 
     def suppressed_rows(self, plan: ReleasePlan) -> np.ndarray:

@@ -277,17 +277,21 @@ class DuckDBBackend(Backend):
 
     # --- release ------------------------------------------------------------------
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
-                      progress: PhaseProgress | None = None) -> None:
+                      progress: PhaseProgress | None = None,
+                      formula_cells: str = "keep") -> dict | None:
         path = Path(path)
         parquet = fmt == "parquet"
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         options = ("FORMAT parquet" if parquet else
                    f"FORMAT csv, HEADER true, DELIMITER {literal(delimiter)}, QUOTE '\"', "
                    f"ESCAPE '\"'")
+        done = None
         try:
             with self._lock:  # the query's types and variables are the connection's
                 sql = self.release_query(plan, empty_as_null=not parquet)
                 self._check_pseudonyms(plan)
+                if not parquet:
+                    sql, done = self._formula_cells(sql, plan, formula_cells, path)
                 self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
                           progress)
             os.replace(tmp, path)
@@ -296,6 +300,26 @@ class DuckDBBackend(Backend):
             forget_scrub_functions(self, plan)
             if tmp.exists():
                 tmp.unlink()
+        return done
+
+    def _formula_cells(self, sql: str, plan: ReleasePlan, policy: str, path: Path
+                       ) -> tuple[str, dict]:
+        """The release query with its formula cells treated as the in-memory CSV export
+        treats them (``engine.formulas``: the same test in SQL), counted in one more
+        scan of the query first."""
+        from engine.formulas import FormulaCells, sql_is_formula, sql_quoted
+        cells = FormulaCells(policy, str(path))
+        columns = list(plan.columns)
+        counts = self._run("SELECT " + ", ".join(
+            f"count(*) FILTER (WHERE {sql_is_formula(ident(c))})" for c in columns)
+            + f" FROM ({sql})", "release", None)[0]
+        for c, n in zip(columns, counts):
+            if n:  # a stand-in formula label shown by n cells: counted, or refused
+                cells.labels(c, ["="], [int(n)])
+        if not cells.neutralised:
+            return sql, cells.to_dict()
+        select = ", ".join(f"{sql_quoted(ident(c))} AS {ident(c)}" for c in columns)
+        return f"SELECT {select} FROM ({sql})", cells.to_dict()
 
     def _pseudonym_functions(self, plan: ReleasePlan) -> dict[str, str]:
         """Register a vectorized function per pseudonymized column (the key, read now,

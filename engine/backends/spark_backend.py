@@ -129,9 +129,13 @@ class SparkBackend(Backend):
 
     # --- release ------------------------------------------------------------------
     def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
-                      progress: PhaseProgress | None = None) -> None:
+                      progress: PhaseProgress | None = None,
+                      formula_cells: str = "keep") -> dict | None:
         released = self._released(plan)
         path = Path(path)
+        done = None
+        if fmt != "parquet":
+            released, done = self._formula_cells(released, plan, formula_cells, path)
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         if progress:
             progress("release", None)
@@ -157,6 +161,31 @@ class SparkBackend(Backend):
                 shutil.rmtree(tmp, ignore_errors=True)
         if progress:
             progress("release", 1.0)
+        return done
+
+    @staticmethod
+    def _formula_cells(released, plan: ReleasePlan, policy: str, path: Path):
+        """The released DataFrame with its formula cells treated as the in-memory CSV
+        export treats them (``engine.formulas``), counted in one more pass first."""
+        from pyspark.sql import functions as F
+
+        from engine.formulas import NUMBER_PATTERN, TRIGGERS, FormulaCells
+        cells = FormulaCells(policy, str(path))
+        columns = list(plan.columns)
+
+        def test(c):
+            body = F.regexp_replace(released[c], "^'+", "")
+            return (F.substring(body, 1, 1).isin(list(TRIGGERS))
+                    & ~body.rlike(f"^(?:{NUMBER_PATTERN})$"))
+        counts = released.select(*[F.sum(F.when(test(c), 1).otherwise(0)).alias(c)
+                                   for c in columns]).collect()[0]
+        for c in columns:
+            if counts[c]:
+                cells.labels(c, ["="], [int(counts[c])])
+        if not cells.neutralised:
+            return released, cells.to_dict()
+        return released.select(*[F.when(test(c), F.concat(F.lit("'"), released[c]))
+                                 .otherwise(released[c]).alias(c) for c in columns]), cells.to_dict()
 
     def _released(self, plan: ReleasePlan, numbered: bool = False):
         """The released records in input order (a DataFrame of ``plan.columns``; with

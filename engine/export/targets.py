@@ -7,7 +7,10 @@ leaves nothing behind (files are written beside the target and renamed over it a
 the end; a database table is filled under a staging name and renamed at the end).
 `read_table` reads a target back as strings, for round trips and ``verify``.
 
-Every value is written as text, exactly as the released table holds it.
+Every value is written as text, exactly as the released table holds it; in CSV, a
+cell a spreadsheet would run as a formula is quoted, refused or kept as
+``CsvOptions.formula_cells`` says (``engine.formulas``), and `write_table` /
+`write_released` return what was done (None for other formats).
 """
 from __future__ import annotations
 
@@ -42,6 +45,9 @@ class CsvOptions:
     quotechar: str = '"'
     encoding: str = "utf-8"
     line_ending: str = "lf"         # lf | crlf
+    #: cells a spreadsheet would run as formulas: quote | refuse | keep
+    #: (engine.formulas.FORMULA_CELLS)
+    formula_cells: str = "quote"
 
     def __post_init__(self):
         if len(self.delimiter) != 1:
@@ -54,6 +60,8 @@ class CsvOptions:
             "".encode(self.encoding)
         except LookupError:
             raise DataError(f"unknown encoding {self.encoding!r}") from None
+        from engine.formulas import FORMULA_CELLS
+        FORMULA_CELLS.check(self.formula_cells, "CSV")
 
 
 @dataclass(frozen=True)
@@ -100,8 +108,9 @@ def safe_url(url: str) -> str:
 
 def write_table(frame: pd.DataFrame, target: FileTarget | DatabaseTarget,
                 progress: ExportProgress | None = None,
-                cancel: CancelCheck | None = None) -> None:
-    """Write ``frame`` (the released table) to ``target``.
+                cancel: CancelCheck | None = None) -> dict | None:
+    """Write ``frame`` (the released table) to ``target``; for CSV return what was done
+    with formula cells (``FormulaCells.to_dict``), else None.
 
     Raises ``DataError`` with the target named when it cannot be written and
     ``Cancelled`` when ``cancel()`` returned True (nothing is left behind)."""
@@ -110,13 +119,21 @@ def write_table(frame: pd.DataFrame, target: FileTarget | DatabaseTarget,
     stop = cancel or (lambda: False)
     if isinstance(target, DatabaseTarget):
         return _write_database(frame, target, report, stop)
+    cells = None
+    if target.format == "csv":
+        from engine.formulas import FormulaCells
+        cells = FormulaCells(target.csv.formula_cells, str(target.path))
+        frame = frame.copy()
+        for name in frame.columns:
+            frame[name] = cells.frame_column(str(name), frame[name])
     writer = {"csv": _write_csv, "xlsx": _write_xlsx, "parquet": _write_parquet}[target.format]
     _atomic(target.path, lambda tmp: writer(frame, tmp, target, report, stop))
+    return None if cells is None else cells.to_dict()
 
 
 def write_released(released, target: FileTarget | DatabaseTarget,
                    progress: ExportProgress | None = None,
-                   cancel: CancelCheck | None = None) -> None:
+                   cancel: CancelCheck | None = None) -> dict | None:
     """Write a released table (``engine.output.ReleasedTable``) to ``target``, as
     `write_table` writes its DataFrame. CSV in a stateless encoding (utf-8, cp1252,
     latin-1, ascii) is written from the encoded columns, vectorized and chunk by chunk
@@ -132,17 +149,34 @@ def write_released(released, target: FileTarget | DatabaseTarget,
     if not (isinstance(target, FileTarget) and target.format == "csv"
             and csv_encoded.supports(target.csv.encoding, len(released.names))):
         return write_table(released.frame, target, progress, cancel)
-    _atomic(target.path, lambda tmp: _write_encoded_csv(released, tmp, target, report, stop))
+    from engine.formulas import FormulaCells
+    cells = FormulaCells(target.csv.formula_cells, str(target.path))
+    _atomic(target.path, lambda tmp: _write_encoded_csv(released, tmp, target, report, stop,
+                                                        cells))
+    return cells.to_dict()
 
 
-def _write_encoded_csv(released, tmp: Path, target: FileTarget, report, stop) -> None:
+def _write_encoded_csv(released, tmp: Path, target: FileTarget, report, stop,
+                       cells) -> None:
+    import numpy as np
+
     from engine.data.csv_encoded import CHUNK_ROWS, write_encoded_csv
     o = target.csv
+
+    def column(name):  # each column's labels as written (formula cells: ``cells``)
+        codes, labels = released.csv_column(name)
+        if isinstance(codes, tuple):  # (every row's item, each item's code)
+            rows, items = codes
+            per_item = np.bincount(rows, minlength=len(items))
+            per_label = np.bincount(items, weights=per_item, minlength=len(labels))
+        else:
+            per_label = np.bincount(codes, minlength=len(labels))
+        return codes, np.asarray(cells.labels(name, labels, per_label), dtype=object)
     # the default batch is pandas' (small, for its per-row cost); Arrow joins larger chunks
     rows = CHUNK_ROWS if target.batch_rows == BATCH_ROWS else target.batch_rows
     with _csv_errors(target), open(tmp, "wb") as f:
         done = write_encoded_csv(
-            f, released.names, released.n_rows, released.csv_column,
+            f, released.names, released.n_rows, column,
             delimiter=o.delimiter, quoting=QUOTING[o.quoting], quotechar=o.quotechar,
             encoding=o.encoding, lineterminator=LINE_ENDINGS[o.line_ending],
             chunk_rows=rows, report=report, stop=stop)
@@ -311,6 +345,12 @@ def read_table(target: FileTarget | DatabaseTarget) -> pd.DataFrame:
         frame = pd.read_csv(target.path, sep=o.delimiter, quotechar=o.quotechar,
                             encoding=o.encoding, dtype=str, keep_default_na=False,
                             quoting=QUOTING[o.quoting] if o.quoting == "none" else 0)
+        if o.formula_cells == "quote":  # the released values, not the quoted cells
+            from engine.formulas import unquoted
+            for name in frame.columns:
+                marked = frame[name].str.startswith("'")
+                if marked.any():
+                    frame.loc[marked, name] = frame.loc[marked, name].map(unquoted)
     elif target.format == "xlsx":
         frame = _read_xlsx(target.path)
     else:

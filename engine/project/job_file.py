@@ -2,7 +2,8 @@
 
 Every key is read strictly from its declaration (``engine.schema``): unknown keys,
 wrong kinds and out-of-range values are refused with a message naming the file,
-table, key and value. Relative paths are relative to the job file.
+table, key and value. Relative paths are relative to the job file. The file is UTF-8
+text, with or without a byte order mark.
 """
 from __future__ import annotations
 
@@ -59,7 +60,7 @@ def load_job(path: str | Path) -> Job:
     except OSError as e:
         raise JobError(f"job file {path} cannot be read: {e.strerror or e}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte order mark (Windows editors) is no statement
     except UnicodeDecodeError as e:
         line = raw[:e.start].count(b"\n") + 1
         raise JobError(f"job file {path} is not UTF-8 text (byte {raw[e.start]:#04x} on "

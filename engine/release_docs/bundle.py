@@ -33,6 +33,8 @@ class ReleaseWritten:
     """What `write_release` wrote (paths and descriptions) and the report's verdict."""
 
     written: list[str] = field(default_factory=list)
+    #: per CSV target written, what was done with its formula cells (engine.formulas)
+    formula_cells: dict[str, dict] = field(default_factory=dict)
     verified: bool | None = None
     violations: list[str] = field(default_factory=list)
 
@@ -56,10 +58,11 @@ def write_release(result, request: ReleaseRequest, levels=None,
     targets = [request.target] if request.target is not None else []
     for target in targets:
         what = target.describe()
-        write_released(released, target,
-                    lambda done, total, what=what: report(share * done / max(total, 1),
-                                                          f"writing {what}"),
-                    stop)
+        cells = write_released(
+            released, target, lambda done, total, what=what: report(
+                share * done / max(total, 1), f"writing {what}"), stop)
+        if cells is not None:
+            out.formula_cells[what] = cells
         out.written.append(what)
     if stop():
         raise Cancelled("export cancelled")
@@ -87,9 +90,10 @@ def check_backend_targets(result, targets) -> None:
 
 def write_backend_table(result, target: FileTarget, levels=None,
                         progress: Callable[[float], None] | None = None,
-                        cancel: Callable[[], bool] | None = None) -> None:
+                        cancel: Callable[[], bool] | None = None) -> dict | None:
     """Write the release of ``levels`` (None: the optimum) of a job whose records a
-    DuckDB or Spark backend holds to ``target``: the backend applies
+    DuckDB or Spark backend holds to ``target`` (CSV: returns what was done with formula
+    cells, ``engine.formulas``): the backend applies
     ``engine.output.release_plan`` where the records are (no rows in Python).
     ``cancel`` is polled every 0.1 s and interrupts the backend's query."""
     import threading
@@ -114,10 +118,12 @@ def write_backend_table(result, target: FileTarget, levels=None,
     if cancel is not None:
         threading.Thread(target=watch, name="anonymist-release-cancel", daemon=True).start()
     try:
-        backend.write_release(plan, target.path, target.format,
-                              o.delimiter if o is not None else ";",
-                              None if progress is None else
-                              (lambda _phase, fraction: progress(fraction or 0.0)))
+        cells = backend.write_release(plan, target.path, target.format,
+                                      o.delimiter if o is not None else ";",
+                                      None if progress is None else
+                                      (lambda _phase, fraction: progress(fraction or 0.0)),
+                                      formula_cells=o.formula_cells if o is not None
+                                      else "keep")
     except AnonymistError:
         if stopped.is_set():
             raise Cancelled("export cancelled") from None
@@ -126,6 +132,7 @@ def write_backend_table(result, target: FileTarget, levels=None,
         done.set()
     if stopped.is_set():
         raise Cancelled("export cancelled")
+    return cells
 
 
 def _write_through_backend(result, request: ReleaseRequest, levels, report, stop
@@ -141,8 +148,10 @@ def _write_through_backend(result, request: ReleaseRequest, levels, report, stop
     out = ReleaseWritten()
     if request.target is not None:
         what = request.target.describe()
-        write_backend_table(result, request.target, levels,
-                            lambda f: report(f, f"writing {what}"), stop)
+        cells = write_backend_table(result, request.target, levels,
+                                    lambda f: report(f, f"writing {what}"), stop)
+        if cells is not None:
+            out.formula_cells[what] = cells
         out.written.append(what)
     if request.mapping is not None:
         out.written += write_documents(result, ReleaseRequest(None, request.mapping),

@@ -23,6 +23,10 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
     g.add_argument("--csv-encoding", default="utf-8", help="CSV encoding (default: utf-8)")
     g.add_argument("--csv-line-ending", choices=("lf", "crlf"), default="lf",
                    help="CSV line ending (default: lf)")
+    from engine.formulas import FORMULA_CELLS
+    g.add_argument("--csv-formula-cells", choices=FORMULA_CELLS.choices,
+                   default=FORMULA_CELLS.default,
+                   help=f"{FORMULA_CELLS.help} (default: {FORMULA_CELLS.default})")
     g.add_argument("--output-url", metavar="URL",
                    help="database to write the anonymized table to (password: give it in "
                         "the URL or the ANONYMIST_DB_PASSWORD environment variable)")
@@ -83,7 +87,8 @@ def targets(args, job) -> list:
     if args.output:
         options = CsvOptions(delimiter=args.csv_delimiter or job.data.delimiter or ";",
                              quoting=args.csv_quoting, encoding=args.csv_encoding,
-                             line_ending=args.csv_line_ending)
+                             line_ending=args.csv_line_ending,
+                             formula_cells=args.csv_formula_cells)
         out.append(file_target(args.output, options))
     if args.output_url:
         out.append(DatabaseTarget(_with_password(args.output_url), args.table,
@@ -102,37 +107,46 @@ def _with_password(url: str) -> str:
     return url if u.password else u.set(password=password).render_as_string(hide_password=False)
 
 
-def write_release(args, result, job, quiet: bool = False) -> None:
-    """Write the released table of the optimum to every target the options name."""
+def write_release(args, result, job, quiet: bool = False) -> dict[str, dict]:
+    """Write the released table of the optimum to every target the options name;
+    returns, per CSV target, what was done with its formula cells (``engine.formulas``)."""
     from engine.export.targets import write_released
     if result.problem.backend is not None:
         return write_backend_release(result, targets(args, job), quiet)
     released = result.transformed()
+    done = {}
     for target in targets(args, job):
         progress = None
         if not quiet and released.n_rows > 50_000:
             def progress(done, total, where=target.describe()):
                 sys.stderr.write(f"\rwriting {where}: {done:,} of {total:,} rows")
                 sys.stderr.flush()
-        write_released(released, target, progress)
+        cells = write_released(released, target, progress)
+        if cells is not None:
+            done[target.describe()] = cells
         if progress:
             sys.stderr.write("\n")
+    return done
 
 
-def write_backend_release(result, targets: list, quiet: bool = False) -> None:
+def write_backend_release(result, targets: list, quiet: bool = False) -> dict[str, dict]:
     """The release of a job whose records a DuckDB or Spark backend holds: the backend
     writes each file target (CSV: minimal quoting, utf-8, lf; or Parquet) itself
     (``engine.release_docs.bundle.write_backend_table``)."""
     from engine.release_docs.bundle import check_backend_targets, write_backend_table
     check_backend_targets(result, targets)
+    done = {}
     for target in targets:
         def progress(fraction, where=target.describe()):
             if not quiet:
                 sys.stderr.write(f"\rwriting {where}: {fraction:4.0%}")
                 sys.stderr.flush()
-        write_backend_table(result, target, None, progress)
+        cells = write_backend_table(result, target, None, progress)
+        if cells is not None:
+            done[target.describe()] = cells
         if not quiet:
             sys.stderr.write("\n")
+    return done
 
 
 def write_documents(args, result) -> None:

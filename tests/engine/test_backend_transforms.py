@@ -218,6 +218,17 @@ def test_pseudonyms_released_as_in_memory(with_ids, capsys):
     assert released == (with_ids / "memory.csv").read_bytes()
     frame = pd.read_csv(with_ids / "duckdb.csv", sep=";", dtype=str, keep_default_na=False)
     assert frame["id"].str.fullmatch(r"[0-9a-f]{12}|").all() and frame["id"].nunique() > 5000
+    # masked "+41 79 ..." begins with "+": a formula cell, written with a leading '
+    assert frame["phone"].str.startswith("'+41").all()
+    assert frame["phone"].str[4:].str.fullmatch(r"\**").all()
+    # verify does not read the quote away yet (test_formula_cells.py::
+    # test_verify_reads_quoted_cells_as_released): the same release as the cells are
+    for backend in ("memory", "duckdb"):
+        assert main(["anonymize", str(with_ids / f"{backend}.toml"), "--output",
+                     str(with_ids / f"{backend}.csv"), "--quiet",
+                     "--csv-formula-cells", "keep"]) == 0
+    assert (with_ids / "duckdb.csv").read_bytes() == (with_ids / "memory.csv").read_bytes()
+    frame = pd.read_csv(with_ids / "duckdb.csv", sep=";", dtype=str, keep_default_na=False)
     assert frame["phone"].str[3:].str.fullmatch(r"\**").all()
     assert main(["verify", str(with_ids / "duckdb.csv"), str(with_ids / "duckdb.toml")]) == 0
     capsys.readouterr()
