@@ -333,6 +333,7 @@ class MainWindow(QMainWindow):
         self.configure.set_running(False)
 
     def _run_finished(self, outcome: TaskOutcome) -> None:
+        from app.perspectives.configure.result_summary import headline
         self._run_ended()
         result = outcome.value
         self.document.set_result(result)
@@ -341,8 +342,9 @@ class MainWindow(QMainWindow):
             msg = "No transformation meets the privacy models."
         else:
             pct = opt.information_loss_percent
-            msg = (f"Optimum found{' (cancelled: best so far)' if result.cancelled else ''}: "
-                   f"information loss {pct:.2f} %, {result.transformations_checked:,} of "
+            title = headline(result.proven_optimal, result.cancelled, result.outcome.algorithm)
+            msg = (f"{title}: information loss {pct:.2f} %, "
+                   f"{result.transformations_checked:,} of "
                    f"{result.lattice_size:,} checked in {result.elapsed_s:.2f} s")
         self.statusBar().showMessage(msg, 20000)
 

@@ -13,7 +13,7 @@ from engine.io_utils import atomic_write_text
 from engine.metrics import Loss
 from engine.output import ReleasedTable, transform, transform_recoded
 from engine.problem import Problem
-from engine.search.outcome import SearchOutcome
+from engine.search.outcome import EXACT_ALGORITHMS, SearchOutcome
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,6 +80,14 @@ class AnonymizationResult:
     @property
     def cancelled(self) -> bool:
         return self.outcome.cancelled
+
+    @property
+    def proven_optimal(self) -> bool:
+        """Whether the optimum is proven to have the least loss: found by a complete
+        search (the optimal or the exhaustive one) that was not cancelled. A heuristic's
+        or a cancelled search's result is the best found, not an optimum."""
+        return (self.optimum is not None and not self.cancelled
+                and self.outcome.algorithm in EXACT_ALGORITHMS)
 
     def _bounds(self) -> tuple[Loss, Loss]:
         """ARX's lowest and highest scores: zero and the metric's upper bound (the top
@@ -180,6 +188,7 @@ class AnonymizationResult:
             "output": output,
             "algorithm": self.outcome.algorithm,
             "cancelled": self.cancelled,
+            "proven_optimal": self.proven_optimal,
             "metric": self.problem.metric.to_dict(),
             "states": self.space.counts(),
             **({} if opt is None or self.local_recoding is not None

@@ -31,7 +31,6 @@ from engine.project.job_file import job_to_dict
 from engine.verify import verify_frame
 
 FORMAT_VERSION = 1
-EXACT_ALGORITHMS = ("optimal", "exhaustive")
 DEFAULT_RISK_THRESHOLD = 0.2
 
 
@@ -224,7 +223,7 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
             sha256_table(released.frame)
         output_info.update(file=None, sha256=digest, sha256_of="table as CSV")
 
-    exact = result.outcome.algorithm in EXACT_ALGORITHMS and not result.cancelled
+    exact = result.proven_optimal
     is_optimum = result.optimum is not None and opt.levels == result.optimum.levels
     why = ("found by the optimal search, which stops only when no unchecked "
            "transformation can have a lower loss" if result.outcome.algorithm == "optimal"

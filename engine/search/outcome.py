@@ -6,6 +6,9 @@ from dataclasses import dataclass
 from engine.problem import Evaluation
 from engine.solution_space import SolutionSpace
 
+#: the searches whose result, when not cancelled, is proven to have the least loss
+EXACT_ALGORITHMS = ("optimal", "exhaustive")
+
 
 @dataclass
 class SearchOutcome:

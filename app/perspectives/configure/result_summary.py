@@ -6,6 +6,19 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout
 from app.widgets.progress_status import format_loss
 
 
+def headline(proven_optimal: bool, cancelled: bool, algorithm: str) -> str:
+    """What to call a run's best transformation: "Optimum found" only when a complete
+    search proved it (``AnonymizationResult.proven_optimal``); a heuristic's or a
+    cancelled search's result is the best found, and says so."""
+    if proven_optimal:
+        return "Optimum found"
+    if cancelled:
+        return "Best found before cancelling (not proven optimal)"
+    if algorithm == "safepub":
+        return "Transformation chosen by SafePub (differentially private, not the optimum)"
+    return f"Best found by the {algorithm or 'heuristic'} search (not proven optimal)"
+
+
 def summary_text(summary: dict | None) -> tuple[str, str]:
     """(headline, details) for a result dict (``AnonymizationResult.to_dict()``)."""
     if not summary:
@@ -37,7 +50,12 @@ def summary_text(summary: dict | None) -> tuple[str, str]:
     method = summary.get("method")
     if method:
         lines.insert(0, f"Method: {method}")
-    return "Optimum found", "\n".join(lines + [effort])
+    proven = summary.get("proven_optimal")
+    if proven is None:  # a result saved before the key existed
+        proven = (summary.get("algorithm") in ("optimal", "exhaustive")
+                  and not summary.get("cancelled"))
+    title = headline(bool(proven), bool(summary.get("cancelled")), summary.get("algorithm", ""))
+    return title, "\n".join(lines + [effort])
 
 
 class ResultSummary(QFrame):
