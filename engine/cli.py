@@ -18,6 +18,7 @@ import time
 import traceback
 from pathlib import Path
 
+from engine.subcommands import add_subcommands
 from engine.errors import AnonymistError
 from engine.release_docs.cli_options import add_arguments as add_document_arguments
 from engine.release_docs.cli_options import check_arguments as check_export_arguments
@@ -33,7 +34,7 @@ EXIT_INTERNAL = 70       # unexpected error: a short message and a log file's pa
 EXIT_HANGUP = 129        # SIGHUP (128 + 1): temporary files removed, nothing new kept
 EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed, nothing new kept
 
-SUBCOMMANDS = ("anonymize", "verify", "evaluate")
+SUBCOMMANDS = ("anonymize", "verify", "evaluate", "hierarchy")
 ALL_COMMANDS = SUBCOMMANDS + ("gui",)
 
 
@@ -232,8 +233,9 @@ def cmd_verify(args) -> int:
     import json
 
     from engine.data.files import is_glob
+    from engine.project.job_file import bind_hierarchies
     from engine.verify import verify_file
-    job = load_job_checked(args.job)
+    job = bind_hierarchies(load_job_checked(args.job))  # builders: built from the data
     suffix = args.output.suffix.lower()
     parts = args.output.is_dir() or (is_glob(str(args.output)) and not args.output.exists())
     if not parts:
@@ -375,6 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--levels", required=True, help="e.g. sex=1,age=0,...")
     e.add_argument("--data", type=Path)
     e.set_defaults(func=cmd_evaluate)
+    add_subcommands(sub)
     sub.add_parser("gui", help="open the desktop app (also: no arguments, or a project path)",
                    add_help=False)
     return p

@@ -75,6 +75,10 @@ class AttributeConfig:
                                         help="string, integer, decimal, date...")
     format: str | None = param_field("text", None, label="Format",
                                      help="the format of dates and numbers")
+    #: ``hierarchy = { builder = "intervals", ... }``: the builder table (JSON form of
+    #: engine.hierarchy.builders), built from the column when the data is bound
+    #: (engine/hierarchy/from_spec.py)
+    hierarchy_builder: dict | None = None
     #: identifying attributes: engine.pseudonyms.PseudonymSpec, released instead of removed
     pseudonym: object | None = None
     # how the attribute is transformed (engine/transform/, README "Transformation
@@ -153,6 +157,12 @@ class DataConfig:
                                          "a table")
     sheet: str | None = param_field("text", None, label="Sheet",
                                     help="the workbook's sheet (absent: the first)")
+    #: "beside": attributes without a hierarchy take ARX's <data>_hierarchy_<attribute>.csv
+    #: from the data file's folder (engine/hierarchy/from_spec.py)
+    hierarchies: str | None = param_field(
+        "choice", None, choices=("beside",), label="Hierarchies",
+        help="beside: attributes without a hierarchy take <data>_hierarchy_<attribute>.csv "
+             "from the data file's folder (ARX's names)")
 
 
 UNNAMED_COLUMNS = ("warn", "refuse")

@@ -16,6 +16,7 @@ from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data.table import EncodedTable
 from engine.errors import DataError, HierarchyError, JobError
 from engine.hierarchy.encoded import EncodedHierarchy
+from engine.hierarchy.from_spec import bind_built
 from engine.kernel.reduce import suppressed_and_released
 from engine.kernel.blas import one_blas_thread
 from engine.lattice import Lattice
@@ -96,6 +97,8 @@ class Problem:
                                                    job.data.delimiter))
         if table.n_rows == 0:
             raise DataError("the data has no records (a header alone?)")
+        # hierarchies a job names by their builder, built from the columns' values
+        job = self.job = bind_built(job, table)
         check_person_models(job)
         #: whether the models count distinct persons, and how many person codes there are
         self.counts_persons = self.person_codes is not None

@@ -42,6 +42,7 @@ LAYERS = [
     {"guide"},
     {"api"},
     {"warmup"},
+    {"subcommands"},
     {"cli"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import tomli_w
 
-from engine.config import (AttributeConfig, DataConfig, EngineConfig, Job,
+from engine.config import (QUASI_IDENTIFYING, AttributeConfig, DataConfig, EngineConfig, Job,
                            TransformationConfig)
 from engine.errors import AnonymistError, JobError
 from engine.hierarchy.csv_io import read_hierarchy
+from engine.hierarchy.from_spec import beside_path, check_builder_table, plain
 from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
 from engine.persons import check_person_role
@@ -27,7 +28,7 @@ from engine.privacy.sensitive import check_sensitive_roles
 from engine.project.job_data import STREAMED, check_data_config, data_kind, read_frame
 from engine.pseudonyms import JOB_KEYS as PSEUDONYM_KEYS
 from engine.pseudonyms import read_pseudonym
-from engine.schema import (Param, ParamError, dataclass_from_table, dataclass_to_table, show,
+from engine.schema import (Param, ParamError, frozen, dataclass_from_table, dataclass_to_table, show,
                            unknown_key_error)
 from engine.search.genetic_settings import check_genetic_table
 from engine.subset import read_subset
@@ -111,6 +112,8 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
         if not isinstance(a, dict):
             raise ParamError(f"{where} must be a table, got {show(a)}")
         attributes[name] = _attribute(name, a, where, resolve)
+    if data.hierarchies == "beside":
+        attributes = hierarchies_beside(data, attributes, resolve, base_dir)
     privacy = d.get("privacy", [])
     if not isinstance(privacy, list):
         raise ParamError("privacy models must be written as [[privacy]] tables, got "
@@ -139,13 +142,43 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
 def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
     """One ``[attributes."name"]`` table: the declared keys, the pseudonym keys (read by
     engine.pseudonyms), then the combination of the transformation-method keys."""
+    builder = None
+    if isinstance(a.get("hierarchy"), dict):  # a builder, built when the data is bound
+        builder = frozen(check_builder_table(a["hierarchy"], where))
+        a = {k: v for k, v in a.items() if k != "hierarchy"}
     cfg = dataclass_from_table(AttributeConfig, a, where, ignore=_ATTRIBUTE_EXTRA_KEYS)
     hierarchy = (None if cfg.hierarchy_path is None
                  else read_hierarchy(resolve(cfg.hierarchy_path), name))
-    cfg = replace(cfg, hierarchy=hierarchy, pseudonym=read_pseudonym(a, where, cfg.type))
+    cfg = replace(cfg, hierarchy=hierarchy, hierarchy_builder=builder,
+                  pseudonym=read_pseudonym(a, where, cfg.type))
     read_attribute_transformation(cfg, a, where)
     check_identifier_keys(cfg, where)
     return cfg
+
+
+def hierarchies_beside(data: DataConfig, attributes: dict, resolve, base_dir: Path) -> dict:
+    """``[data] hierarchies = "beside"``: each attribute without a hierarchy (file or
+    builder) takes ARX's ``<data>_hierarchy_<attribute>.csv`` from the data's folder when
+    it is there; a quasi-identifier must find its file."""
+    if not data.path:
+        raise JobError("[data] hierarchies = \"beside\" needs [data] path: the hierarchies "
+                       "are found beside the data file")
+    out = dict(attributes)
+    for name, a in attributes.items():
+        if a.hierarchy is not None or a.hierarchy_builder is not None:
+            continue
+        path = beside_path(resolve(data.path), name)
+        if not path.is_file():
+            if a.type == QUASI_IDENTIFYING and a.transformation == "generalization":
+                raise JobError(f"[data] hierarchies = \"beside\": quasi-identifier "
+                               f"'{name}' has no hierarchy and {path} is not there")
+            continue
+        try:
+            shown = str(path.relative_to(base_dir))
+        except ValueError:
+            shown = str(path)
+        out[name] = replace(a, hierarchy=read_hierarchy(path, name), hierarchy_path=shown)
+    return out
 
 
 def transformation_to_dict(tr: TransformationConfig) -> dict:
@@ -165,6 +198,8 @@ def job_to_dict(job: Job) -> dict:
         t = dataclass_to_table(a)
         if a.pseudonym is not None:
             t.update(a.pseudonym.to_dict())
+        if a.hierarchy_builder is not None and a.hierarchy_path is None:
+            t["hierarchy"] = plain(a.hierarchy_builder)
         attrs[name] = t
     d["attributes"] = attrs
     d["privacy"] = [m.to_dict() for m in job.privacy]
@@ -205,3 +240,13 @@ def load_encoded(job: Job) -> "EncodedTable":  # noqa: F821 - loaded when called
         return EncodedTable.from_dataframe(load_data(job))
     return read_csv_encoded(job.resolve(job.data.path), delimiter=job.data.delimiter,
                             encoding=job.data.encoding, header=True)
+
+
+def bind_hierarchies(job: Job) -> Job:
+    """``job`` with the hierarchies it names by a builder built from its data (read for
+    that; the job itself when it names none): what ``verify`` checks levels against."""
+    if not any(a.hierarchy_builder is not None and a.hierarchy is None
+               for a in job.attributes.values()):
+        return job
+    from engine.hierarchy.from_spec import bind_built
+    return bind_built(job, load_encoded(job))

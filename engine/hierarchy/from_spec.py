@@ -1,0 +1,133 @@
+"""Hierarchies a job names by their builder instead of a file, and ARX's files beside
+the data.
+
+A job attribute's ``hierarchy`` is a CSV file, or a table naming one of the app's
+builders (``engine.hierarchy.builders.BUILDERS``) with the keys of the builder's
+specification, the same JSON form the hierarchy wizard saves (``save_spec``)::
+
+    [attributes.age]
+    type = "quasi-identifying"
+    hierarchy = { builder = "intervals", intervals = [{ lower = 0, upper = 10 }],
+                  levels = [[2], [2]] }
+
+Keys left out take the wizard's first proposal for the column (``default_spec``:
+about ten round intervals, masking from the right for numbers, month / year /
+decade for dates...); ``data_type`` defaults to the attribute's ``data_type`` and
+``format``, else the type detected from the values, as the wizard detects it.
+The hierarchy is built when the data is bound to the job (``bind_built``), from
+the column's values, as the wizard builds it.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from typing import TYPE_CHECKING
+
+from engine.errors import HierarchyError
+
+if TYPE_CHECKING:  # the builders load pandas: imported where a builder is used
+    from engine.data.datatypes import DataType
+    from engine.data.table import EncodedColumn
+    from engine.hierarchy.model import Hierarchy
+
+#: the app's builders (engine.hierarchy.builders.BUILDERS), named without loading them
+BUILDER_NAMES = ("intervals", "ordering", "masking", "dates", "priority")
+
+
+def plain(value):
+    """TOML's tables and arrays as JSON's (frozen maps and tuples thawed)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    return value
+
+
+def check_builder_table(table: dict, where: str) -> dict:
+    """A job's ``hierarchy = { builder = ... }`` checked as far as it can be without the
+    data: a known builder, its own keys only, a valid data type; returned as JSON."""
+    from engine.hierarchy.builders.base import BuilderError, type_from_json
+    spec = plain(table)
+    name = spec.get("builder")
+    if name not in BUILDER_NAMES:
+        raise HierarchyError(f"{where} hierarchy: builder = {name!r} is not one of "
+                             f"{', '.join(repr(b) for b in BUILDER_NAMES)}")
+    known = builder_keys(name)
+    unknown = [k for k in spec if k != "builder" and k not in known]
+    if unknown:
+        raise HierarchyError(f"{where} hierarchy: the {name} builder has no key "
+                             f"{', '.join(repr(k) for k in unknown)}; its keys: builder, "
+                             f"{', '.join(known)}")
+    if "data_type" in spec:
+        try:
+            type_from_json(spec["data_type"])
+        except BuilderError as e:
+            raise HierarchyError(f"{where} hierarchy: {e}") from None
+    return spec
+
+
+def builder_keys(name: str) -> list[str]:
+    """The keys of builder ``name``'s specification (its JSON form, the wizard's)."""
+    from engine.hierarchy.builders import BUILDERS, default_spec, type_from_json
+    cls = BUILDERS[name]
+    kind = sorted(cls.kinds, key=lambda k: k.name)[-1]  # STRING or INTEGER: no values needed
+    data_type = type_from_json(kind.name.lower())
+    values = ["1", "2"] if name == "intervals" else ()
+    return [k for k in default_spec(name, data_type, values).to_json()
+            if k not in ("builder", "version")]
+
+
+def data_type_for(spec: dict, column: EncodedColumn, kind: str | None = None,
+                  fmt: str | None = None) -> DataType:
+    """The builder's data type: the spec's, else the attribute's, else detected."""
+    from engine.data.datatypes import best_type
+    from engine.hierarchy.builders.base import declared_type, type_from_json
+    if "data_type" in spec:
+        return type_from_json(spec["data_type"])
+    declared = declared_type(kind, fmt)
+    if declared is not None:
+        return declared
+    return best_type(column)
+
+
+def build_from_spec(spec: dict, column: EncodedColumn, attribute: str,
+                    kind: str | None = None, fmt: str | None = None) -> Hierarchy:
+    """The hierarchy a job's builder table builds for ``column`` (see the module)."""
+    from engine.hierarchy.builders import default_spec, spec_from_json
+    from engine.hierarchy.builders.base import SPEC_VERSION
+    spec = plain(spec)
+    data_type = data_type_for(spec, column, kind, fmt)
+    try:
+        base = default_spec(spec["builder"], data_type, column).to_json()
+        full = {**base, **spec, "version": SPEC_VERSION}
+        return spec_from_json(full).build(column, attribute)
+    except HierarchyError as e:
+        raise HierarchyError(f"attribute '{attribute}', hierarchy = {{ builder = "
+                             f"\"{spec['builder']}\" ... }}: {e}") from None
+
+
+def bind_built(job, table):
+    """``job`` with each attribute that names a builder given the hierarchy it builds
+    from ``table``'s column (the job itself when none does)."""
+    changed = {}
+    for name, a in job.attributes.items():
+        builder = getattr(a, "hierarchy_builder", None)
+        if builder is None or a.hierarchy is not None:
+            continue
+        if name not in table.names:
+            raise HierarchyError(f"attribute '{name}' builds its hierarchy from its column, "
+                                 f"which the data does not have")
+        h = build_from_spec(builder, table.column(name), name, a.data_type, a.format)
+        changed[name] = replace(a, hierarchy=h)
+    if not changed:
+        return job
+    return replace(job, attributes={**job.attributes, **changed})
+
+
+# --- ARX's files beside the data ------------------------------------------------------
+def beside_path(data_path: str | Path, attribute: str) -> Path:
+    """ARX's name of an attribute's hierarchy beside its data file:
+    ``<folder>/<data name>_hierarchy_<attribute>.csv``."""
+    data_path = Path(data_path)
+    return data_path.parent / f"{data_path.stem}_hierarchy_{attribute}.csv"

@@ -1,0 +1,73 @@
+"""The command line's further subcommands: ``hierarchy build``, ``import-arx`` and
+``guide`` (``engine.cli`` adds them to its parser; their logic lives in
+``engine.project.hierarchy_build``, ``engine.project.arx_import`` and
+``engine.guide.headless``). Heavy modules are imported inside the commands."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+#: the subcommands this module adds
+NAMES = ("hierarchy",)
+
+
+def _say(message: str) -> None:
+    import sys
+    print(message, file=sys.stderr)
+
+
+# --- hierarchy build --------------------------------------------------------------------
+def cmd_hierarchy_build(args) -> int:
+    from engine.errors import AnonymistError
+    from engine.io_utils import check_outputs
+    from engine.project.hierarchy_build import build_hierarchy_file, spec_table
+    check_outputs({"--output": args.output}, {"the data file": args.data}, AnonymistError)
+    spec = spec_table(args.builder, args.set or [], args.spec)
+    h = build_hierarchy_file(args.data, args.attribute, spec, args.output, args.data_type,
+                             args.format, args.output_delimiter, sheet=args.sheet,
+                             table=args.table or "", query=args.query or "",
+                             delimiter=args.delimiter, encoding=args.encoding)
+    _say(f"wrote {args.output}: {len(h.rows)} values, {h.levels} levels "
+         f"({spec['builder']} builder)")
+    return 0
+
+
+def add_hierarchy(sub) -> None:
+    h = sub.add_parser("hierarchy", help="build a generalization hierarchy with one of the "
+                                         "app's builders and write it as CSV")
+    hs = h.add_subparsers(dest="action", metavar="ACTION", required=True)
+    b = hs.add_parser("build", help="build one attribute's hierarchy from a data file",
+                      formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog="examples:\n"
+                             "  anonymist hierarchy build adult.csv --attribute age "
+                             "--builder intervals --output age.csv\n"
+                             "  anonymist hierarchy build data.xlsx --attribute zip "
+                             "--builder masking --set max_levels=3 --output zip.csv\n"
+                             "  anonymist hierarchy build data.csv --attribute age "
+                             "--spec age.json --output age.csv")
+    b.add_argument("data", type=Path, help="the data file (any format a job reads)")
+    b.add_argument("--attribute", required=True, help="the column to build it for")
+    b.add_argument("--output", required=True, type=Path, help="the hierarchy CSV to write")
+    b.add_argument("--builder", choices=("intervals", "ordering", "masking", "dates",
+                                         "priority"), help="the builder")
+    b.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="a key of the builder's specification, its value as TOML "
+                        "(repeat; keys left out take the wizard's proposal)")
+    b.add_argument("--spec", type=Path, help="a specification the hierarchy wizard saved "
+                                             "(JSON), instead of --builder")
+    b.add_argument("--data-type", help="the column's data type (integer, decimal, date, "
+                                       "string; default: detected)")
+    b.add_argument("--format", help="the date format of a date column (e.g. %%d.%%m.%%Y)")
+    b.add_argument("--delimiter", help="the data file's delimiter (default: detected)")
+    b.add_argument("--encoding", help="the data file's encoding (default: detected)")
+    b.add_argument("--sheet", help="a workbook's sheet (default: the first)")
+    b.add_argument("--table", help="a SQLite file's table")
+    b.add_argument("--query", help="a SQLite file's query, instead of --table")
+    b.add_argument("--output-delimiter", default=";", help="the hierarchy's delimiter "
+                                                           "(default ;)")
+    b.set_defaults(func=cmd_hierarchy_build)
+
+
+def add_subcommands(sub) -> None:
+    """Add this module's subcommands to the command line's parser."""
+    add_hierarchy(sub)
