@@ -337,6 +337,7 @@ class MainWindow(QMainWindow):
         self._run_ended()
         result = outcome.value
         self.document.set_result(result)
+        self.document.set_modified(True)  # a result is work: closing asks to save it
         opt = result.optimum
         if opt is None:
             msg = "No transformation meets the privacy models."
@@ -347,6 +348,18 @@ class MainWindow(QMainWindow):
                    f"{result.transformations_checked:,} of "
                    f"{result.lattice_size:,} checked in {result.elapsed_s:.2f} s")
         self.statusBar().showMessage(msg, 20000)
+
+    def _confirm_stop_search(self) -> bool:
+        """Closing while a search runs: ask before its work is thrown away."""
+        from app.widgets import dialogs
+        B = QMessageBox.StandardButton
+        answer = B.Close if dialogs.NON_INTERACTIVE else dialogs.ask(
+            self, "A search is running", "Anonymize is still searching. Stop the search "
+            "and close? Its result so far is lost.", B.Close | B.Cancel, B.Cancel)
+        if answer != B.Close:
+            return False
+        self.search.cancel_and_forget()
+        return True
 
     def _run_failed(self, label: str, message: str) -> None:
         self._run_ended()
@@ -463,6 +476,9 @@ class MainWindow(QMainWindow):
 
     # --- closing -------------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.search.running and not self._confirm_stop_search():
+            event.ignore()
+            return
         if not self.files.confirm_discard():
             event.ignore()
             return
