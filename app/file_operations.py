@@ -458,6 +458,9 @@ class FileOperations(QObject):
                                            for w in written.written)
             if current is not None:
                 text += f" · transformation {current.describe()}"
+            quoted = sum(c["neutralised"] for c in written.formula_cells.values())
+            if quoted:
+                text += f" · {quoted:,} formula cell(s) written with a leading '"
             if written.verified is False:
                 show_error(self.window, "Release report: verification FAILED",
                            "The exported table does not pass the independent check:\n"

@@ -182,6 +182,14 @@ class ExportDialog(QDialog):
         cform.addRow("Quoting", self.quoting)
         cform.addRow("Encoding", self.encoding)
         cform.addRow("Line ending", self.line_ending)
+        from engine.formulas import FORMULA_CELLS  # declared once: choices, labels, help
+        self.formula_cells = QComboBox()
+        self.formula_cells.setObjectName("exportFormulaCells")
+        for choice in FORMULA_CELLS.choices:
+            self.formula_cells.addItem(FORMULA_CELLS.choice_label(choice), choice)
+        self.formula_cells.setCurrentIndex(FORMULA_CELLS.choices.index(FORMULA_CELLS.default))
+        self.formula_cells.setToolTip(FORMULA_CELLS.help)
+        cform.addRow(FORMULA_CELLS.title, self.formula_cells)
         for widget in (self.quoting, self.encoding, self.line_ending):
             widget.setEnabled(not self.out_of_core)  # DuckDB's CSV: minimal, utf-8, lf
         form.addRow(self.csv_box)
@@ -260,7 +268,8 @@ class ExportDialog(QDialog):
                 options = CsvOptions(delimiter=delimiter or ";",
                                      quoting=self.quoting.currentData(),
                                      encoding=self.encoding.currentText().strip() or "utf-8",
-                                     line_ending=self.line_ending.currentData())
+                                     line_ending=self.line_ending.currentData(),
+                                     formula_cells=self.formula_cells.currentData())
             target = FileTarget(path, key, options)
         mapping = Path(self.mapping_path.text().strip()) if self.with_mapping.isChecked() else None
         report = None

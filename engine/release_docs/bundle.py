@@ -43,11 +43,29 @@ def write_release(result, request: ReleaseRequest, levels=None,
                   progress: BundleProgress | None = None,
                   cancel: Callable[[], bool] | None = None) -> ReleaseWritten:
     """Write ``levels`` (default: what ``result`` releases — the optimum, or its local
-    recoding) as ``request`` asks. The table takes the first 80 % of the progress."""
-    report = progress or (lambda fraction, what: None)
-    stop = cancel or (lambda: False)
+    recoding) as ``request`` asks, its files all or none (``engine.io_utils.
+    all_or_nothing``: when a document fails or the export is cancelled, the files are
+    as they were). The table takes the first 80 % of the progress."""
+    from engine.io_utils import all_or_nothing
     if result.optimum is None:
         raise AnonymistError("no transformation meets the privacy models: nothing to release")
+    with all_or_nothing(request_files(request)):
+        return _write_release(result, request, levels, progress, cancel)
+
+
+def request_files(request: ReleaseRequest) -> list[Path | None]:
+    """The files (and the mapping folder) a release request writes."""
+    target = request.target.path if isinstance(request.target, FileTarget) else None
+    report = request.report
+    return [target, request.mapping, report,
+            report.with_suffix(".json") if report is not None else None,
+            request.pseudonym_table]
+
+
+def _write_release(result, request: ReleaseRequest, levels, progress, cancel
+                   ) -> ReleaseWritten:
+    report = progress or (lambda fraction, what: None)
+    stop = cancel or (lambda: False)
     if getattr(result.problem, "backend", None) is not None:
         return _write_through_backend(result, request, levels, report, stop)
     released = result.transformed(levels)

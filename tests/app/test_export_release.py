@@ -207,3 +207,20 @@ def test_exporting_a_transformation_that_is_not_anonymous_asks_first(qtbot, wind
     shown = result.transformed(optimum).frame.astype(str).reset_index(drop=True)
     pd.testing.assert_frame_equal(read_export(tmp_path / "out2.csv"), shown, check_dtype=False)
     assert main(["verify", str(tmp_path / "out2.csv"), str(tmp_path / "job.toml")]) == 0
+
+
+def test_export_dialog_formula_cells_from_the_declaration(qtbot, window, tmp_path):
+    """The CSV options offer the declared formula-cell policies (engine.formulas), the
+    declared default first chosen; the choice reaches the export's CSV options."""
+    from app.widgets.export_dialog import ExportDialog
+    from engine.formulas import FORMULA_CELLS
+    dialog = ExportDialog(tmp_path, ";", True, window)
+    qtbot.addWidget(dialog)
+    combo = dialog.formula_cells
+    assert [combo.itemData(i) for i in range(combo.count())] == list(FORMULA_CELLS.choices)
+    assert combo.currentData() == FORMULA_CELLS.default == "quote"
+    combo.setCurrentIndex(combo.findData("refuse"))
+    dialog.path.setText(str(tmp_path / "out.csv"))
+    dialog.accept()
+    assert dialog.request is not None, dialog.error.text()
+    assert dialog.request.target.csv.formula_cells == "refuse"
