@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 #: public name -> the module defining it
 _EXPORTS = {
     "anonymize": "engine.api", "prepare": "engine.api", "as_job": "engine.api",
+    "risk": "engine.api",
     "load_job": "engine.project.job_file", "save_job": "engine.project.job_file",
     "Job": "engine.config", "AttributeConfig": "engine.config",
     "TransformationConfig": "engine.config",
@@ -23,12 +24,12 @@ _EXPORTS = {
     "AnonymistError": "engine.errors", "DataError": "engine.errors",
     "HierarchyError": "engine.errors", "JobError": "engine.errors",
 }
-__all__ = ["anonymize", "prepare", "as_job", "load_job", "save_job", "Job", "AttributeConfig",
+__all__ = ["anonymize", "prepare", "as_job", "risk", "load_job", "save_job", "Job", "AttributeConfig",
            "TransformationConfig", "AnonymizationResult", "Transformation", "AnonymistError",
            "DataError", "HierarchyError", "JobError"]
 
 if TYPE_CHECKING:
-    from engine.api import anonymize, as_job, prepare
+    from engine.api import anonymize, as_job, prepare, risk
     from engine.config import AttributeConfig, Job, TransformationConfig
     from engine.errors import AnonymistError, DataError, HierarchyError, JobError
     from engine.project.job_file import load_job, save_job

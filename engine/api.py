@@ -278,3 +278,89 @@ def _build_output(result: AnonymizationResult, phases: Reporter) -> bool:
         if phases.cancelled():
             return False
     return True
+
+
+def risk(data=None, quasi_identifiers=None, weight: str | None = None,
+         household: str | None = None, method: str = "approx", sensitive=None,
+         threshold: float | None = None, job=None, delimiter: str | None = None,
+         **options):
+    """The survey risk measures of a table, without anonymizing it (sdcMicro's
+    individual, global and household risk, SUDA2 and DIS-SUDA, k-anonymity violations,
+    l-diversity, risky cells: docs/reference/risk-command.md).
+
+    Parameters
+    ----------
+    data : DataFrame, path or None
+        The table, raw or released (None: the job's ``[data]``).
+    quasi_identifiers : list of str, optional
+        The key variables (default: the job's quasi-identifying attributes).
+    weight, household : str, optional
+        The sampling-weight and household columns (default: the job's ``[data] weight``
+        and ``[data] household``).
+    method : "approx" or "exact"
+        The individual risk's formula for weighted data.
+    sensitive : list of str, optional
+        Attributes whose distinct l-diversity is measured (default: the job's
+        sensitive attributes).
+    threshold : float, optional
+        A record is at risk above this individual risk (None: sdcMicro's rule).
+    job : Job, dict or path, optional
+        A job naming the roles and the data.
+    delimiter : str, optional
+        The CSV's delimiter (default: the job's, else detected).
+    options
+        ``dis_fraction``, ``missing``, ``suda``, ``risky_cells_dimensions``,
+        ``risky_cells_threshold`` of ``engine.sdc.measures.measure_risk``.
+
+    Returns
+    -------
+    engine.sdc.measures.SurveyRisk
+        ``per_record`` (one row per record, input order) and ``summary`` (a dict).
+    """
+    from engine.config import QUASI_IDENTIFYING, SENSITIVE
+    from engine.sdc.measures import measure_risk
+    j = as_job(job) if job is not None else None
+    if j is not None:
+        if quasi_identifiers is None:
+            quasi_identifiers = [n for n, a in j.attributes.items()
+                                 if a.type == QUASI_IDENTIFYING]
+        weight = weight if weight is not None else j.weight
+        household = household if household is not None else j.household
+        if sensitive is None:
+            sensitive = [n for n, a in j.attributes.items() if a.type == SENSITIVE]
+    if not quasi_identifiers:
+        raise JobError("name the quasi-identifiers (--quasi-identifiers, or "
+                       "quasi-identifying attributes in the job)")
+    frame = risk_frame(data, j, delimiter)
+    return measure_risk(frame, list(quasi_identifiers), weight=weight, household=household,
+                        method=method, sensitive=list(sensitive or ()), threshold=threshold,
+                        **options)
+
+
+def risk_frame(data, job: Job | None = None, delimiter: str | None = None):
+    """The table `risk` measures: ``data`` itself (a DataFrame), or read from a path or
+    the job's ``[data]`` as strings (categoricals)."""
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(data, pd.DataFrame):
+        return data
+    from engine.config import DataConfig
+    from engine.data.csv_import import read_csv
+    from engine.project.job_data import read_frame
+    if data is None and job is None:
+        raise JobError("give the data: a DataFrame, a file, or a job naming it")
+    j = job if job is not None else Job(data=DataConfig(delimiter=delimiter or ";"))
+    if data is None and j.data.url:
+        return read_frame(j)
+    path = Path(data) if data is not None else j.resolve(str(j.data.path))
+    if not path.exists() and data_kind(j, path) != "parquet":
+        raise DataError(f"data file not found: {path}")
+    kind = data_kind(j, path)
+    if kind == "csv":
+        given = delimiter or (job.data.delimiter if job is not None else None)
+        encoding = job.data.encoding if job is not None else None
+        return read_csv(path, delimiter=given, encoding=encoding, header=True,
+                        categorical=True)
+    if kind == "parquet":
+        from engine.data.readers import read_parquet
+        return read_parquet(path)
+    return read_frame(j, path)

@@ -1,4 +1,4 @@
-"""Command line: ``anonymist anonymize | verify | evaluate``.
+"""Command line: ``anonymist anonymize | verify | evaluate | risk``.
 
 The installed ``anonymist`` command (``app.launcher``) sends these subcommands here
 and opens the GUI for ``gui`` (or no arguments); the engine itself never imports
@@ -34,7 +34,7 @@ EXIT_INTERNAL = 70       # unexpected error: a short message and a log file's pa
 EXIT_HANGUP = 129        # SIGHUP (128 + 1): temporary files removed, nothing new kept
 EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed, nothing new kept
 
-SUBCOMMANDS = ("anonymize", "verify", "evaluate", "hierarchy")
+SUBCOMMANDS = ("anonymize", "verify", "evaluate", "hierarchy", "risk")
 ALL_COMMANDS = SUBCOMMANDS + ("gui",)
 
 
@@ -304,9 +304,43 @@ def cmd_evaluate(args) -> int:
     return EXIT_OK
 
 
+def cmd_risk(args) -> int:
+    """The survey risk measures of a file without anonymizing it (engine.sdc)."""
+    from engine.api import risk
+    from engine.io_utils import check_outputs
+    from engine.sdc.files import write_per_record, write_summary
+    check_input_file(args.data, "data file")
+    job = load_job_checked(args.job) if args.job is not None else None
+    check_outputs({"--per-record": args.per_record, "--json": args.json},
+                  {"the data file": args.data, "the job file": args.job}, AnonymistError)
+    options = {"dis_fraction": args.dis_fraction, "suda": not args.no_suda,
+               "risky_cells_dimensions": args.risky_cells_dimensions,
+               "risky_cells_threshold": args.risky_cells_threshold}
+    if args.missing is not None:
+        options["missing"] = args.missing.split(",")
+    measured = risk(args.data, _names(args.quasi_identifiers), weight=args.weight,
+                    household=args.household, method=args.method,
+                    sensitive=_names(args.sensitive), threshold=args.threshold, job=job,
+                    delimiter=args.delimiter, **options)
+    if args.per_record:
+        write_per_record(measured.per_record, args.per_record)
+    if args.json:
+        write_summary(measured.summary, args.json)
+    s = measured.summary
+    _say(f"{s['records']} records: expected re-identifications "
+         f"{s['expected_reidentifications']:.4g}, global risk {s['global_risk_percent']:.3g}%, "
+         f"{s['records_at_risk']} at risk, {s['k_anonymity']['violating_2']} sample uniques")
+    return EXIT_OK
+
+
+def _names(text: str | None) -> list[str] | None:
+    return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
+
+
 # --- parser -----------------------------------------------------------------------------
 EPILOG = """exit codes:
-  0    released (anonymize), the file meets the job (verify), printed (evaluate)
+  0    released (anonymize), the file meets the job (verify), printed (evaluate),
+       measured (risk)
   1    verify: the file violates the job's models or suppression limit
   2    bad input: arguments, job file, data, hierarchy or output path
   3    anonymize: no transformation meets the privacy models; nothing is written and
@@ -378,9 +412,45 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--data", type=Path)
     e.set_defaults(func=cmd_evaluate)
     add_subcommands(sub)
+    add_risk_parser(sub)
     sub.add_parser("gui", help="open the desktop app (also: no arguments, or a project path)",
                    add_help=False)
     return p
+
+
+def add_risk_parser(sub) -> None:
+    """``anonymist risk``: docs/reference/risk-command.md."""
+    r = sub.add_parser("risk", help="survey risk measures of a file, without anonymizing "
+                                    "(individual risk, SUDA2, households)")
+    r.add_argument("data", type=Path, help="the data file (raw or released)")
+    r.add_argument("job", type=Path, nargs="?",
+                   help="a job file naming the quasi-identifiers, [data] weight and "
+                        "household (optional)")
+    r.add_argument("--quasi-identifiers", metavar="A,B,C",
+                   help="the key variables (default: the job's quasi-identifiers)")
+    r.add_argument("--weight", metavar="W", help="the sampling-weight column")
+    r.add_argument("--household", metavar="H", help="the household (cluster) column")
+    r.add_argument("--method", choices=("approx", "exact"), default="approx",
+                   help="individual risk formula with weights (default approx)")
+    r.add_argument("--sensitive", metavar="S,T", help="attributes for l-diversity")
+    r.add_argument("--threshold", type=float,
+                   help="a record is at risk above this individual risk (default: "
+                        "sdcMicro's rule, above median + 3 MAD and above 0.1)")
+    r.add_argument("--delimiter", help="the data file's delimiter (default: detected)")
+    r.add_argument("--missing", metavar="V,W",
+                   help="values read as missing, comma-separated (default: empty, NA, *)")
+    r.add_argument("--dis-fraction", type=float, default=0.01,
+                   help="DIS-SUDA sampling fraction (default 0.01)")
+    r.add_argument("--no-suda", action="store_true", help="skip SUDA2 (exponential in the "
+                                                           "number of quasi-identifiers)")
+    r.add_argument("--risky-cells-dimensions", type=int, default=2, metavar="N",
+                   help="risky cells of combinations of up to N quasi-identifiers (2)")
+    r.add_argument("--risky-cells-threshold", type=int, default=3, metavar="T",
+                   help="a cell with at most T records is risky (3)")
+    r.add_argument("--per-record", type=Path, metavar="OUT.csv",
+                   help="one row per record: class_size, individual_risk, suda2_score, ...")
+    r.add_argument("--json", type=Path, metavar="SUMMARY.json", help="the summary")
+    r.set_defaults(func=cmd_risk)
 
 
 def unknown_command(word: str) -> str | None:

@@ -144,6 +144,20 @@ class DataConfig:
         "attribute", None, label="Person",
         help="the column that identifies the person (several rows per person): never "
              "released; the models count distinct persons instead of records")
+    #: the sampling weight of each record (survey data): the survey risk measures
+    #: (engine/sdc, ``anonymist risk``) estimate population frequencies as sums of
+    #: weights; never a quasi-identifier (docs/guide/survey-risk.md). Also written as
+    #: ``[attributes."w"] type = "weight"``
+    weight: str | None = param_field(
+        "attribute", None, label="Sampling weight",
+        help="the column holding each record's sampling weight (positive numbers): the "
+             "survey risk measures estimate population frequencies from it")
+    #: the household (cluster) of each record: the survey risk measures add the
+    #: household risk, 1 - prod(1 - r) over its members (docs/guide/survey-risk.md)
+    household: str | None = param_field(
+        "attribute", None, label="Household",
+        help="the column identifying each record's household (cluster): the survey risk "
+             "measures add the household risk")
     # keys after the first three: the app builds DataConfig(path, delimiter, encoding)
     url: str | None = param_field("text", None, label="Database URL",
                                   help="a SQLAlchemy URL (sqlite:///file.db, postgresql://"
@@ -261,6 +275,16 @@ class Job:
             # the person column is identifying whether or not the job names it
             object.__setattr__(self, "attributes", FrozenMap(
                 {**self.attributes, person: AttributeConfig(type=IDENTIFYING)}))
+
+    @property
+    def weight(self) -> str | None:
+        """The sampling-weight column (``[data] weight``), or None."""
+        return self.data.weight
+
+    @property
+    def household(self) -> str | None:
+        """The household column (``[data] household``), or None."""
+        return self.data.household
 
     @property
     def person(self) -> str | None:

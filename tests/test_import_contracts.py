@@ -31,7 +31,7 @@ LAYERS = [
     {"metrics"},
     {"privacy", "solution_space"},
     {"config"},
-    {"transform", "subset", "persons"},
+    {"transform", "subset", "persons", "sdc"},
     {"backends"},
     {"problem"},
     {"search"},

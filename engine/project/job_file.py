@@ -22,6 +22,7 @@ from engine.hierarchy.from_spec import beside_path, check_builder_table, plain
 from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
 from engine.persons import check_person_role
+from engine.sdc.roles import check_survey_roles, weight_alias
 from engine.privacy import model_from_dict
 from engine.privacy.population import read_population
 from engine.privacy.sensitive import check_sensitive_roles
@@ -107,7 +108,8 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
                          f"Python knows (e.g. 'utf-8', 'latin-1')") from None
     resolve = Job(base_dir=base_dir).resolve
     attributes = {}
-    for name, a in _table(d, "attributes", "[attributes]").items():
+    data, tables = weight_alias(data, _table(d, "attributes", "[attributes]"))
+    for name, a in tables.items():
         where = f"[attributes.\"{name}\"]"
         if not isinstance(a, dict):
             raise ParamError(f"{where} must be a table, got {show(a)}")
@@ -135,6 +137,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
                 if "engine" in d else EngineConfig()),
         base_dir=base_dir)
     check_person_role(job)
+    check_survey_roles(job)
     check_sensitive_roles(job.privacy, job.attributes)
     return job
 

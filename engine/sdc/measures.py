@@ -1,0 +1,216 @@
+"""Every survey risk measure of a table at once (``engine.risk``, ``anonymist risk``).
+
+`measure_risk` takes a DataFrame, its quasi-identifiers (sdcMicro's key variables),
+optionally a sampling-weight and a household column and sensitive attributes, and
+returns `SurveyRisk`: one row per record in input order (`PER_RECORD_COLUMNS` first)
+and a summary (its keys are the ``--json`` file's, docs/reference/risk-command.md).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from engine.errors import DataError
+from engine.sdc.frequencies import frequencies
+from engine.sdc.individual import (METHODS, household_risk, individual_risk,
+                                   risky_by_default)
+from engine.sdc.keys import DEFAULT_MISSING, Keys, encode_keys, group_ids
+from engine.sdc.roles import household_values, weight_values
+from engine.sdc.suda2 import DIS_FRACTION, Suda2Result, suda2
+
+#: the per-record columns every output has, in this order (a contract)
+PER_RECORD_COLUMNS = ("record", "class_size", "population_frequency", "individual_risk",
+                      "at_risk", "suda2_score", "dis_suda_score")
+#: k of the k-anonymity violation counts (sdcMicro reports 2, 3 and 5)
+K_VIOLATIONS = (2, 3, 5)
+#: the DIS-SUDA table's intervals (sdcMicro's ``print.suda2``)
+DIS_BINS = ("== 0", "(0.0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0.5]",
+            "(0.5, 0.6]", "(0.6, 0.7]", "> 0.7")
+#: risky cells: every combination of up to this many quasi-identifiers ...
+RISKY_CELLS_DIMENSIONS = 2
+#: ... and a cell is risky when at most this many records fall into it
+RISKY_CELLS_THRESHOLD = 3
+
+
+@dataclass(frozen=True)
+class SurveyRisk:
+    """The measures of one table: ``per_record`` (one row per record, input order)
+    and ``summary`` (JSON-ready)."""
+
+    per_record: pd.DataFrame
+    summary: dict
+    suda: Suda2Result | None = None
+
+
+def _json_number(x) -> float | None:
+    x = float(x)
+    return None if math.isnan(x) or math.isinf(x) else x
+
+
+def _check_names(frame: pd.DataFrame, qis: Sequence[str], weight, household,
+                 sensitive: Sequence[str]) -> None:
+    if not qis:
+        raise DataError("give at least one quasi-identifier")
+    seen = set()
+    for q in qis:
+        if q in seen:
+            raise DataError(f"quasi-identifier '{q}' is named twice")
+        seen.add(q)
+    for key, column in (("weight", weight), ("household", household)):
+        if column is not None and column in seen:
+            raise DataError(f"the {key} column '{column}' cannot also be a quasi-identifier")
+    for s in sensitive:
+        if s in seen:
+            raise DataError(f"sensitive attribute '{s}' cannot also be a quasi-identifier")
+        if s not in frame.columns:
+            raise DataError(f"sensitive attribute '{s}' is not in the data")
+    if len(frame) == 0:
+        raise DataError("the data has no records")
+
+
+def measure_risk(frame: pd.DataFrame, quasi_identifiers: Sequence[str],
+                 weight: str | None = None, household: str | None = None,
+                 method: str = "approx", sensitive: Sequence[str] = (),
+                 threshold: float | None = None, dis_fraction: float = DIS_FRACTION,
+                 missing: Sequence[str] = DEFAULT_MISSING, suda: bool = True,
+                 risky_cells_dimensions: int = RISKY_CELLS_DIMENSIONS,
+                 risky_cells_threshold: int = RISKY_CELLS_THRESHOLD) -> SurveyRisk:
+    """The survey risk measures of ``frame`` (docs/reference/risk-command.md).
+
+    ``threshold`` None counts as at risk the records sdcMicro flags (individual risk
+    above median + 3 MAD and above 0.1); a number counts those above it."""
+    qis = list(quasi_identifiers)
+    _check_names(frame, qis, weight, household, sensitive)
+    if method not in METHODS:
+        raise DataError(f"method '{method}': one of {', '.join(METHODS)}")
+    if threshold is not None and not (0 <= threshold <= 1):
+        raise DataError(f"threshold {threshold}: a risk between 0 and 1")
+    if not (0 < dis_fraction < 1):
+        raise DataError(f"DIS fraction {dis_fraction}: a sampling fraction between 0 and 1")
+    keys = encode_keys(frame, qis, missing)
+    w = weight_values(frame, weight) if weight is not None else None
+    hh = household_values(frame, household) if household is not None else None
+    fk, Fk = frequencies(keys, w)
+    risk = individual_risk(fk, Fk, weighted=w is not None, method=method)
+    at_risk = risky_by_default(risk) if threshold is None else risk > threshold
+    n = keys.n
+    out = {"record": np.arange(1, n + 1), "class_size": _integral(fk),
+           "population_frequency": Fk, "individual_risk": risk,
+           "at_risk": at_risk.astype(np.int8)}
+    result = None
+    if suda:
+        result = suda2(keys, dis_fraction)
+        out["suda2_score"] = result.score
+        out["dis_suda_score"] = result.dis_score
+        for j, q in enumerate(qis):
+            out[f"suda2_contribution_{q}"] = result.contribution[:, j]
+    if hh is not None:
+        out["household_risk"] = household_risk(risk, hh)
+    ldiv = {}
+    for s in sensitive:
+        ldiv[s] = distinct_l_diversity(keys, frame[s])
+        out[f"l_diversity_{s}"] = ldiv[s]
+    per_record = pd.DataFrame(out)
+    expected = float(np.nansum(risk))
+    summary: dict = {
+        "records": n,
+        "quasi_identifiers": qis,
+        "weight": weight,
+        "household": household,
+        "method": method,
+        "weighted": w is not None,
+        "missing_values": list(missing),
+        "global_risk": _json_number(expected / n),
+        "global_risk_percent": _json_number(100 * expected / n),
+        "expected_reidentifications": _json_number(expected),
+        "records_at_risk": int(at_risk.sum()),
+        "records_at_risk_rule": (f"individual_risk > {threshold:g}" if threshold is not None
+                                 else "individual_risk > median + 3 MAD and > 0.1"),
+        "threshold": threshold,
+        "highest_individual_risk": _json_number(np.nanmax(risk)),
+        "k_anonymity": {
+            f"violating_{k}": int((fk < k).sum()) for k in K_VIOLATIONS},
+        "k_anonymity_percent": {
+            f"violating_{k}": 100 * float((fk < k).sum()) / n for k in K_VIOLATIONS},
+    }
+    if w is not None:
+        summary["k_anonymity_weighted"] = {
+            f"violating_{k}": float(w[fk < k].sum()) for k in K_VIOLATIONS}
+    if hh is not None:
+        h_risk = out["household_risk"]
+        h_expected = float(np.nansum(h_risk))
+        summary["household_risk"] = {
+            "households": int(len(np.unique(hh))),
+            "global_risk": _json_number(h_expected / n),
+            "global_risk_percent": _json_number(100 * h_expected / n),
+            "expected_reidentifications": _json_number(h_expected),
+            "highest": _json_number(np.nanmax(h_risk))}
+    if result is not None:
+        summary["suda2"] = {
+            "contributions": {k: _json_number(v)
+                              for k, v in result.attribute_contributions.items()},
+            "dis_fraction": dis_fraction,
+            "max_msu_size": result.max_msu_size,
+            "msu_counts": {str(k + 1): int(c) for k, c in enumerate(result.msu_counts)},
+            "records_with_msu": int((result.score > 0).sum()),
+            "total_score": float(result.score.sum()),
+            "highest_score": float(result.score.max(initial=0)),
+            "highest_dis_suda_score": _json_number(np.nanmax(result.dis_score)),
+            "dis_suda_table": dis_table(result.dis_score),
+            "unique_records_counted": result.unique_records,
+            "pair_records_counted": result.pair_records}
+    if sensitive:
+        summary["l_diversity"] = {
+            s: {"lowest": int(v.min()), "records_below_2": int((v < 2).sum()),
+                "records_below_3": int((v < 3).sum())} for s, v in ldiv.items()}
+    summary["risky_cells"] = risky_cells(keys, risky_cells_dimensions, risky_cells_threshold)
+    return SurveyRisk(per_record, summary, result)
+
+
+def _integral(x: np.ndarray) -> np.ndarray:
+    """Integer frequencies as integers (they are, with sdcMicro's alpha = 1)."""
+    r = np.rint(x)
+    return r.astype(np.int64) if np.allclose(r, x) else x
+
+
+def dis_table(dis: np.ndarray) -> dict[str, int]:
+    """The number of records per DIS-SUDA interval, as sdcMicro prints them."""
+    eps = np.finfo(float).eps
+    edges = np.concatenate([[-1.0], np.arange(0, 0.71, 0.1) + eps, [np.inf]])
+    d = np.asarray(dis, dtype=float)
+    d = d[~np.isnan(d)]
+    # R's cut: right-closed intervals (-1, eps], (eps, 0.1 + eps], ..., (0.7 + eps, Inf]
+    idx = np.searchsorted(edges, d, side="left") - 1
+    counts = np.bincount(np.clip(idx, 0, len(DIS_BINS) - 1), minlength=len(DIS_BINS))
+    return dict(zip(DIS_BINS, (int(c) for c in counts)))
+
+
+def distinct_l_diversity(keys: Keys, values: pd.Series) -> np.ndarray:
+    """Each record's distinct l-diversity: the number of distinct values of the
+    sensitive attribute in its class (records with equal keys, missing a value of its
+    own)."""
+    ids, size = group_ids(keys.codes)
+    s_codes, _ = pd.factorize(values.astype(str))
+    pairs = pd.DataFrame({"c": ids, "s": s_codes}).drop_duplicates()
+    per_class = np.bincount(pairs["c"].to_numpy(), minlength=size)
+    return per_class[ids]
+
+
+def risky_cells(keys: Keys, max_dim: int, threshold: int) -> list[dict]:
+    """sdcMicro's ``riskyCells``: for every combination of up to ``max_dim``
+    quasi-identifiers, the number of its cells (value combinations present, missing
+    one value) with at most ``threshold`` records."""
+    out = []
+    names = keys.names
+    for dim in range(1, min(max_dim, keys.m) + 1):
+        for combo in itertools.combinations(range(keys.m), dim):
+            ids, size = group_ids(keys.codes[:, list(combo)])
+            counts = np.bincount(ids, minlength=size)
+            out.append({"variables": [names[j] for j in combo], "threshold": threshold,
+                        "unsafe_cells": int((counts <= threshold).sum())})
+    return out
