@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.kernel.grouping import sum_by_group
 from engine.kernel.jit import njit
 from engine.kernel.sparse_counts import SparseCounts
 
@@ -90,8 +91,10 @@ class PersonCounts:
     __slots__ = ("single", "spread", "key_value", "key_person", "n_values", "n_persons",
                  "_merged")
 
-    def __init__(self, single: SparseCounts, spread: SparseCounts, key_value: np.ndarray,
+    def __init__(self, single, spread: SparseCounts, key_value: np.ndarray,
                  key_person: np.ndarray, n_values: int, n_persons: int):
+        # ``single``: a SparseCounts, or with one value (persons only) a plain count per
+        # item, which rolls up as a sum
         self.single = single
         self.spread = spread
         self.key_value = key_value
@@ -107,31 +110,47 @@ class PersonCounts:
 
     @property
     def n_items(self) -> int:
-        return self.single.n_items
+        return len(self.spread.indptr) - 1
 
     def rollup(self, group_of: np.ndarray, n: int) -> "PersonCounts":
+        n = int(n)
         spread = (self.spread.rollup(group_of, n) if len(self.key_value)
-                  else SparseCounts(np.zeros(int(n) + 1, np.int64), self.spread.value,
+                  else SparseCounts(np.zeros(n + 1, np.int64), self.spread.value,
                                     self.spread.count, self.spread.n_values))
-        return PersonCounts(self.single.rollup(group_of, n), spread, self.key_value,
-                            self.key_person, self.n_values, self.n_persons)
+        single = (sum_by_group(self.single, np.asarray(group_of, np.int64), n)
+                  if isinstance(self.single, np.ndarray) else self.single.rollup(group_of, n))
+        return PersonCounts(single, spread, self.key_value, self.key_person, self.n_values,
+                            self.n_persons)
+
+    def _single_counts(self) -> SparseCounts:
+        single = self.single
+        if not isinstance(single, np.ndarray):
+            return single
+        present = single > 0
+        indptr = np.zeros(len(single) + 1, np.int64)
+        np.cumsum(present, out=indptr[1:])
+        return SparseCounts(indptr, np.zeros(int(present.sum()), np.int32),
+                            single[present].astype(np.int64), 1)
 
     def by_value(self) -> SparseCounts:
         """Per item: each value -> the distinct persons holding it (in the item)."""
         if self._merged is None:
+            single = self._single_counts()
             if not len(self.key_value):
-                self._merged = self.single
+                self._merged = single
             else:
                 ptr, value, count = _merge(
-                    self.single.indptr, self.single.value, self.single.count,
+                    single.indptr, single.value, single.count,
                     self.spread.indptr, self.spread.value, self.key_value, self.n_values)
                 self._merged = SparseCounts(ptr, value, count, self.n_values)
         return self._merged
 
     def persons(self) -> np.ndarray:
         """Distinct persons per item (each counted once, whatever values they hold)."""
-        if self.n_values == 1:
-            return self.by_value().totals()
+        if self.n_values == 1:  # one key per spread person: each counts once
+            single = (self.single if isinstance(self.single, np.ndarray)
+                      else self.single.totals())
+            return single + self.spread.distinct()
         raise ValueError("persons() of a per-value count: use the person count itself")
 
 
@@ -166,8 +185,11 @@ class PersonRows:
         pair_value = (pairs % self.n_values).astype(np.int32)
         # single persons: each pair counts once in their one item
         single_pair = ~spread[pair_person]
-        single = SparseCounts.from_codes(pair_value, self.n_values, single_pair).rollup(
-            first[pair_person], n)
+        if self.n_values == 1:  # persons only: a count per item
+            single = np.bincount(first[pair_person][single_pair], minlength=n).astype(np.int64)
+        else:
+            single = SparseCounts.from_codes(pair_value, self.n_values, single_pair).rollup(
+                first[pair_person], n)
         # spread persons: their pairs become keys (numbered compactly), counted per item
         spread_pair = ~single_pair
         key_number = np.cumsum(spread_pair) - 1
