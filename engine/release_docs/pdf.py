@@ -235,7 +235,8 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
                   f"{inp['columns']} columns"),
         ("Released", f"{out['rows']:,} records, {out['columns']} columns, "
                      f"{out['suppressed_records']:,} suppressed, "
-                     f"{out['equivalence_classes']:,} equivalence classes"),
+                     + _persons_affected(out.get("person"))
+                     + f"{out['equivalence_classes']:,} equivalence classes"),
         ("Identifiers", _identifiers(conf["attributes"])),
         ("Privacy models", "; ".join(f"{m.get('model')} ({_params(m)})"
                                      for m in conf["privacy_models"]) or "–"),
@@ -299,6 +300,11 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
     doc.pairs([("Target", out["target"] or "(not written)"),
                ("Records", f"{out['rows']:,} ({out['suppressed_records']:,} suppressed: every "
                            f"quasi-identifier replaced by the suppression string)"),
+               *([("Persons", f"counted by '{out['person']['column']}': "
+                              f"{out['person']['persons']:,}, of whom "
+                              f"{out['person']['suppressed_persons']:,} with a suppressed "
+                              f"record; every class counts persons, not records")]
+                 if out.get("person") else []),
                ("Columns", ", ".join(out["column_names"])),
                ("Equivalence classes", f"{out['equivalence_classes']:,} (smallest "
                                        f"{out['min_class_size']:,}, average "
@@ -387,3 +393,11 @@ def export_report(result, pdf_path: str | Path, levels=None, json_path=None,
     report = build_report(result, levels, **build_kwargs)
     pdf, js = write_report(report, distributions(result, levels), pdf_path, json_path)
     return pdf, js, report
+
+
+def _persons_affected(person: dict | None) -> str:
+    """'(12 of 1,500 persons affected), ' with ``[data] person``, else nothing."""
+    if not person:
+        return ""
+    return (f"({person['suppressed_persons']:,} of {person['persons']:,} persons "
+            f"affected), ")

@@ -233,3 +233,24 @@ def test_no_person_is_proposed_on_adult():
                         keep_default_na=False)
     assert all(p.type != ROLE for p in propose_roles(
         EncodedTable.from_dataframe(adult.astype("category"))))
+
+
+def test_the_report_counts_persons(visits_dir):
+    """The release report: persons affected by suppression, and the risk per person
+    (the highest risk is 1 / the fewest persons of a released class)."""
+    from pypdf import PdfReader
+    (visits_dir / "report.toml").write_text(person_data.job_text(k=3), encoding="utf-8")
+    out, pdf = visits_dir / "report.csv", visits_dir / "report.pdf"
+    assert main(["anonymize", str(visits_dir / "report.toml"), "--quiet", "--output",
+                 str(out), "--report", str(pdf)]) == 0
+    report = json.loads((visits_dir / "report.json").read_text())
+    released = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    kept, suppressed = _classes(visits_dir, released)
+    persons = kept.groupby(QIS)["patient"].nunique()
+    assert report["output"]["person"] == {
+        "column": "patient_no", "persons": _patients(visits_dir),
+        "suppressed_persons": int(suppressed["patient"].nunique())}
+    after = report["risk"]["after"]["prosecutor"]
+    assert after["highest_risk"] == pytest.approx(1 / persons.min())
+    text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
+    assert "persons affected" in text and "counted by 'patient_no'" in text
