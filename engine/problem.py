@@ -104,6 +104,13 @@ class Problem:
         self.counts_persons = self.person_codes is not None
         self.n_persons = (len(table.column(job.person).dictionary) if self.counts_persons
                           else 0)
+        #: whether a person has several records: else every class holds as many persons
+        #: as records, and the models count records (the same figures, at no cost)
+        self.persons_repeat = self.counts_persons and (
+            table.weights is not None and bool((table.weights > 1).any())
+            or int(np.bincount(self.person_codes, minlength=self.n_persons).max(
+                initial=0)) > 1)
+        persons = self.person_codes if self.persons_repeat else None
         # microaggregated QIs without clustering are not generalized: the classes are
         # formed by the others and their values aggregated per class (engine/transform)
         self.micro = micro_specs(job)
@@ -128,8 +135,7 @@ class Problem:
         self.model_context = ModelContext(
             table, self.qis,
             {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
-            subset, job.population, list(self.models), self.person_codes,
-            self.n_persons)
+            subset, job.population, list(self.models), persons, self.n_persons)
         if not self.models:
             raise JobError("the job has no privacy model: add at least one [[privacy]] table")
         row_aggs: dict[str, np.ndarray] = {}
@@ -143,7 +149,7 @@ class Problem:
             if subset is None:
                 raise JobError("a model needs a research subset: add a [subset] table")
             row_aggs["subset"] = subset.astype(np.int64)
-        if self.person_codes is not None:
+        if self.persons_repeat:
             # distinct persons per class among the released records (and among all)
             row_aggs[PERSONS] = PersonRows(self.person_codes, self.n_persons,
                                            keep=subset if self.uses_subset else None)
@@ -178,7 +184,7 @@ class Problem:
             [(micro_key(n), size) for n, size, _ in measured]))
         tr = job.transformation
         self.models_monotonic = tr.practical_monotonicity or all(
-            _monotonic(m, limit, self.counts_persons) for m in self.models)
+            _monotonic(m, limit, self.persons_repeat) for m in self.models)
         self.metric_monotonic = self.metric.is_monotonic(limit)
         # When the job as a whole is not monotonic, its monotonic class-based models
         # still are: where their violating records alone exceed the limit, so do the
@@ -187,7 +193,7 @@ class Problem:
         # Likewise classes smaller than a model's implied class size always violate it
         # (t-closeness 0.2 implies 5-anonymity on Adult's occupation, say).
         self.pruning_models = [] if self.models_monotonic else [
-            m for m in self.models if _prunes_alone(m, limit, self.counts_persons)]
+            m for m in self.models if _prunes_alone(m, limit, self.persons_repeat)]
         self.pruning_k = 1 if self.models_monotonic else max(
             (m.implied_class_size() for m in self.models
              if type(m).violating is not PrivacyModel.violating), default=1)
@@ -195,7 +201,7 @@ class Problem:
         # (``Evaluation.specializations_fail``)
         # (a model's own floors are shares of its records: not of persons, who may fall
         # into several parts of a class)
-        self.model_floors = not self.counts_persons
+        self.model_floors = not self.persons_repeat
         self.floors = not self.models_monotonic and (self.pruning_k > 1 or (
             self.model_floors and any(
                 type(m).violating_and_floor is not PrivacyModel.violating_and_floor
@@ -290,7 +296,7 @@ class Problem:
                 if part is not None and any(m is p for p in self.pruning_models):
                     part |= v
         # table-level (risk-based) models may suppress more classes: by their persons
-        sizes = class_sizes(classes) if self.counts_persons else counts
+        sizes = class_sizes(classes) if self.persons_repeat else counts
         for m in self.models:
             mask = m.enforce(classes, sizes, mask, self.metric)
         return mask, part, floor

@@ -254,3 +254,17 @@ def test_the_report_counts_persons(visits_dir):
     assert after["highest_risk"] == pytest.approx(1 / persons.min())
     text = "".join(page.extract_text() for page in PdfReader(pdf).pages)
     assert "persons affected" in text and "counted by 'patient_no'" in text
+
+
+def test_one_row_per_person_releases_what_records_release(visits_dir):
+    """When no person has two rows, persons are records: the same release as without
+    ``person`` (and the models count records, at no cost)."""
+    data = pd.read_csv(visits_dir / "visits.csv", sep=";", dtype=str, keep_default_na=False)
+    folder = visits_dir / "one"
+    person_data.write_visits(folder, data.drop_duplicates("patient_no"))
+    extra = '[[privacy]]\nmodel = "entropy-l-diversity"\nattribute = "diagnosis"\nl = 1.5\n'
+    with_person, result = _release(folder, "p", person="patient_no", k=3, extra=extra)
+    without, plain = _release(folder, "r", person=None, k=3, extra=extra)
+    assert result["optimum"] == plain["optimum"]
+    pd.testing.assert_frame_equal(with_person, without)
+    assert result["person"]["suppressed_persons"] == result["suppressed_records"]
