@@ -9,7 +9,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWizard
 
-from app import file_dialogs
+from app import file_dialogs, hierarchies_beside
 from app.document import DataSource, Document
 from app.project_file import EXTENSION, read_project, write_project
 from app.project_io import (apply_snapshot, load_snapshot_table, restore_saved_result,
@@ -261,6 +261,9 @@ class FileOperations(QObject):
             if spec.kind != "sql":
                 self.settings.add_recent_file(spec.location)
             self.loaded.emit(spec.location)
+            beside = hierarchies_beside.hint(self.doc)
+            if beside:  # offered on import: one click in Configure loads them all
+                self.window.statusBar().showMessage(beside, 30000)
             if then is not None:
                 then()
 

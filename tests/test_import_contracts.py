@@ -52,10 +52,11 @@ FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 #: show; the wizards above the models (and the perspectives' figures they show); the
 #: window and its file menu on top
 APP_LAYERS = [
-    {"settings", "theme", "workers"},              # services: settings, colours, threads
+    {"settings", "theme", "workers", "platform_check"},  # services: settings, colours,
+                                                    # threads; can a window open here
     {"document", "project_file", "person_role"},    # the one document; project files
     {"project_io", "widgets", "file_dialogs"},      # document <-> project; shared widgets
-    {"models"},                                     # Qt item models over engine arrays
+    {"models", "hierarchies_beside"},               # Qt item models over engine arrays
     {"perspectives"},                               # the four perspectives, independent
     {"wizards", "actions", "warmup"},               # import, hierarchy, guided release
     {"file_operations"},                            # the File menu's work

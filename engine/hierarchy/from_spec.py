@@ -131,3 +131,20 @@ def beside_path(data_path: str | Path, attribute: str) -> Path:
     ``<folder>/<data name>_hierarchy_<attribute>.csv``."""
     data_path = Path(data_path)
     return data_path.parent / f"{data_path.stem}_hierarchy_{attribute}.csv"
+
+
+def files_beside(data_path: str | Path | None, attributes) -> dict[str, Path]:
+    """The ARX-named hierarchy files (`beside_path`) that exist beside ``data_path``, per
+    attribute of ``attributes`` that has one, in the attributes' order. Empty when the
+    data is not a file (a database, a table in memory)."""
+    if not data_path:
+        return {}
+    data_path = Path(data_path)
+    if not data_path.parent.is_dir():
+        return {}
+    found = {}
+    for name in attributes:
+        path = beside_path(data_path, name)
+        if path.is_file():
+            found[name] = path
+    return found

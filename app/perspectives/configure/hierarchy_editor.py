@@ -7,7 +7,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLabel, QMessageBox, QTableView,
                                QToolButton, QVBoxLayout, QWidget)
 
-from app import file_dialogs
+from app import file_dialogs, hierarchies_beside
 from app.document import Document
 from app.models.hierarchy import HierarchyModel
 from app.project_io import hierarchy_rows_from_file
@@ -57,6 +57,10 @@ class HierarchyEditor(QWidget):
             (head if key in ("load", "create", "save") else levels).addWidget(b)
             self.buttons[key] = b
         levels.addStretch()
+        self.beside = QToolButton()
+        self.beside.setObjectName("loadBeside")
+        self.beside.clicked.connect(self.load_beside)
+        head.addWidget(self.beside)
         lay.addLayout(head)
         self.view = QTableView()
         self.view.setObjectName("hierarchyTable")
@@ -73,7 +77,27 @@ class HierarchyEditor(QWidget):
         document.data_changed.connect(lambda: self.show_attribute(None))
         self.show_attribute(None)
 
+    def _update_beside(self) -> None:
+        """Offer the ARX-named hierarchy files beside the data, all at once."""
+        found = hierarchies_beside.available(self.doc)
+        self.beside.setVisible(bool(found))
+        if found:
+            self.beside.setText(f"Load all beside the data ({len(found)})")
+            self.beside.setToolTip("Load the hierarchy files named as ARX names them, beside "
+                                   "the data file: " + ", ".join(p.name for p in found.values()))
+
+    def load_beside(self) -> list[str]:
+        """Load every ARX-named hierarchy file beside the data for attributes without a
+        hierarchy; a message names the files that could not be read."""
+        loaded, failed = hierarchies_beside.load(self.doc, hierarchies_beside.available(self.doc))
+        if failed:
+            show_error(self, "Some hierarchies were not loaded",
+                       "\n".join(f"{n}: {why}" for n, why in failed.items()))
+        self.show_attribute(self.name)
+        return loaded
+
     def show_attribute(self, name: str | None) -> None:
+        self._update_beside()
         self.name = name if name in self.doc.attributes else None
         self.title.setText(f"Hierarchy of '{self.name}'" if self.name else "Hierarchy")
         self.model.set_rows(self.doc.hierarchy_rows.get(self.name) if self.name else None)
@@ -82,6 +106,7 @@ class HierarchyEditor(QWidget):
         self._update_status()
 
     def _attributes_changed(self, names: list) -> None:
+        self._update_beside()
         if self.name in names:
             if self.doc.hierarchy_rows.get(self.name) != self.model.rows():
                 self.model.set_rows(self.doc.hierarchy_rows.get(self.name))

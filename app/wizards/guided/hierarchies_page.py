@@ -1,12 +1,14 @@
 """Step 3: a generalization hierarchy for every quasi-identifier, proposed from its data.
 
-Each proposal is a builder specification, so "Edit…" opens it in the hierarchy
-wizard; hierarchies the project already has are kept.
+Hierarchies the project already has are kept; hierarchy files beside the data named as
+ARX names them (``adult_hierarchy_age.csv``) are used next; the rest are proposals, each
+a builder specification, so "Edit…" opens it in the hierarchy wizard.
 """
 from __future__ import annotations
 
 from PySide6.QtWidgets import QPushButton, QVBoxLayout
 
+from app import hierarchies_beside
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
 from engine.guide.auto_hierarchies import propose_hierarchy
 
@@ -32,9 +34,10 @@ class HierarchiesPage(GuidedPage):
                          "lowest levels that meet your privacy goal.")
         lay = QVBoxLayout(self)
         lay.addWidget(explanation(
-            "Anonymist built a hierarchy for every quasi-identifier from its values. The "
-            "example follows the most common value up the levels. Edit one if its groups "
-            "do not make sense for your data."))
+            "Every quasi-identifier has a hierarchy: the files beside your data named as ARX "
+            "names them, else one Anonymist built from its values. The example follows the "
+            "most common value up the levels. Edit one if its groups do not make sense for "
+            "your data."))
         self.table = table(["Quasi-identifier", "Levels", "Example", "Why", ""])
         self.table.horizontalHeader().setStretchLastSection(False)
         lay.addWidget(self.table, 1)
@@ -47,6 +50,12 @@ class HierarchiesPage(GuidedPage):
 
     def initializePage(self) -> None:
         doc = self.document
+        beside = {n: p for n, p in hierarchies_beside.available(doc).items() if n in self.qis()}
+        loaded, failed = hierarchies_beside.load(doc, beside)
+        for n in loaded:
+            self.reasons[n] = f"ARX's hierarchy file beside the data: {beside[n].name}"
+        for n, why in failed.items():
+            self.reasons[n] = f"the file beside the data could not be read ({why}); built instead"
         missing = [n for n in self.qis() if not doc.hierarchy_rows.get(n)]
         for n in self.qis():
             if n not in missing:
