@@ -275,6 +275,11 @@ class Job:
             # the person column is identifying whether or not the job names it
             object.__setattr__(self, "attributes", FrozenMap(
                 {**self.attributes, person: AttributeConfig(type=IDENTIFYING)}))
+        weight = self.data.weight
+        if weight is not None and weight not in self.attributes:
+            # a sampling weight is released as it is, as surveys release theirs
+            object.__setattr__(self, "attributes", FrozenMap(
+                {**self.attributes, weight: AttributeConfig(type=INSENSITIVE)}))
 
     @property
     def weight(self) -> str | None:

@@ -215,6 +215,32 @@ def _limits(conf: dict) -> list[str]:
     return lines
 
 
+def _survey_risk(doc, survey: dict) -> None:
+    """The survey measures (engine/sdc) of section 6, with a sampling weight."""
+    b, a = survey["before"], survey["after"]
+    doc.pdf.ln(2)
+    doc.text(f"Survey measures with the sampling weight '{survey['weight']}' (sdcMicro's "
+             f"definitions; suppressed values match any value): individual risk "
+             f"(Benedetti-Franconi, approx), {b['records_at_risk_rule']} at risk.")
+    rows = [["expected re-identifications", f"{b['expected_reidentifications']:.2f}",
+             f"{a['expected_reidentifications']:.2f}"],
+            ["global risk", f"{b['global_risk_percent']:.3f} %",
+             f"{a['global_risk_percent']:.3f} %"],
+            ["highest individual risk", _pct(b["highest_individual_risk"]),
+             _pct(a["highest_individual_risk"])],
+            ["records at risk", f"{b['records_at_risk']:,}", f"{a['records_at_risk']:,}"],
+            ["records violating 2-anonymity", f"{b['k_anonymity']['violating_2']:,}",
+             f"{a['k_anonymity']['violating_2']:,}"]]
+    if "household_risk" in b:
+        rows.append(["household expected re-identifications",
+                     f"{b['household_risk']['expected_reidentifications']:.2f}",
+                     f"{a['household_risk']['expected_reidentifications']:.2f}"])
+    if "records_with_msu" in b:
+        rows.append(["records with an MSU (SUDA2)", f"{b['records_with_msu']:,}",
+                     f"{a['records_with_msu']:,}"])
+    doc.table(["", "input", "released"], rows, widths=(74, 50, 50))
+
+
 def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
     """The PDF of ``report`` (``build_report``'s dict) with a chart per quasi-identifier
     of ``charts`` (`engine.release_docs.report.distributions`'s data)."""
@@ -349,6 +375,9 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
         ["sample uniques", _pct(before["sample_uniques"]), _pct(after["sample_uniques"])],
         ["equivalence classes", f"{before['classes']:,}", f"{after['classes']:,}"],
     ], widths=(74, 50, 50))
+
+    if report.get("survey_risk"):
+        _survey_risk(doc, report["survey_risk"])
 
     doc.heading("7  Independent verification")
     doc.text(f"The table checked, {ver['of']}, was re-grouped with plain pandas, sharing no "

@@ -28,6 +28,7 @@ from engine.analysis.quality import quality
 from engine.analysis.risk import class_sizes, risk_summary
 from engine.config import QUASI_IDENTIFYING
 from engine.project.job_file import job_to_dict
+from engine.sdc.measures import release_section
 from engine.verify import verify_frame
 
 FORMAT_VERSION = 1
@@ -284,6 +285,9 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
                                       or any(m.name == "k-anonymity" for m in job.privacy)
                                       else "default 0.2"),
                  "before": _risk(before), "after": _risk(after)},
+        **({"survey_risk": release_section(
+            input_frame.to_dataframe(), released.frame, linked, job.weight, job.household)}
+           if job.weight is not None else {}),
         "verification": {"ok": verdict.ok, "violations": list(verdict.violations),
                          "records": verdict.records,
                          "suppressed_records": verdict.suppressed_records,

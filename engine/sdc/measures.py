@@ -214,3 +214,30 @@ def risky_cells(keys: Keys, max_dim: int, threshold: int) -> list[dict]:
             out.append({"variables": [names[j] for j in combo], "threshold": threshold,
                         "unsafe_cells": int((counts <= threshold).sum())})
     return out
+
+
+#: SUDA2 in the release report only up to this many quasi-identifiers (its search
+#: is exponential in them); `anonymist risk` goes up to `suda2.MAX_VARIABLES`
+REPORT_SUDA_VARIABLES = 10
+
+
+def release_section(before: pd.DataFrame, after: pd.DataFrame, qis: Sequence[str],
+                    weight: str, household: str | None = None) -> dict:
+    """The survey measures of a release's input and released table for the report
+    (``survey_risk``): the figures of `measure_risk`'s summary that compare."""
+    suda = len(qis) <= REPORT_SUDA_VARIABLES
+    keep = ("expected_reidentifications", "global_risk_percent", "records_at_risk",
+            "records_at_risk_rule", "highest_individual_risk", "k_anonymity",
+            "household_risk")
+
+    def figures(frame: pd.DataFrame) -> dict:
+        s = measure_risk(frame, qis, weight=weight, household=household, suda=suda,
+                         risky_cells_dimensions=0).summary
+        out = {k: s[k] for k in keep if k in s}
+        if suda:
+            out["suda2_contributions"] = s["suda2"]["contributions"]
+            out["records_with_msu"] = s["suda2"]["records_with_msu"]
+        return out
+
+    return {"weight": weight, "household": household, "quasi_identifiers": list(qis),
+            "method": "approx", "before": figures(before), "after": figures(after)}

@@ -186,3 +186,43 @@ def test_the_bundle_reads_its_own_fonts(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "frozen", True, raising=False)
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
     assert font_folder() == tmp_path / "fonts"
+
+
+def test_report_survey_measures_with_a_weight(tmp_path):
+    """With [data] weight the report adds sdcMicro's survey measures of the input and
+    the release; the released figures are recounted here from the written file."""
+    import math
+
+    from tests.engine.conftest import ADULT, adult_job_text
+    for f in ADULT.glob("adult_hierarchy*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    lines = (ADULT / "adult.csv").read_text(encoding="utf-8").splitlines()[:1501]
+    rows = [lines[0] + ";w"] + [f"{line};{10 + i % 7}" for i, line in enumerate(lines[1:])]
+    (tmp_path / "survey.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    job = adult_job_text(qis=QIS4, data="survey.csv").replace(
+        'encoding = "utf-8"\n', 'encoding = "utf-8"\nweight = "w"\n', 1)
+    (tmp_path / "job.toml").write_text(job)
+    out, pdf = tmp_path / "out.csv", tmp_path / "report.pdf"
+    assert main(["anonymize", str(tmp_path / "job.toml"), "--quiet", "--output", str(out),
+                 "--report", str(pdf)]) == 0
+    survey = json.loads((tmp_path / "report.json").read_text())["survey_risk"]
+    assert survey["weight"] == "w"
+    frame = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    w = frame["w"].astype(float)
+    suppressed = (frame[QIS4] == "*").all(axis=1)
+    n = len(frame)
+    kept = frame[~suppressed]
+    fk = kept.groupby(QIS4)["w"].transform("size").astype(float)
+    Fk = w[~suppressed].groupby([kept[q] for q in QIS4]).transform("sum")
+    risk = []
+    for f, F in zip(fk, Fk):  # Franconi-Polettini approx; fk >= 5 after 5-anonymity
+        p = f / F
+        risk.append(1 / f if f == F else p / (f - (1 - p)))
+    if suppressed.any():  # a suppressed record matches every record
+        p = n / w.sum()
+        risk += [p / (n - (1 - p))] * int(suppressed.sum())
+    assert survey["after"]["expected_reidentifications"] == pytest.approx(sum(risk), rel=1e-9)
+    assert survey["after"]["k_anonymity"]["violating_5"] == 0
+    assert survey["before"]["expected_reidentifications"] > sum(risk)
+    assert not math.isnan(survey["before"]["global_risk_percent"])
+    assert "Survey measures" in _text(pdf)
