@@ -58,7 +58,8 @@ def write_visits(folder: Path, frame: pd.DataFrame | None = None) -> Path:
 
 
 def job_text(person: str | None = "patient_no", k: int = 3, limit: float = 0.05,
-             extra: str = "", backend: str | None = None) -> str:
+             extra: str = "", backend: str | None = None,
+             algorithm: str | None = None) -> str:
     """A job over ``visits.csv`` (its hierarchies beside it)."""
     data = '[data]\npath = "visits.csv"\ndelimiter = ";"\n'
     if person:
@@ -70,4 +71,5 @@ def job_text(person: str | None = "patient_no", k: int = 3, limit: float = 0.05,
                    '[attributes."diagnosis"]\ntype = "sensitive"\n')
     engine = f'[engine]\nbackend = "{backend}"\n' if backend else ""
     return (data + attributes + f'[[privacy]]\nmodel = "k-anonymity"\nk = {k}\n' + extra
-            + f"[transformation]\nsuppression_limit = {limit}\n" + engine)
+            + f"[transformation]\nsuppression_limit = {limit}\n"
+            + (f'algorithm = "{algorithm}"\n' if algorithm else "") + engine)
