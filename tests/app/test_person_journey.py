@@ -4,6 +4,7 @@ recounted per patient from the exported file; the project keeps the role."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from app.person_role import ROLE, ROLE_LABEL
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE
@@ -36,6 +37,14 @@ def test_journey_person_role_in_configure(qtbot, window, tmp_path, messages, cap
     assert not attrs.pseudonym.isEnabled() or attrs.pseudonym.spec() is None
     job = doc.build_job()
     assert job.person == "patient_no" and job.attributes["patient_no"].type == IDENTIFYING
+    # before any run, Analyze risk shows the input's risks per person
+    source = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
+    before = source.groupby(QIS)["patient_no"].nunique()
+    risk = window.perspectives["risk"]
+    qtbot.waitUntil(lambda: risk.sides[0] is not None and risk.summaries[0].n_records
+                    == before.sum(), timeout=60_000)  # patients per class, not visits
+    assert before.sum() < len(source)
+    assert risk.summaries[0].highest_risk == pytest.approx(1 / before.min())
     add_model_through_dialog(window, "k-anonymity", k=3)
     conf.privacy.suppression.setValue(5.0)
     assert doc.check_job() is None
@@ -49,10 +58,15 @@ def test_journey_person_role_in_configure(qtbot, window, tmp_path, messages, cap
     assert exported.equals(doc.released().frame.astype(str).reset_index(drop=True))
     assert "patient_no" not in exported.columns and len(exported) == table.n_rows
     # ... and every released class holds 3 patients (recounted with the input, row by row)
-    source = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
     suppressed = (exported[QIS] == "*").all(axis=1).to_numpy()
     kept = exported[QIS][~suppressed].assign(patient=source["patient_no"][~suppressed].values)
     assert kept.groupby(QIS)["patient"].nunique().min() >= 3
+    # Analyze risk shows the risks per person: 1 / the fewest patients of a class
+    qtbot.waitUntil(lambda: risk.sides[1] is not None, timeout=60_000)
+    persons = kept.groupby(QIS)["patient"].nunique()
+    assert risk.summaries[1].highest_risk == pytest.approx(1 / persons.min())
+    assert risk.summaries[0].highest_risk == pytest.approx(1 / before.min())
+    assert risk.summaries[0].n_records == before.sum()  # memberships, not visits
     figures = result.problem.person_figures(result.levels_of())
     assert figures["suppressed_persons"] == source["patient_no"][suppressed].nunique()
     # the project keeps the role

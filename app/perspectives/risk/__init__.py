@@ -12,6 +12,7 @@ from PySide6.QtCore import QTimer
 
 from engine.privacy.population import PopulationModel
 from engine.analysis.risk_comparison import Thresholds
+from app.person_role import person_of
 from app.perspectives.risk.perspective import AUTO_LIMIT, RiskPerspective
 from app.widgets.population_editor import records_of
 from engine.config import QUASI_IDENTIFYING
@@ -84,7 +85,9 @@ def create_perspective(context) -> RiskPerspective:
             view.set_result(doc.result, doc.applied_levels)
         elif doc.table is not None:
             qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
-            view.set_input(doc.table, qis, doc.subset)
+            person = person_of(doc)  # figures per person (app/person_role.py)
+            view.set_input(doc.table, qis, doc.subset,
+                           None if person is None else doc.table.column(person).codes)
         elif doc.out_of_core:  # too big for memory: the QIs' frequency table, from DuckDB
             data = doc.backend_source
             qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]

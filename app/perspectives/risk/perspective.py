@@ -176,14 +176,15 @@ class RiskPerspective(QWidget):
         self.output_failed.emit(message)
 
     def set_input(self, data: Data | None, qis: Sequence[str],
-                  subset=None) -> None:
-        """Show the risks of data that was not anonymized yet."""
+                  subset=None, persons=None) -> None:
+        """Show the risks of data that was not anonymized yet (per person with
+        ``persons``, each row's person code: ``[data] person``)."""
         if data is None or not qis:
             self.set_sides(None, None)
             if data is not None:
                 self.empty.text.setText(NO_QIS)
             return
-        self.set_sides(make_side("Input", data, qis, None, subset), None,
+        self.set_sides(make_side("Input", data, qis, None, subset, persons=persons), None,
                        "Input only: anonymize the data to compare it with an output.")
 
     def set_sides(self, before: RiskSide | None, after: RiskSide | None,
