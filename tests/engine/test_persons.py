@@ -325,3 +325,31 @@ def test_the_optimal_search_finds_the_exhaustive_optimum_per_person(tmp_path, mo
     else:
         assert len(persons) / persons.sum() <= 0.15 + 1e-12
         assert (persons == 1).sum() / persons.sum() <= 0.01 + 1e-12
+
+
+# --- bad input through the command line: exit 2, the key named, nothing written --------
+@pytest.mark.parametrize("case", ["missing", "quasi-identifier", "empty", "model"])
+def test_bad_person_input_writes_nothing(tmp_path, capsys, case):
+    frame = person_data.visits(patients=60)
+    if case == "empty":
+        frame.loc[7, "patient_no"] = ""
+    person_data.write_visits(tmp_path, frame)
+    text = person_data.job_text(person="patient" if case == "missing" else "patient_no")
+    if case == "quasi-identifier":
+        text = text.replace('[attributes."patient_no"]\ntype = "identifying"',
+                            '[attributes."patient_no"]\ntype = "quasi-identifying"')
+    if case == "model":
+        text += ('[[privacy]]\nmodel = "differential-privacy"\nepsilon = 2.0\n'
+                 'delta = 1e-6\n')
+    (tmp_path / "job.toml").write_text(text, encoding="utf-8")
+    out, res = tmp_path / "out.csv", tmp_path / "result.json"
+    capsys.readouterr()
+    code = main(["anonymize", str(tmp_path / "job.toml"), "--quiet", "--output", str(out),
+                 "--result", str(res)])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "[data] person" in err and "Traceback" not in err
+    assert {"missing": "is not a column", "quasi-identifier": "quasi-identifying",
+            "empty": "is empty in 1 row(s), first data row 8",
+            "model": "differential-privacy"}[case] in err
+    assert not out.exists() and not res.exists()
