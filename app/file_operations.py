@@ -23,8 +23,17 @@ from engine.data.table import EncodedTable
 from engine.saved_result import ResultMismatch
 
 PROJECT_FILTER = f"Anonymist projects (*{EXTENSION});;Job files (*.toml);;" \
+                 "ARX projects (*.deid);;" \
                  "Data files (*.csv *.tsv *.txt *.xlsx *.sqlite *.db);;All files (*)"
 SAMPLE = ("sample", "adult.anonymist")
+
+
+def arx_snapshot(path: Path):
+    """An ARX project imported into a temporary folder (its job, data and hierarchies)
+    and read as a job file; what could not be carried over is in the job's header."""
+    from engine.project.arx_import import import_arx
+    folder = Path(tempfile.mkdtemp(prefix="anonymist-arx-"))
+    return snapshot_from_job_file(import_arx(path, folder).job_path)
 
 
 class FileOperations(QObject):
@@ -141,6 +150,9 @@ class FileOperations(QObject):
         elif suffix == ".toml":
             self.run("Opening job file", lambda: snapshot_from_job_file(path),
                      lambda snap: self._apply(snap, None, path, then), cancellable=True)
+        elif suffix == ".deid":  # an ARX project: imported as a job (engine.project.arx_import)
+            self.run("Importing ARX project", lambda: arx_snapshot(path),
+                     lambda snap: self._apply(snap, None, None, then), cancellable=True)
         else:
             self.import_dialog(str(path), then)
 

@@ -18,6 +18,7 @@ import time
 import traceback
 from pathlib import Path
 
+from engine.subcommands import NAMES as SUBCOMMAND_NAMES
 from engine.subcommands import add_subcommands
 from engine.errors import AnonymistError
 from engine.release_docs.cli_options import add_arguments as add_document_arguments
@@ -34,7 +35,7 @@ EXIT_INTERNAL = 70       # unexpected error: a short message and a log file's pa
 EXIT_HANGUP = 129        # SIGHUP (128 + 1): temporary files removed, nothing new kept
 EXIT_CANCELLED = 130     # Ctrl-C or SIGTERM: temporary files removed, nothing new kept
 
-SUBCOMMANDS = ("anonymize", "verify", "evaluate", "hierarchy", "risk")
+SUBCOMMANDS = ("anonymize", "verify", "evaluate", "risk") + SUBCOMMAND_NAMES
 ALL_COMMANDS = SUBCOMMANDS + ("gui",)
 
 

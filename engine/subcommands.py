@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 #: the subcommands this module adds
-NAMES = ("hierarchy",)
+NAMES = ("hierarchy", "import-arx")
 
 
 def _say(message: str) -> None:
@@ -68,6 +68,34 @@ def add_hierarchy(sub) -> None:
     b.set_defaults(func=cmd_hierarchy_build)
 
 
+# --- import-arx -------------------------------------------------------------------------
+def cmd_import_arx(args) -> int:
+    from engine.errors import AnonymistError
+    from engine.project.arx_import import check_imported, import_arx
+    report = import_arx(args.project, args.output)
+    _say(f"wrote {report.job_path} with the data and hierarchies beside it")
+    for line in report.carried:
+        _say(f"  carried over: {line}")
+    if report.not_carried:
+        _say("not carried over (also listed at the top of the job file):")
+        for line in report.not_carried:
+            _say(f"  - {line}")
+    problem = check_imported(report)
+    if problem is not None:
+        raise AnonymistError(f"the imported job does not load yet: {problem}")
+    return 0
+
+
+def add_import_arx(sub) -> None:
+    p = sub.add_parser("import-arx", help="turn an ARX project (.deid) into a job file with "
+                                          "its data and hierarchies")
+    p.add_argument("project", type=Path, help="the ARX project file (.deid)")
+    p.add_argument("--output", required=True, type=Path,
+                   help="the folder to write job.toml, data.csv and hierarchies/ into")
+    p.set_defaults(func=cmd_import_arx)
+
+
 def add_subcommands(sub) -> None:
     """Add this module's subcommands to the command line's parser."""
     add_hierarchy(sub)
+    add_import_arx(sub)

@@ -1,9 +1,12 @@
-"""Research subsets: rows selected by index list, row file, query or random sample.
+"""Research subsets: rows selected by index list, row file, query, random sample or
+the subset's records.
 
 ``[subset]`` holds exactly one way of selecting: ``indices = [0, 5, ...]``,
 ``rows = "file with one 0-based row index per line"``, ``query = "age > 30"``
-(``engine.query``) or ``sample = 0.1`` with ``seed`` (default 0; a random share
-of the rows, drawn the same for the same seed and number of rows).
+(``engine.query``), ``sample = 0.1`` with ``seed`` (default 0; a random share
+of the rows, drawn the same for the same seed and number of rows), or
+``records = "subset.csv"``: ARX's subset file, the subset's records themselves,
+each matched to one data row with the same values (``records_mask``).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from engine.errors import JobError
 from engine.schema import Param, read_table
 
 #: the keys that select rows; a ``[subset]`` table holds exactly one of them
-SELECTORS = ("indices", "rows", "query", "sample")
+SELECTORS = ("indices", "rows", "query", "sample", "records")
 #: the ``[subset]`` table's keys, declared once (``engine.schema``)
 SUBSET_PARAMS = (
     Param("rows", "path", None, label="Row file",
@@ -26,6 +29,9 @@ SUBSET_PARAMS = (
           help="0-based data-row indices"),
     Param("sample", "float", None, low=0, high=1, low_open=True, label="Random sample",
           unit="share of rows", help="a random share of the rows, drawn with seed"),
+    Param("records", "path", None, label="Subset records",
+          help="a CSV file of the subset's records (ARX's subset file), each matched to "
+               "one data row with the same values"),
     Param("seed", "int", 0, low=0, label="Sample seed",
           help="the same seed draws the same rows (sample only)"),
 )
@@ -59,7 +65,8 @@ def _check_spec(spec: dict) -> None:
         raise JobError(f"[subset] selects rows in one way only, got {', '.join(given)}")
     if not given:
         raise JobError("[subset] needs 'rows' (a file of row indices), 'query', 'sample' "
-                       "(a share of rows, with 'seed') or 'indices'")
+                       "(a share of rows, with 'seed'), 'indices' or 'records' (a file of the "
+                       "subset's records)")
     if "seed" in spec and "sample" not in spec:
         raise JobError("[subset] seed is for a random sample (sample = share of rows)")
 
@@ -101,6 +108,8 @@ def resolve_subset(job: Job, table: EncodedTable) -> np.ndarray | None:
         return None
     if table.row_subset is not None:  # a backend's frequency table: resolved by it
         return table.row_subset
+    if "records" in spec:
+        return records_mask(job.resolve(spec["records"]), table, job.data.delimiter)
     idx = subset_indices(job)
     if "sample" in spec:
         return sample_mask(table.n_rows, spec["sample"], spec.get("seed", 0))
@@ -129,9 +138,52 @@ def subset_rows(job: Job, count_rows) -> np.ndarray | None:
     spec = job.subset
     if not spec or "query" in spec:
         return None
+    if "records" in spec:
+        raise JobError("[subset] records are matched to the data in memory: set [engine] "
+                       "backend = \"memory\" (or give the subset as a query or row numbers)")
     if "sample" in spec:
         n = int(count_rows())
         return np.flatnonzero(sample_mask(n, spec["sample"], spec.get("seed", 0)))
     idx = subset_indices(job)
     check_indices(idx[idx < 0], 1)
     return np.unique(idx)
+
+
+def records_mask(path, table: EncodedTable, delimiter: str | None = None) -> np.ndarray:
+    """The rows of ``table`` that ARX's subset file ``path`` holds: each of its records
+    (by its columns, all of them columns of the data) is matched to one data row with
+    the same values, the first not yet matched (ARX's ``DataSubset.create``); a record
+    that matches no row left is an error naming its line."""
+    from collections import defaultdict
+
+    from engine.data.csv_import import read_csv
+    from engine.errors import DataError
+    try:
+        records = read_csv(path, delimiter=delimiter, header=True)
+    except DataError as e:
+        raise JobError(f"[subset] records file: {e}") from None
+    missing = [c for c in records.columns if c not in table.names]
+    if missing:
+        raise JobError(f"[subset] records file {path}: column(s) {', '.join(missing)} are "
+                       f"not in the data")
+    names = list(records.columns)
+    # each subset value as the data column's code (-1: a value the data does not hold)
+    codes = []
+    for name in names:
+        column = table.column(name)
+        lookup = {str(v): i for i, v in enumerate(column.dictionary)}
+        codes.append(np.array([lookup.get(v, -1) for v in records[name]], dtype=np.int64))
+    wanted = np.stack(codes, axis=1) if codes else np.zeros((len(records), 0), np.int64)
+    rows: dict[tuple, list[int]] = defaultdict(list)
+    data = np.stack([table.column(n).codes for n in names], axis=1)
+    for i in range(len(data) - 1, -1, -1):  # popped from the end: first rows first
+        rows[tuple(data[i].tolist())].append(i)
+    mask = np.zeros(table.n_rows, dtype=bool)
+    for line, key in enumerate(wanted.tolist(), start=2):
+        free = rows.get(tuple(key))
+        if not free:
+            shown = ", ".join(f"{n}={records[n].iloc[line - 2]!r}" for n in names[:4])
+            raise JobError(f"[subset] records file {path} line {line}: no data row left "
+                           f"with these values ({shown}{', ...' if len(names) > 4 else ''})")
+        mask[free.pop()] = True
+    return mask
