@@ -99,9 +99,25 @@ def add_import_arx(sub) -> None:
 EXIT_INFEASIBLE = 3  # engine.cli.EXIT_INFEASIBLE: no transformation meets the goal
 
 
+def run_guide(data, preset: str, output: Path, region: str | None = None,
+              mapping: bool = True, report: bool = True):
+    """The guided release's steps (engine.guide.headless), the search, and the release
+    into ``output``: (plan, result, artefacts); no artefacts when nothing meets the goal."""
+    from engine.api import anonymize
+    from engine.guide.headless import plan
+    from engine.guide.release import release
+    p = plan(data, preset, region)
+    result = anonymize(p.table, p.job)
+    if result.optimum is None:
+        return p, result, []
+    stem = Path(p.job.data.path).stem or "data"
+    return p, result, release(result, None, result.problem.job, output, stem, mapping,
+                              report)
+
+
 def cmd_guide(args) -> int:
     from engine.errors import AnonymistError
-    from engine.guide.headless import plan, plan_text, run_guide
+    from engine.guide.headless import plan, plan_text
     if args.plan:
         print(plan_text(plan(args.data, args.preset, args.region), args.preset), end="")
         return 0

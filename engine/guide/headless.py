@@ -15,7 +15,8 @@ wizard calls, every proposal accepted:
 5. the search, then the release (``engine.guide.release``: data, job, value mapping
    and report, each checked independently).
 
-``--plan`` prints the job of steps 1-4 for review instead (`plan_text`): proposed
+The search (step 5's first half) is the command line's (``engine.subcommands``: the
+guide sits below ``engine.api``). ``--plan`` prints the job of steps 1-4 for review instead (`plan_text`): proposed
 hierarchies as builder tables, files beside the data by their paths, each proposal's
 reason as a comment; ``anonymist anonymize`` runs it as it is.
 """
@@ -162,18 +163,3 @@ def plan_text(p: Plan, preset: str) -> str:
         for name, reason in p.hierarchy_reasons.items():
             lines.append(f"#   {name}: {reason}")
     return "\n".join(lines) + "\n" + tomli_w.dumps(d)
-
-
-def run_guide(data: str | Path, preset: str, output: str | Path, region: str | None = None,
-              mapping: bool = True, report: bool = True, progress=None):
-    """Steps 1-5: plan, search and release into ``output``; (plan, result, artefacts).
-    With no transformation meeting the goal, artefacts is empty and nothing is written."""
-    from engine.api import anonymize
-    from engine.guide.release import release
-    p = plan(data, preset, region)
-    result = anonymize(p.table, p.job, progress=progress)
-    if result.optimum is None:
-        return p, result, []
-    stem = Path(p.job.data.path).stem or "data"
-    return p, result, release(result, None, result.problem.job, output, stem, mapping,
-                              report)
