@@ -13,6 +13,13 @@ suppressed; cells, columns, the DataFrame and the CSV are produced when asked:
                        marker if its class violates the privacy models (or the row is
                        withheld: outside a differential-privacy sample)
 
+A job whose models count a research subset (δ-presence, k-map without an
+estimator, the journalist's profitability) releases the subset's records only, in
+input order (`released_rows`; ARX's behaviour: the research subset is what is
+published): the table's rows are those records, and ``input_rows`` maps them back
+to the input's rows. Records outside the subset are the population the models
+compare with; they are never written.
+
 Identifying attributes are not released (they are not columns of the table),
 unless the job pseudonymizes them (`pseudonym_column`);
 quasi-identifiers are replaced by their hierarchy labels at ``levels``; other
@@ -43,7 +50,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["SUPPRESSED", "ReleasedTable", "transform", "transform_recoded", "withheld_rows",
-           "pseudonym_column", "compact_codes"]
+           "released_rows", "pseudonym_column", "compact_codes"]
 
 
 def withheld_rows(problem: Problem) -> np.ndarray | None:
@@ -52,6 +59,17 @@ def withheld_rows(problem: Problem) -> np.ndarray | None:
     if dp_model(problem) is None:
         return None
     return ~np.asarray(problem.model_context.subset, dtype=bool)
+
+
+def released_rows(problem: Problem) -> np.ndarray | None:
+    """The input rows a release holds: for a job whose models count a research subset,
+    the subset's rows in input order (only they are released); else None (every row).
+    A differential-privacy sample is released as every row, those outside it
+    suppressed (`withheld_rows`)."""
+    subset = problem.model_context.subset
+    if not problem.uses_subset or subset is None or dp_model(problem) is not None:
+        return None
+    return np.flatnonzero(np.asarray(subset, dtype=bool))
 
 
 def pseudonym_column(problem: Problem, name: str) -> np.ndarray | None:
@@ -85,7 +103,8 @@ def transform(problem: Problem, levels) -> "ReleasedTable":
                                                np.asarray(levels, dtype=np.int64))
     violating = np.asarray(problem.violating(classes), dtype=bool)
     return ReleasedTable(problem, levels, classes, base_to_class, violating,
-                         violating[base_to_class], withheld_rows(problem))
+                         violating[base_to_class], withheld_rows(problem),
+                         rows=released_rows(problem))
 
 
 def transform_recoded(problem: Problem, recoding, levels=None) -> "ReleasedTable":
@@ -134,7 +153,7 @@ class ReleasedTable:
     def __init__(self, problem: Problem, levels: tuple[int, ...], classes: Classes,
                  base_to_class: np.ndarray, violating: np.ndarray,
                  base_suppressed: np.ndarray, withheld: np.ndarray | None = None,
-                 base_levels: np.ndarray | None = None):
+                 base_levels: np.ndarray | None = None, rows: np.ndarray | None = None):
         qis = list(problem.qis)
         self.problem = problem
         self.levels: tuple[int, ...] = levels
@@ -161,6 +180,12 @@ class ReleasedTable:
         self.withheld: np.ndarray | None = withheld
         #: a local recoding's levels per base item (None: one global transformation)
         self.base_levels = base_levels
+        #: the input rows released, in order (None: every row); a frequency table's
+        #: release (a backend's) is written by the backend, which selects them itself
+        self.subset_release = rows is not None
+        self.input_rows: np.ndarray | None = (
+            None if rows is None or problem.table.weights is not None
+            else np.asarray(rows, dtype=np.int64))
         self._row_to_base = problem.classifier.row_to_base  # the engine's array
         self._finished_names = finished_names(problem, self.names) | self.pseudonymized
         self._finished: dict[str, np.ndarray] = {}
@@ -170,6 +195,7 @@ class ReleasedTable:
             self._maps[name] = h.maps[levels[j]]
             self._labels[name] = h.labels[levels[j]]
         self._lock = threading.Lock()
+        self._input_table: EncodedTable | None = None
         self._suppressed: np.ndarray | None = None
         self._columns: dict[str, EncodedColumn] = {}
         self._frame: pd.DataFrame | None = None
@@ -178,7 +204,31 @@ class ReleasedTable:
     # --- sizes ------------------------------------------------------------------------
     @property
     def n_rows(self) -> int:
-        return self._table.n_rows
+        """Rows of the release (the research subset's, for a subset job)."""
+        return self._table.n_rows if self.input_rows is None else len(self.input_rows)
+
+    def _in(self, rows=None):
+        """Release rows (an int, index array, slice, or None: all) as input rows."""
+        if self.input_rows is None:
+            return rows
+        return self.input_rows if rows is None else self.input_rows[rows]
+
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        """A per-input-row array restricted to the released rows."""
+        return array if self.input_rows is None else array[self.input_rows]
+
+    def input_table(self) -> EncodedTable:
+        """The input's records of this release, row for row (the research subset's,
+        for a subset job): what the analyses compare the release with."""
+        if self.input_rows is None:
+            return self._table
+        with self._lock:
+            if self._input_table is None:
+                rows = self.input_rows
+                self._input_table = EncodedTable(
+                    [EncodedColumn(c.name, c.codes[rows], c.dictionary)
+                     for c in (self._table.column(n) for n in self.input_names)])
+            return self._input_table
 
     @property
     def n_classes(self) -> int:
@@ -209,11 +259,11 @@ class ReleasedTable:
     # --- rows ---------------------------------------------------------------------------
     def row_class(self, rows) -> np.ndarray | int:
         """Equivalence class of row(s) ``rows`` (an int or an index array)."""
-        return self._base_to_class[self._row_to_base[rows]]
+        return self._base_to_class[self._row_to_base[self._in(rows)]]
 
     def row_classes(self) -> np.ndarray:
         """Every row's class (allocates one array of n rows)."""
-        return self._base_to_class[self._row_to_base]
+        return self._out(self._base_to_class[self._row_to_base])
 
     @property
     def local_recoding(self) -> bool:
@@ -226,6 +276,11 @@ class ReleasedTable:
     @property
     def suppressed_rows(self) -> np.ndarray:
         """Boolean mask of the rows written suppressed (built once, one byte a row)."""
+        return self._out(self._suppressed_input)
+
+    @property
+    def _suppressed_input(self) -> np.ndarray:
+        """`suppressed_rows` over every input row (released or not)."""
         if self._suppressed is None:
             sup = self._base_suppressed[self._row_to_base]
             if self.withheld is not None:
@@ -237,6 +292,7 @@ class ReleasedTable:
         return self._suppressed
 
     def is_suppressed(self, row: int) -> bool:
+        row = self._in(row)
         return bool(self._base_suppressed[self._row_to_base[row]]) or (
             self.withheld is not None and bool(self.withheld[row]))
 
@@ -257,15 +313,17 @@ class ReleasedTable:
         return self.level_of.get(name, 0) > 0 or micro or (rule and name in self.names)
 
     def value(self, name: str, row: int) -> str:
-        """The released cell of column ``name`` in data row ``row``."""
+        """The released cell of column ``name`` in release row ``row``."""
         self._released(name)
+        row = self._in(row)
         if name in self._finished_names:
             return str(self._finished_column(name)[row])
         col = self._table.column(name)
         maps = self._maps.get(name)
         if maps is None:
             return str(col.dictionary[col.codes[row]])
-        if self.is_suppressed(row):
+        if self._base_suppressed[self._row_to_base[row]] or (
+                self.withheld is not None and self.withheld[row]):
             return self.marker
         if self.base_levels is not None:
             return str(self._recoded_labels(name, np.array([row]))[0])
@@ -274,24 +332,26 @@ class ReleasedTable:
     def values(self, name: str, rows=None) -> np.ndarray:
         """Released cells of ``rows`` (an index array or slice; None: all) as objects."""
         self._released(name)
+        rows = self._in(rows)
         if name in self._finished_names:
             full = self._finished_column(name)
             return full if rows is None else full[rows]
         return self._values(name, rows)
 
     def _values(self, name: str, rows=None) -> np.ndarray:
-        """Generalized (or input) cells before the transformation methods' finish."""
+        """Generalized (or input) cells of input ``rows`` (None: all) before the
+        transformation methods' finish."""
         col = self._table.column(name)
         codes = col.codes if rows is None else col.codes[rows]
         if name not in self._maps:
             return col.dictionary[codes]
         if self.base_levels is not None:
-            out = self._recoded_labels(name, np.arange(self.n_rows) if rows is None
-                                       else np.arange(self.n_rows)[rows])
+            every = np.arange(self._table.n_rows)
+            out = self._recoded_labels(name, every if rows is None else every[rows])
         else:
             out = self._labels[name][self._maps[name][codes]]
         if self.any_suppressed:
-            sup = self.suppressed_rows if rows is None else self.suppressed_rows[rows]
+            sup = self._suppressed_input if rows is None else self._suppressed_input[rows]
             if sup.any():
                 out = out.copy()
                 out[sup] = self.marker
@@ -319,7 +379,8 @@ class ReleasedTable:
             built = np.asarray(pseudonym_column(self.problem, name), dtype=object)
         else:
             done = finish_columns(self.problem, {name: self._values(name)},
-                                  self.row_classes(), self.suppressed_rows)
+                                  self._base_to_class[self._row_to_base],
+                                  self._suppressed_input)
             built = np.asarray(done[name], dtype=object)
         built.flags.writeable = False
         with self._lock:
@@ -330,12 +391,17 @@ class ReleasedTable:
         transformation leaves unchanged are the input's own)."""
         self._released(name)
         col = self._table.column(name)
-        if name not in self._maps and name not in self._finished_names:
+        if name not in self._maps and name not in self._finished_names \
+                and self.input_rows is None:
             return col
         with self._lock:
             built = self._columns.get(name)
         if built is not None:
             return built
+        if name not in self._maps and name not in self._finished_names:
+            built = EncodedColumn(name, col.codes[self.input_rows], col.dictionary)
+            with self._lock:
+                return self._columns.setdefault(name, built)
         if name in self._finished_names or self.base_levels is not None:
             import pandas as pd
             codes, uniques = pd.factorize(pd.Series(self.values(name), dtype=object),
@@ -348,7 +414,7 @@ class ReleasedTable:
         star_code = self._star_code(name)
         dictionary = labels if star_code < len(labels) else \
             np.append(labels, self.marker).astype(object)
-        codes = compact_codes(self._maps[name], len(dictionary))[col.codes]
+        codes = compact_codes(self._maps[name], len(dictionary))[self._out(col.codes)]
         if self.any_suppressed:
             codes[self.suppressed_rows] = star_code
         built = EncodedColumn(name, codes, dictionary)
@@ -374,7 +440,7 @@ class ReleasedTable:
             base_codes = self.problem.classifier.base.rep[:, self.qis.index(name)]
             codes = compact_codes(self._maps[name], len(dictionary))[base_codes]
             codes[self._base_suppressed] = star
-            return (self._row_to_base, codes), as_text(dictionary)
+            return (self._out(self._row_to_base), codes), as_text(dictionary)
         col = self.column(name)
         return col.codes, as_text(col.dictionary)
 
@@ -447,7 +513,8 @@ class ReleasedTable:
             self.marker, tuple(recoded), tuple(aggregated),
             tuple((n, attrs[n].pseudonym, problem.job.base_dir)
                   for n in problem.table.source_names if n in self.pseudonymized), sample,
-            self._scrub_plan(sorted(scrub, key=sources.index), identifying_values))
+            self._scrub_plan(sorted(scrub, key=sources.index), identifying_values),
+            **self._subset_plan())
 
     def _scrub_plan(self, names: list[str], identifying_values) -> tuple:
         """(column, identifying values, own-number columns) per scrubbed column."""
@@ -483,6 +550,30 @@ class ReleasedTable:
         kept columns with their reasons, and the columns scanned."""
         from engine.transform.identifiers import release_report
         return release_report(self)
+
+    def _subset_plan(self) -> dict:
+        """A subset job's research subset for a backend's release (`ReleasePlan`): its
+        row numbers, or for a query the query columns' values its records have."""
+        if not self.subset_release:
+            return {}
+        problem = self.problem
+        spec = problem.job.subset
+        if "query" in spec:
+            from engine.backends.base import SUBSET_SEPARATOR
+            from engine.query import query_columns
+            columns = tuple(query_columns(spec["query"]))
+            mask = np.asarray(problem.model_context.subset, dtype=bool)
+            values = [np.asarray(problem.table.column(c).values(), dtype=object)[mask]
+                      for c in columns]
+            keys = sorted({SUBSET_SEPARATOR.join(map(str, t)) for t in zip(*values)})
+            return {"subset_columns": columns, "subset_keys": tuple(keys)}
+        from engine.subset import subset_rows
+        return {"subset_rows": subset_rows(problem.job, problem.backend.count_rows)}
+
+    def suppressed_input_rows(self) -> np.ndarray:
+        """The input row numbers of the records written suppressed."""
+        rows = np.flatnonzero(self.suppressed_rows)
+        return rows if self.input_rows is None else self.input_rows[rows]
 
     # --- whole table --------------------------------------------------------------------
     @property

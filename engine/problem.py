@@ -135,7 +135,8 @@ class Problem:
         self.model_context = ModelContext(
             table, self.qis,
             {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
-            subset, job.population, list(self.models), persons, self.n_persons)
+            subset, job.population, list(self.models), persons, self.n_persons,
+            {n: a.data_type for n, a in job.attributes.items() if a.data_type})
         if not self.models:
             raise JobError("the job has no privacy model: add at least one [[privacy]] table")
         row_aggs: dict[str, np.ndarray] = {}

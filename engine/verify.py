@@ -1,9 +1,12 @@
 """Independent verification of an exported table against a job's models.
 
-Nothing here uses the engine's search, problem or classifier: the exported file
-is read with plain pandas, chunk by chunk, and its equivalence classes are
-recounted from the released values (``engine.privacy.output_checks``), so a bug
-in the search or the roll-up cannot hide a privacy violation. Memory grows with
+Nothing here uses the engine's search path, directly or through another module
+(tests/test_import_contracts.py: test_the_verifier_is_independent): the exported
+file is read with plain pandas, chunk by chunk, and its equivalence classes are
+recounted from the released values by the verifier's own rooms (``engine.verifier``:
+counts, model checks, value order, estimators, the research subset and population
+from the input), so a bug in the search, the roll-up or a model cannot hide a
+privacy violation. What is shared on purpose is listed in ``engine.verifier``. Memory grows with
 the number of classes (times the distinct values of sensitive attributes), not
 with the number of rows. A large CSV file is read by Arrow in blocks instead and
 its identical rows grouped on integer codes first (``engine.data.csv_distinct``):
@@ -18,9 +21,13 @@ How a file is read:
   is a label of every quasi-identifier's level (the top of ARX-style hierarchies):
   then they are read as one equivalence class, or, if that class violates a
   model, as suppressed records (both are the same released table);
-- with a research subset (``[subset]``, for the models that use it) only the
-  subset's records are released and count for the suppression limit; the subset
-  is resolved on the input data as the engine does;
+- with a research subset (``[subset]``, for the models that count it) the release
+  holds the subset's records only (in input order): the verifier resolves the
+  subset on the input itself (`engine.verifier.source`), generalizes the input's
+  quasi-identifiers to the release's levels, and requires every released class to
+  hold exactly the subset's records of that class and the file exactly the subset's
+  number of records (a record outside the subset in the file is a violation); the
+  population a class stands for (δ-presence, k-map) is counted on the input;
 - under differential privacy only SafePub's random sample is released, and the
   records left out of it are written suppressed: classes are checked without the
   sample, and the suppression limit does not apply (the model suppresses freely).
@@ -39,16 +46,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data import csv_arrow
 from engine.data.files import is_glob
 from engine.errors import DataError
-from engine.markers import suppression_marker
-from engine.privacy.output_checks import (CHECKS, SUPPRESSED, CountAccumulator,
-                                          ReleasedCounts, sensitive_attribute)
+from engine.markers import SUPPRESSED, suppression_marker
+from engine.verifier import job as spec
+from engine.verifier.checks import CHECKS
+from engine.verifier.counts import CountAccumulator, ReleasedCounts
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from engine.config import Job
 
 CHUNK_ROWS = 250_000
 #: CSV files this big or bigger are read by Arrow and counted on codes (verify_file),
@@ -74,20 +83,11 @@ class VerifyReport:
 
 
 # --- what the job says ----------------------------------------------------------------
-def _qis(job: Job) -> list[str]:
-    return [n for n, a in job.attributes.items() if a.type == QUASI_IDENTIFYING]
-
-
-def _sensitive(job: Job) -> list[str]:
-    return list(dict.fromkeys(a for m in job.privacy if (a := sensitive_attribute(m))))
-
-
-def _subset_models(job: Job) -> bool:
-    """Whether the job's research subset is what is released (a model uses it; the
-    differential-privacy sample is not known to a verifier)."""
-    return bool(job.subset) and any(getattr(m, "uses_subset", False)
-                                    and not getattr(m, "suppresses_freely", False)
-                                    for m in job.privacy)
+_qis = spec.qis
+_sensitive = spec.sensitive
+_subset_models = spec.subset_job
+_limit_applies = spec.limit_applies
+_pseudonymized = spec.pseudonymized
 
 
 def _marker(job: Job) -> str:
@@ -95,33 +95,19 @@ def _marker(job: Job) -> str:
     return suppression_marker(job)
 
 
-def _limit_applies(job: Job) -> bool:
-    return not any(getattr(m, "suppresses_freely", False) for m in job.privacy)
-
-
-class SubsetRows:
-    """The research subset as row numbers of the input (and of the exported file,
-    which keeps the input's rows in order)."""
-
-    def __init__(self, job: Job):
-        from engine.subset import subset_indices
-        idx = subset_indices(job)
-        if idx is None:  # a query: evaluated on the input data, as the engine does
-            from engine.data.table import EncodedTable
-            from engine.project.job_file import load_data
-            from engine.subset import resolve_subset
-            mask = resolve_subset(job, EncodedTable.from_dataframe(load_data(job)))
-            idx = np.flatnonzero(mask)
-            self.n_input = len(mask)
-        else:
-            self.n_input = None
-        self.indices = np.unique(np.asarray(idx, dtype=np.int64))
-
-    def mask(self, start: int, stop: int) -> np.ndarray:
-        lo, hi = np.searchsorted(self.indices, [start, stop])
-        out = np.zeros(stop - start, dtype=bool)
-        out[self.indices[lo:hi] - start] = True
-        return out
+def looks_pseudonymized(values, pseudonym) -> bool:
+    """Whether released values have the pseudonym method's form (hex of ``length``, or
+    masked after ``keep`` characters): what can be checked without the key."""
+    for v in values:
+        v = str(v)
+        if v == "":
+            continue
+        if pseudonym.method == "mask":
+            if set(v[pseudonym.keep:]) - {pseudonym.mask_char}:
+                return False
+        elif len(v) != pseudonym.length or set(v) - set("0123456789abcdef"):
+            return False
+    return True
 
 
 # --- levels -------------------------------------------------------------------------------
@@ -154,6 +140,7 @@ def count_released(chunks: Iterable[tuple], qis: list[str],
     met putting back values the export removed."""
     acc = CountAccumulator(qis, sensitive, _marker(job))
     acc.track_suppressed = bool(_removed_values(job))
+    acc.persons = spec.person(job) is not None  # the chunks carry each row's person
     for chunk, mask, *weights in chunks:
         if isinstance(chunk, dict):  # a reader's distinct rows (column arrays), weighted
             acc.add_distinct(chunk, *weights, in_subset=mask)
@@ -162,34 +149,30 @@ def count_released(chunks: Iterable[tuple], qis: list[str],
     return acc, restore_removed(acc, job)
 
 
-def _pseudonymized(job: Job) -> dict:
-    """Identifying attributes released as pseudonyms: name -> their specification."""
-    return {n: a.pseudonym for n, a in job.attributes.items()
-            if a.type == IDENTIFYING and getattr(a, "pseudonym", None) is not None}
-
-
 def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
-          subset_outside: int = 0, not_pseudonyms: frozenset = frozenset()) -> VerifyReport:
-    """Check the counted table against the job's models and suppression limit."""
+          not_pseudonyms: frozenset = frozenset(), subset_mask=None,
+          input_frame=None) -> VerifyReport:
+    """Check the counted table against the job's models and suppression limit (with a
+    research subset, against the subset's classes counted on the input:
+    `_subset_classes`; ``subset_mask`` gives the subset as a mask of the input's rows
+    instead of resolving it; ``input_frame``: the input held in memory instead of the
+    job's data file)."""
     qis = _qis(job)
     violations = []
     for n, a in job.attributes.items():
-        if a.type == IDENTIFYING and n in columns:
-            spec = getattr(a, "pseudonym", None)
-            if spec is None:
+        if a.type == spec.IDENTIFYING and n in columns:
+            pseudonym = getattr(a, "pseudonym", None)
+            if pseudonym is None:
                 violations.append(f"identifying attribute '{n}' is present in the output")
             elif n in not_pseudonyms:
                 violations.append(f"identifying attribute '{n}' holds values that are not "
-                                  f"{spec.method} pseudonyms")
+                                  f"{pseudonym.method} pseudonyms")
     missing = [q for q in qis if q not in columns] + [
         a for a in _sensitive(job) if a not in columns]
     if missing:
         violations.append(f"column(s) of the job missing from the output: {', '.join(missing)}")
         return VerifyReport(False, acc.rows, 0, 0, 0, {}, violations)
-    if subset_outside:
-        violations.append(f"the research subset names {subset_outside} row(s) beyond the "
-                          f"{acc.rows} rows of the output")
-    from engine.transform.checks import check_column, column_kind, local_recoding
+    from engine.verifier.columns import check_column, column_kind, local_recoding
     marker = acc.marker
     levels: dict[str, int | None] = {}
     star_label = []
@@ -216,11 +199,17 @@ def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
                               f"not suppressed")
     context = {"hierarchies": {n: a.hierarchy for n, a in job.attributes.items()
                                if a.hierarchy is not None},
-               "population_size": _population(job), "columns": tuple(columns)}
+               "population_size": spec.population_size(job), "columns": tuple(columns),
+               "data_types": spec.data_types(job)}
+    source = None
+    if has_subset:
+        source, problems = _subset_classes(acc, job, qis, special, levels, subset_mask,
+                                           input_frame)
+        violations += problems
     ambiguous = bool(qis) and all(star_label)
-    counts, n_sup, found = _judge_counts(acc, job, has_subset, context, suppressed=not ambiguous)
+    counts, n_sup, found = _judge_counts(acc, job, has_subset, context, not ambiguous, source)
     if ambiguous and found:  # the all-* rows may as well be suppressed records
-        alt = _judge_counts(acc, job, has_subset, context, suppressed=True)
+        alt = _judge_counts(acc, job, has_subset, context, True, source)
         if not alt[2]:
             counts, n_sup, found = alt
     for q in special:  # the columns' own rules first, then the models
@@ -233,15 +222,82 @@ def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
                         min(sizes) if sizes else 0, levels, violations)
 
 
-def _population(job: Job) -> int | None:
-    from engine.privacy.population import population_size
-    return population_size(job.population)
+def _subset_classes(acc: CountAccumulator, job: Job, qis: list[str], special: list[str],
+                    levels: dict, subset_mask=None, input_frame=None):
+    """The research subset's classes on the input at the release's levels (None when
+    they cannot be counted) and the problems found: the release holding other than the
+    subset's records."""
+    from engine.verifier.source import InputSubset, input_classes
+    if special:
+        return None, [f"a research subset's release with quasi-identifiers that are not "
+                      f"one hierarchy level ({', '.join(special)}) cannot be checked "
+                      f"against the input"]
+    unknown = [q for q in qis if levels[q] is None]
+    if unknown and acc.rows > acc.all_star_rows:
+        return None, []  # reported above: values of no one level
+    maps = {}
+    for q in qis:
+        h, lvl = job.attributes[q].hierarchy, levels[q]
+        maps[q] = ({r[0]: acc.marker for r in h.rows} if lvl is None
+                   else {r[0]: r[lvl] for r in h.rows})
+    subset = InputSubset(job)
+    if subset_mask is not None:
+        subset = _GivenSubset(np.asarray(subset_mask, dtype=bool))
+    found = input_classes(job, subset, qis, maps, data=input_frame,
+                          person=spec.person(job))
+    problems = []
+    if found.outside:
+        problems.append(f"the research subset names {found.outside} row(s) beyond the "
+                        f"{found.rows} rows of the input")
+    for q, values in found.unknown.items():
+        problems.append(f"the input's column '{q}' holds values its hierarchy does not "
+                        f"have: {sorted(values)[:3]}")
+    if acc.rows != found.subset_rows:
+        problems.append(f"the release holds {acc.rows} records, the research subset "
+                        f"{found.subset_rows}: a subset job releases the subset's records "
+                        f"only")
+    return found, problems
+
+
+class _GivenSubset:
+    """A research subset given as a mask of the input's rows (`verify_frame`)."""
+
+    how = "mask"
+
+    def __init__(self, mask: np.ndarray):
+        self._mask = mask
+
+    def columns(self) -> list[str]:
+        return []
+
+    def start(self, n_input: int) -> None:
+        pass
+
+    def outside(self, n_input: int) -> int:
+        return 0 if len(self._mask) == n_input else abs(len(self._mask) - n_input)
+
+    def mask(self, chunk, start: int) -> np.ndarray:
+        out = np.zeros(len(chunk), dtype=bool)
+        part = self._mask[start:start + len(chunk)]
+        out[:len(part)] = part
+        return out
 
 
 def _judge_counts(acc: CountAccumulator, job: Job, has_subset: bool, context: dict,
-                  suppressed: bool) -> tuple[ReleasedCounts, int, list[str]]:
+                  suppressed: bool, source=None) -> tuple[ReleasedCounts, int, list[str]]:
     counts = acc.counts(suppressed_class=suppressed, has_subset=has_subset, **context)
     found = []
+    if source is not None:  # every released class: the subset's records of it, no other
+        bad = [(k, n, source.in_subset.get(k, 0)) for k, n in counts.sizes.items()
+               if n != source.in_subset.get(k, 0)]
+        if bad:
+            shown = ", ".join(f"({', '.join(map(str, k))}) {n} released, {m} in the subset"
+                              for k, n, m in bad[:3])
+            found.append(f"{len(bad)} released class(es) do not hold the research subset's "
+                         f"records of that class: {shown}")
+        counts.population = {k: source.population.get(k, 0) for k in counts.sizes}
+    elif has_subset:
+        counts.population = dict(counts.sizes)  # unknown: the release's own records
     n_sup = 0
     if suppressed:
         n_sup = acc.all_star_subset_rows if has_subset else acc.all_star_rows
@@ -273,60 +329,103 @@ def _removed_values(job: Job) -> list[str]:
 
 def restore_removed(acc: CountAccumulator, job: Job) -> list[str]:
     """Put the suppressed records' removed sensitive values back into the overall
-    distributions, from the job's input data (same rows, same order), reading only
-    those columns in chunks. Returns the problems found (none: restored)."""
+    distributions, from the job's input data (the release's rows are the input's, or
+    with a research subset the subset's, in order), reading only those columns in
+    chunks. Returns the problems found (none: restored)."""
+    from engine.verifier.source import InputSubset, subset_chunks
     needs = [a for a in _removed_values(job) if a in acc.sensitive]
     rows = np.concatenate(acc.suppressed_rows) if acc.suppressed_rows else np.zeros(0, int)
     if not needs or not len(rows):
         return []
-    import pandas as pd
     if not job.data.path:
         return [f"suppressed records' values of {', '.join(needs)} were removed and the job "
                 f"names no input data to restore the overall distribution"]
-    path = job.resolve(job.data.path)
+    subset = InputSubset(job) if _subset_models(job) else None
     fix: dict[str, dict[str, int]] = {a: {} for a in needs}
-    start = 0
+    released = 0  # release rows before the chunk
     try:
-        reader = pd.read_csv(path, sep=job.data.delimiter, encoding=job.data.encoding,
-                             dtype=str, keep_default_na=False, na_filter=False,
-                             usecols=needs, chunksize=CHUNK_ROWS)
-        with reader:
-            for chunk in reader:
-                stop = start + len(chunk)
-                lo, hi = np.searchsorted(rows, [start, stop])
-                picked = chunk.iloc[rows[lo:hi] - start]
-                for a in needs:
-                    for v, n in picked[a].value_counts().items():
-                        fix[a][str(v)] = fix[a].get(str(v), 0) + int(n)
-                start = stop
-    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError) as e:
-        return [f"cannot read the input data {path} to restore removed values: "
-                f"{str(e)[:200]}"]
-    if start != acc.rows:
-        return [f"the input data has {start} rows, the output {acc.rows}: cannot restore "
-                f"the suppressed records' removed values"]
+        for chunk, _, mask in subset_chunks(job, subset, needs, CHUNK_ROWS):
+            here = np.arange(len(chunk)) if mask is None else np.flatnonzero(mask)
+            numbers = released + np.arange(len(here))  # their rows in the release
+            released += len(here)
+            picked = chunk.iloc[here[np.isin(numbers, rows)]]
+            for a in needs:
+                for v, n in picked[a].value_counts().items():
+                    fix[a][str(v)] = fix[a].get(str(v), 0) + int(n)
+    except DataError as e:
+        return [f"cannot restore the suppressed records' removed values: {e}"]
+    if released != acc.rows:
+        return [f"the input data has {released} rows to release, the output {acc.rows}: "
+                f"cannot restore the suppressed records' removed values"]
     acc.overall_fix = fix
     return []
 
 
+class _People:
+    """Each released row's person from the job's input (``[data] person``): the
+    release's rows are the input's in order, suppressed ones included (a subset job's:
+    the subset's); the person column itself is never released."""
+
+    def __init__(self, job: Job, subset_mask=None, input_frame=None):
+        from engine.verifier.counts import PERSON
+        from engine.verifier.source import InputSubset, PersonStream
+        self.column = PERSON
+        self.name = spec.person(job)
+        subset = None
+        if _subset_models(job):
+            subset = (InputSubset(job) if subset_mask is None
+                      else _GivenSubset(np.asarray(subset_mask, dtype=bool)))
+        self.stream = PersonStream(job, self.name, subset, input_frame)
+        self.released = 0
+        self.missing = 0
+
+    def attach(self, chunk):
+        persons = self.stream.take(len(chunk))
+        self.released += len(chunk)
+        if len(persons) < len(chunk):  # more released rows than input rows
+            self.missing += len(chunk) - len(persons)
+            persons = np.concatenate([persons, np.full(len(chunk) - len(persons),
+                                                       "\x1eno person", dtype=object)])
+        return chunk.assign(**{self.column: persons})
+
+    def problems(self) -> list[str]:
+        found = []
+        left = self.stream.rest()
+        if self.missing or left:
+            found.append(f"[data] person = '{self.name}': the release has "
+                         f"{self.released} rows, the input's released rows "
+                         f"{self.released - self.missing + left}: rows cannot be matched "
+                         f"to their persons")
+        if self.stream.empty_rows:
+            found.append(f"[data] person = '{self.name}' is empty in "
+                         f"{self.stream.empty_rows} input row(s)")
+        return found
+
+
 # --- entry points ---------------------------------------------------------------------------
-def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None) -> VerifyReport:
+def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None,
+                 input_frame=None) -> VerifyReport:
     """Check a released table held in memory (values as strings) against ``job``;
-    ``subset_mask`` (or the job's [subset], resolved on its input data) marks the
-    research subset."""
+    with a research subset the job's input data (or ``input_frame``, a DataFrame) is
+    read to resolve it (or ``subset_mask``, a mask of the input's rows, gives it) and
+    to count the population."""
     frame = frame.astype(str)
     has_subset = _subset_models(job)
-    mask = None
-    if has_subset:
-        mask = (np.asarray(subset_mask, dtype=bool) if subset_mask is not None
-                else SubsetRows(job).mask(0, len(frame)))
     qis = [q for q in _qis(job) if q in frame.columns]
     sensitive = [a for a in _sensitive(job) if a in frame.columns]
-    acc, problems = count_released([(frame, mask)], qis, sensitive, job)
-    from engine.pseudonyms import looks_pseudonymized
-    bad = frozenset(n for n, spec in _pseudonymized(job).items()
-                    if n in frame.columns and not looks_pseudonymized(frame[n], spec))
-    report = judge(acc, job, list(frame.columns), has_subset, not_pseudonyms=bad)
+    chunk = frame
+    people = None
+    if spec.person(job):
+        mask = None if subset_mask is None else np.asarray(subset_mask, dtype=bool)
+        people = _People(job, mask, input_frame)
+        chunk = people.attach(frame)
+    acc, problems = count_released([(chunk, None)], qis, sensitive, job)
+    if people:
+        problems += people.problems()
+    bad = frozenset(n for n, pseudonym in _pseudonymized(job).items()
+                    if n in frame.columns and not looks_pseudonymized(frame[n], pseudonym))
+    report = judge(acc, job, list(frame.columns), has_subset, not_pseudonyms=bad,
+                   subset_mask=subset_mask, input_frame=input_frame)
     if problems:
         report.violations[:0] = problems
         report.ok = False
@@ -376,7 +475,8 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     if fast is None:
         fast = path.is_file() and (path.stat().st_size >= FAST_BYTES
                                    or csv_arrow.use_arrow(path.stat().st_size))
-    fast = fast and not _removed_values(job)  # those need the suppressed rows' numbers
+    # removed values need the suppressed rows' numbers, persons each row's place
+    fast = fast and not _removed_values(job) and not spec.person(job)
     plain = _plain_header(path, delimiter, encoding) if fast else None
     if plain is not None:
         report = _verify_stream(plain[0], job, None, _coded(path, delimiter, *plain,
@@ -479,35 +579,31 @@ def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyRepo
     pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
     present = [c for c in columns if c in wanted | set(pseudonyms)]
     bad_pseudonyms: set[str] = set()
-    has_subset = _subset_models(job)
-    subset = SubsetRows(job) if has_subset else None
+    has_subset = _subset_models(job)  # the release holds the subset's records only
+    people = _People(job) if spec.person(job) else None
 
     def chunks():
-        start = 0
         for chunk in read(present):
-            stop = start + len(chunk)
             if pseudonyms:
-                from engine.pseudonyms import looks_pseudonymized
-                bad_pseudonyms.update(n for n, spec in pseudonyms.items()
-                                      if not looks_pseudonymized(chunk[n], spec))
-            yield chunk, (subset.mask(start, stop) if subset else None)
-            start = stop
+                bad_pseudonyms.update(n for n, p in pseudonyms.items()
+                                      if not looks_pseudonymized(chunk[n], p))
+            yield (people.attach(chunk) if people else chunk), None
 
     counted_qis = [q for q in qis if q in present]
     counted_sensitive = [a for a in _sensitive(job) if a in present]
     source = chunks() if read is not None else None
-    if coded is not None:
-        from engine.pseudonyms import looks_pseudonymized
+    if coded is not None and people is None:  # grouped rows have no persons
         got = coded(list(dict.fromkeys(counted_qis + counted_sensitive)),
-                    subset.mask if subset else None, pseudonyms, looks_pseudonymized)
+                    None, pseudonyms, looks_pseudonymized)
         if got is not None:
             bad_pseudonyms.update(got.bad_pseudonyms)
             source = [(got.columns, got.in_subset, got.weights)]
     if source is None:
         return None  # no reader given but the coded one, and it declined the file
     acc, problems = count_released(source, counted_qis, counted_sensitive, job)
-    outside = int((subset.indices >= acc.rows).sum()) if subset is not None else 0
-    report = judge(acc, job, columns, has_subset, outside, frozenset(bad_pseudonyms))
+    if people:
+        problems += people.problems()
+    report = judge(acc, job, columns, has_subset, frozenset(bad_pseudonyms))
     if problems:
         report.violations[:0] = problems
         report.ok = False
@@ -645,10 +741,27 @@ def identifier_violations(source, job: Job, delimiter: str | None = None,
         import pyarrow.parquet as pq
         chunks = scan.arrow_chunks(pq.ParquetFile(source).iter_batches(batch_size=chunk_rows))
     elif Path(source).suffix.lower() == ".xlsx":
-        from engine.export.targets import file_target, read_table
-        chunks = scan.frame_chunks([read_table(file_target(Path(source), None))])
+        chunks = scan.frame_chunks([_read_xlsx(Path(source))])
     else:
         chunks = scan.csv_chunks(Path(source), delimiter or job.data.delimiter or ";",
                                  encoding or "utf-8")
     return [f"identifiers in a released column: {f.message()}"
             for f in scan.scan_chunks(chunks, job)]
+
+
+def _read_xlsx(path: Path) -> pd.DataFrame:
+    """The first sheet of an xlsx file, every cell as text ("" when empty), read by
+    openpyxl (the verifier's own reader, not the export's)."""
+    import pandas as pd
+    from openpyxl import load_workbook
+    try:
+        wb = load_workbook(path, read_only=True, data_only=True)
+    except Exception as e:  # openpyxl raises many kinds for a file that is not xlsx
+        raise DataError(f"{path} cannot be read as xlsx: {str(e)[:200]}") from None
+    try:
+        rows = wb.worksheets[0].iter_rows(values_only=True)
+        header = next(rows, ())
+        data = [["" if v is None else str(v) for v in r] for r in rows]
+    finally:
+        wb.close()
+    return pd.DataFrame(data, columns=["" if h is None else str(h) for h in header])

@@ -8,7 +8,10 @@ function-local imports count too; imports under ``if TYPE_CHECKING:`` do not.
 - the perspectives (``app/perspectives/<name>/``) never import each other;
 - no files of ``app`` or ``engine`` import each other in a loop;
 - ``app`` holds Qt and presentation only: it never imports DuckDB and writes no SQL
-  (the browse API of ``engine.backends`` pages, sorts and counts for it).
+  (the browse API of ``engine.backends`` pages, sorts and counts for it);
+- the verifier (``engine.verify`` and ``engine.verifier``) imports nothing of the
+  engine's search path, directly or transitively (only the rooms in
+  ``VERIFIER_SHARES``, each justified in ``engine/verifier/__init__.py``).
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ LAYERS = [
     {"errors", "io_utils", "progress", "markers", "signals"},
     {"data", "schema"},
     {"hierarchy", "query", "pseudonyms", "identifiers", "formulas"},
-    {"kernel"},
+    {"kernel", "verifier"},
     {"classes", "lattice", "estimators"},
     {"metrics"},
     {"privacy", "solution_space"},
@@ -310,3 +313,70 @@ def test_no_import_cycles():
     cycles = import_cycles()
     assert not cycles, "files importing each other in a loop:\n" + "\n".join(
         " <-> ".join(group) for group in cycles)
+#: what the verifier may import of the engine, directly or transitively (modules or
+#: their packages): its own rooms and what it shares on purpose (engine/verifier/__init__.py)
+VERIFIER_SHARES = ("engine", "engine.verify", "engine.verifier", "engine.errors",
+                   "engine.markers", "engine.data", "engine.query", "engine.identifiers")
+#: rooms of the engine's search path the verifier must never reach (named to make the
+#: rule readable; anything outside VERIFIER_SHARES is refused as well)
+VERIFIER_FORBIDDEN = ("problem", "classes", "search", "kernel", "output", "privacy",
+                      "lattice", "metrics", "estimators", "solution_space", "transform",
+                      "subset", "config", "project", "backends", "result", "analysis",
+                      "hierarchy", "schema", "pseudonyms")
+
+
+def _module_file(module: str) -> Path | None:
+    p = ROOT / Path(*module.split("."))
+    if (p / "__init__.py").is_file():
+        return p / "__init__.py"
+    if p.with_suffix(".py").is_file():
+        return p.with_suffix(".py")
+    return None
+
+
+def import_closure(start: str) -> dict[str, str]:
+    """Every engine module ``start`` loads, directly or through others (a module's
+    packages too, as Python runs their ``__init__``), each with the module that
+    imported it first."""
+    seen: dict[str, str] = {}
+    todo = [(start, "")]
+    while todo:
+        module, by = todo.pop()
+        parts = module.split(".")
+        for i in range(1, len(parts) + 1):
+            name = ".".join(parts[:i])
+            path = _module_file(name)
+            if path is None or name in seen:
+                continue
+            seen[name] = by
+            todo.extend((n, name) for n, _ in imports(path, _package_of(path))
+                        if n.split(".")[0] == "engine")
+    return seen
+
+
+def _allowed(module: str) -> bool:
+    return any(module == s or module.startswith(s + ".") for s in VERIFIER_SHARES
+               if s != "engine") or module == "engine"
+
+
+def test_the_verifier_is_independent():
+    starts = ["engine.verify"] + sorted(
+        "engine.verifier." + p.stem for p in (ENGINE / "verifier").glob("*.py"))
+    bad = []
+    for start in starts:
+        for module, by in import_closure(start).items():
+            if not _allowed(module):
+                room = _room(module)
+                why = f" (the search path's room '{room}')" if room in VERIFIER_FORBIDDEN else ""
+                bad.append(f"{start} reaches {module}{why}, imported by {by}")
+    assert not bad, "\n".join(sorted(set(bad)))
+
+
+def test_the_closure_sees_what_the_verifier_would_import():
+    """The closure follows modules through packages and function-local imports."""
+    closure = import_closure("engine.verify")
+    assert "engine.verifier.checks" in closure and "engine.verifier.estimators" in closure
+    assert "engine.data.csv_arrow" in closure  # shared on purpose
+    assert "engine.search" in import_closure("engine.project.job_file")
+    assert not _allowed("engine.privacy.t_closeness") and _allowed("engine.verifier.order")
+    assert "engine.privacy" in import_closure("engine.config")

@@ -124,8 +124,10 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
         return data_in, None
     out = result.transformed(levels)  # the released table, as exported
     released_head = None if rows is None else (lambda n: rows(0, n, out.plan()))
+    # a subset job releases the subset's records only: every output row is one of them
     return data_in, make_side("Output", out.encoded(), qis, out.suppressed_rows,
-                              subset, released_head, persons)
+                              None if getattr(out, "subset_release", False) else subset,
+                              released_head, persons)
 
 
 def result_levels(result, levels=None) -> dict[str, int] | None:

@@ -67,8 +67,11 @@ class AnalysisTables:
 
     def input(self, columns: Sequence[str], progress: PhaseProgress | None = None
               ) -> EncodedTable:
-        """A table of the input holding ``columns``."""
+        """A table of the input holding ``columns`` (in memory, the input's records of
+        the release, row for row: a subset job's are the subset's)."""
         if not self.out_of_core or self.holds(columns):
+            if self.released is not None and not self.out_of_core:
+                return self.released.input_table()
             return self.problem.table
         if len(columns) == 1 and hasattr(self.backend, "column_counts"):
             self._count_columns(progress)

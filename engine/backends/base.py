@@ -48,6 +48,10 @@ class DataSource:
         return self.files[0].name if len(self.files) == 1 else self.path
 
 
+#: joins a record's query-column values into one key (`ReleasePlan.subset_keys`)
+SUBSET_SEPARATOR = "\x1f"
+
+
 @dataclass(frozen=True)
 class ReleasePlan:
     """How to turn each record into its released form (``engine.output.release_plan``).
@@ -88,6 +92,13 @@ class ReleasePlan:
     #: the job's ``engine.identifiers.IdentifyingValues``, the identifying columns whose
     #: numbers are looked for in their own row)
     scrubbed: tuple[tuple[str, object, tuple[str, ...]], ...] = ()
+    #: a subset job's release holds the research subset's records only (in input
+    #: order): given by their sorted 0-based row numbers, or by a query on
+    #: ``subset_columns`` as the set of those columns' values (as text, joined by
+    #: `SUBSET_SEPARATOR`) that its records have
+    subset_rows: np.ndarray | None = None
+    subset_columns: tuple[str, ...] = ()
+    subset_keys: tuple[str, ...] | None = None
 
     def key_strides(self) -> np.ndarray | None:
         """Mixed-radix strides that turn generalized codes into one int64 key, or None

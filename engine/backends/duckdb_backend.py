@@ -446,8 +446,10 @@ class DuckDBBackend(Backend):
                       for i, (name, gen, labels) in enumerate(plan.aggregated)}
         pseudonyms = {} if suppressed_rows else self._pseudonym_functions(plan)
         scrubs, scrub_inputs = ({}, {}) if suppressed_rows else scrub_functions(self, plan)
-        numbered = suppressed_rows or plan.sample is not None
+        numbered = suppressed_rows or plan.sample is not None or \
+            plan.subset_rows is not None
         inner = ["row_number() OVER () - 1 AS __row"] if numbered else []
+        where = self._subset_filter(plan, inner)
         if plan.sample is not None:  # records outside the sample are written suppressed
             sup = f"({sup} OR NOT {self._sample_test(plan.sample, '__row')})"
         for c in self.columns():
@@ -482,13 +484,30 @@ class DuckDBBackend(Backend):
                                   f"getvariable('__lab{j}')[__c{j} + 1] END") + f" AS {ident(c)}")
             else:
                 outer.append(wrap(ident(c)) + f" AS {ident(c)}")
+        records = f"(SELECT * FROM (SELECT {', '.join(inner) or '1 AS __none'} FROM " \
+                  f"{self.scan()}){where})"
         if suppressed_rows:  # their row numbers, in order, instead of the records
             return (f"SELECT __row FROM (SELECT __row, {sup} AS __s FROM (SELECT *, {key} AS "
-                    f"__k FROM (SELECT {', '.join(inner)} FROM {self.scan()}))) WHERE __s "
-                    f"ORDER BY __row")
+                    f"__k FROM {records})) WHERE __s ORDER BY __row")
         return (f"SELECT {', '.join(outer)} FROM (SELECT *, {sup} AS __s FROM "
-                f"(SELECT *, {key} AS __k FROM "
-                f"(SELECT {', '.join(inner) or '1 AS __none'} FROM {self.scan()})))")
+                f"(SELECT *, {key} AS __k FROM {records}))")
+
+    def _subset_filter(self, plan: ReleasePlan, inner: list[str]) -> str:
+        """The WHERE clause keeping a subset job's research subset (`ReleasePlan`), adding
+        what it tests to ``inner``; "" for a release of every record. The registered
+        rows or keys are the connection's (callers hold its lock)."""
+        if plan.subset_rows is not None:
+            self.con.register("__release_rows", pd.DataFrame(
+                {"i": np.asarray(plan.subset_rows, dtype=np.int64)}))
+            return " WHERE __row IN (SELECT i FROM __release_rows)"
+        if plan.subset_keys is None:
+            return ""
+        from engine.backends.base import SUBSET_SEPARATOR
+        self.con.register("__release_keys", pd.DataFrame(
+            {"k": pd.Series(list(plan.subset_keys), dtype=object)}))
+        parts = [f"coalesce(CAST({ident(c)} AS VARCHAR), '')" for c in plan.subset_columns]
+        inner.append(f"concat_ws({literal(SUBSET_SEPARATOR)}, {', '.join(parts)}) AS __subset")
+        return " WHERE __subset IN (SELECT k FROM __release_keys)"
 
     def _membership(self, keys: np.ndarray) -> str:
         """A SQL condition on ``__k``: whether it is one of ``keys`` (suppressed classes),

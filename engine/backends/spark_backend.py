@@ -194,6 +194,10 @@ class SparkBackend(Backend):
         if plan.sample is not None:
             raise DataError("the spark backend does not release a differential-privacy "
                             "sample: set [engine] backend = \"duckdb\" or \"memory\"")
+        if plan.subset_rows is not None or plan.subset_keys is not None:
+            raise DataError("the spark backend does not release a research subset (a "
+                            "subset job releases the subset's records only): set [engine] "
+                            "backend = \"duckdb\" or \"memory\"")
         if plan.pseudonyms:
             raise DataError(f"attribute '{plan.pseudonyms[0][0]}': pseudonyms are released by "
                             f"the memory or duckdb backend (the key would travel to Spark's "

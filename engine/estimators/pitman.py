@@ -27,9 +27,11 @@ def pitman_log_likelihood(theta: float, alpha: float, j: np.ndarray, f: np.ndarr
 
 def _pitman_start(j: np.ndarray, f: np.ndarray, n: float) -> tuple[float, float]:
     """ARX's (Hoshino's moment-based) first guess of (theta, alpha)."""
-    u = float(f.sum())
-    c1 = float(f[j == 1].sum())
-    c2 = float(f[j == 2].sum()) or 1.0  # ARX overestimates when there is no pair
+    # numpy floats: a zero denominator gives inf or nan (no start: the fit maximizes
+    # instead), not ZeroDivisionError (found by tests/engine/test_verifier_independent.py)
+    u = np.float64(f.sum())
+    c1 = np.float64(f[j == 1].sum())
+    c2 = np.float64(f[j == 2].sum()) or np.float64(1.0)  # ARX overestimates without a pair
     c = c1 * (c1 - 1.0) / c2
     with np.errstate(all="ignore"):
         theta = ((n * u * c) - c1 * (n - 1.0) * (2.0 * u + c)) / ((2.0 * c1 * u + c1 * c) - n * c)

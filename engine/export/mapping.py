@@ -58,8 +58,12 @@ def value_mapping(problem: Problem, levels, released: ReleasedTable) -> ValueMap
     """The mapping of ``released`` (the table `engine.output.transform` gave for
     ``levels``): hierarchy labels at ``levels`` and the released rows' suppression."""
     levels = [int(x) for x in levels]
-    suppressed = np.asarray(released.suppressed_rows, dtype=bool)
     weights = problem.table.weights  # a backend's frequency table: records per row
+    if weights is None:  # the input rows written suppressed (a subset job's are its own)
+        suppressed = np.zeros(problem.table.n_rows, dtype=bool)
+        suppressed[released.suppressed_input_rows()] = True
+    else:
+        suppressed = np.asarray(released.suppressed_rows, dtype=bool)
     tables = {}
     micro = {spec.attribute for spec in problem.micro}
     for j, q in enumerate(problem.qis):

@@ -24,8 +24,7 @@ class AttributeChange:
 
     def text(self) -> str:
         if self.level == 0:
-            return (f"kept as it is ({self.distinct_before:,} "
-                    f"value{'' if self.distinct_before == 1 else 's'})")
+            return f"kept as it is ({self.distinct_before:,} values)"
         if self.level >= self.height:
             return "removed: every record shows '*'"
         before, after = self.example

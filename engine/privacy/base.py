@@ -33,6 +33,7 @@ class ModelContext:
     #: person; ``n_persons`` codes
     persons: np.ndarray | None = None
     n_persons: int = 0
+    data_types: dict = field(default_factory=dict)  # attribute -> its [attributes] data_type
 
     @property
     def n_rows(self) -> int:

@@ -55,7 +55,7 @@ class TCloseness(SensitiveAttributeModel):
     def bind(self, ctx: ModelContext) -> None:
         super().bind(ctx)
         if self.distance == "ordered":
-            order = value_order(self.dictionary)
+            order = value_order(self.dictionary, ctx.data_types.get(self.attribute))
             self.rank = np.empty(len(order), dtype=np.int64)
             self.rank[order] = np.arange(len(order))
         elif self.distance == "hierarchical":
@@ -154,15 +154,31 @@ class TCloseness(SensitiveAttributeModel):
         return f"{self.t:g}-closeness ({self.distance} distance) of '{self.attribute}'"
 
 
-def value_order(dictionary: np.ndarray) -> np.ndarray:
-    """Codes in ascending value order: numerically when every value is a number,
-    else as strings."""
+#: data types whose values ordered t-closeness orders as text, numbers or not
+TEXT_TYPES = ("string", "text")
+
+
+def value_order(dictionary: np.ndarray, data_type: str | None = None) -> np.ndarray:
+    """Codes in the ordered distance's value order: values that read as finite numbers
+    first, numerically (equal numbers by their text), then every other value (blank,
+    ``NULL``, text) in text order; a column declared ``data_type = "string"`` (or
+    ``"text"``) in text order throughout. One blank or word among numbers no longer
+    turns the whole column to text order (issue 26)."""
     values = [str(v) for v in dictionary]
-    try:
-        keys = [float(v) for v in values]
-        return np.argsort(np.asarray(keys), kind="stable")
-    except ValueError:
-        return np.asarray(sorted(range(len(values)), key=lambda i: values[i]), dtype=np.int64)
+    as_text = str(data_type or "").lower() in TEXT_TYPES
+    numbers = np.full(len(values), np.nan)
+    if not as_text:
+        for i, v in enumerate(values):
+            try:
+                x = float(v)
+            except ValueError:
+                continue
+            if np.isfinite(x):
+                numbers[i] = x
+    is_number = ~np.isnan(numbers)
+    keys = [(0, numbers[i], values[i]) if is_number[i] else (1, 0.0, values[i])
+            for i in range(len(values))]
+    return np.asarray(sorted(range(len(values)), key=keys.__getitem__), dtype=np.int64)
 
 
 def parent_maps(enc: EncodedHierarchy) -> list[np.ndarray]:

@@ -192,8 +192,13 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     released = result.transformed(None if local is not None else level_list)
     output = released.encoded()  # the analyses read the encoded columns, not the frame
     suppressed = np.asarray(released.suppressed_rows, dtype=bool)
-    input_frame = problem.table
+    # the input's records of the release, row for row (a subset job's: its subset's)
+    input_frame = released.input_table()
     subset = np.asarray(problem.model_context.subset, dtype=bool) if job.subset else None
+    # the research subset as a mask of the input's rows, for the verifier
+    subset_of_input = subset if problem.table.weights is None else None
+    if released.subset_release:  # every released record is a subset record
+        subset = None
 
     input_info = {"rows": int(problem.table.n_rows), "columns": len(problem.table.names),
                   "column_names": list(problem.table.names)}
@@ -252,7 +257,8 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     after = risk_summary(class_sizes(output, linked, suppressed, subset, persons), threshold)
 
     checked = reread if reread is not None else released.frame
-    verdict = verify_frame(checked.astype(str), job, subset)
+    verdict = verify_frame(checked.astype(str), job,
+                           subset_of_input if released.subset_release else None)
 
     report = {
         "format_version": FORMAT_VERSION,

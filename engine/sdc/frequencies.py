@@ -21,16 +21,12 @@ import pandas as pd
 from engine.sdc.keys import Keys, group_ids
 
 
-def frequencies(keys: Keys, weights: np.ndarray | None = None,
-                counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(fk, Fk)`` per row of ``keys``, as float arrays (``Fk`` = ``fk`` without
-    weights). A row stands for ``counts`` records (default 1: rows are records; a
-    frequency table's rows give their counts and ``weights`` their weight sums)."""
+def frequencies(keys: Keys, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(fk, Fk)`` per record, as float arrays (``Fk`` = ``fk`` without weights)."""
     n, m = keys.n, keys.m
-    c = np.ones(n) if counts is None else np.asarray(counts, dtype=float)
-    w = c if weights is None else np.asarray(weights, dtype=float)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
     ids, size = group_ids(keys.codes)
-    f = np.bincount(ids, weights=c, minlength=size)
+    f = np.bincount(ids, minlength=size).astype(float)
     W = np.bincount(ids, weights=w, minlength=size)
     first = np.full(size, n, dtype=np.int64)
     np.minimum.at(first, ids, np.arange(n))
@@ -75,5 +71,5 @@ def frequencies(keys: Keys, weights: np.ndarray | None = None,
         agree[a] = False  # not itself
         fk[i] += f[others[agree]].sum()
         Fk[i] += W[others[agree]].sum()
-    fk[all_missing], Fk[all_missing] = c.sum(), w.sum()
+    fk[all_missing], Fk[all_missing] = n, w.sum()
     return fk[ids], Fk[ids]

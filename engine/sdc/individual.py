@@ -102,34 +102,16 @@ def household_risk(risk: np.ndarray, household: np.ndarray) -> np.ndarray:
     return 1.0 - safe[codes]
 
 
-def median(x: np.ndarray, counts: np.ndarray | None = None) -> float:
-    """R's ``median`` of the values ``x``, each repeated ``counts`` times (default once):
-    the middle value, or the mean of the two middle ones."""
-    x = np.asarray(x, dtype=float)
-    if counts is None or np.isnan(x).any():  # NaN as R's median without na.rm
-        return float(np.median(x))
-    order = np.argsort(x, kind="stable")
-    xs, cs = x[order], np.asarray(counts, dtype=np.int64)[order]
-    ends = np.cumsum(cs)
-    n = int(ends[-1])
-
-    def at(i: int) -> float:  # the i-th (0-based) value of the repeated, sorted values
-        return float(xs[np.searchsorted(ends, i, side="right")])
-
-    return at(n // 2) if n % 2 else (at(n // 2 - 1) + at(n // 2)) / 2
-
-
-def mad(x: np.ndarray, counts: np.ndarray | None = None) -> float:
+def mad(x: np.ndarray) -> float:
     """R's ``mad``: the median absolute deviation times 1.4826."""
-    med = median(x, counts)
-    return 1.4826 * median(np.abs(np.asarray(x, dtype=float) - med), counts)
+    med = float(np.median(x))
+    return 1.4826 * float(np.median(np.abs(x - med)))
 
 
-def risky_by_default(risk: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
+def risky_by_default(risk: np.ndarray) -> np.ndarray:
     """sdcMicro's records "with higher risk than the main part" (``print`` of
-    ``measure_risk``): risk above ``median + 3 * mad`` and above 0.1 (the median and
-    MAD over records: each value ``counts`` times)."""
+    ``measure_risk``): risk above ``median + 3 * mad`` and above 0.1."""
     risk = np.asarray(risk, dtype=float)
     if len(risk) == 0:
         return np.zeros(0, bool)
-    return (risk > median(risk, counts) + 3 * mad(risk, counts)) & (risk > 0.1)
+    return (risk > float(np.median(risk)) + 3 * mad(risk)) & (risk > 0.1)

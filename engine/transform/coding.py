@@ -78,23 +78,3 @@ def rule_hierarchy(cfg, attribute: str, dictionary, marker: str = SUPPRESSED) ->
     coded = code_values(np.asarray(values, dtype=object), cfg, attribute, marker)
     return Hierarchy.from_rows([(v, c) for v, c in zip(values, coded)], attribute), 1
 
-
-def released_ok(values, cfg, marker: str = SUPPRESSED) -> str | None:
-    """Independent check of a released column under its rule: None, or what is wrong."""
-    values = [str(v) for v in values]
-    rule = cfg.transformation
-    if rule == "suppression":
-        bad = sorted({v for v in values if v != marker})
-        return f"holds values other than {marker!r}: {bad[:3]}" if bad else None
-    if rule == "top-bottom-coding":
-        for v in dict.fromkeys(values):
-            if v.strip() in MISSING or v == marker:
-                continue
-            try:
-                x = float(v)
-            except ValueError:
-                return f"holds {v!r}, which is not a number"
-            if (cfg.top is not None and x > cfg.top) or (cfg.bottom is not None
-                                                          and x < cfg.bottom):
-                return f"holds {v!r}, outside [{cfg.bottom}, {cfg.top}]"
-    return None

@@ -24,7 +24,7 @@ def released(tmp_path, capsys):
     so that the rows' order counts), with its job."""
     for f in ADULT.glob("adult*.csv"):
         shutil.copy(f, tmp_path / f.name)
-    rows = list(range(0, 30000, 3))
+    rows = list(range(0, 30000, 3))  # 10,000 rows: the release holds these only
     text = (adult_job_text(k=20, limit=0.04, qis=QIS)
             + '[[privacy]]\nmodel = "delta-presence"\ndelta_min = 0.0\ndelta_max = 0.9\n'
             + f'[subset]\nindices = {rows}\n')
@@ -50,22 +50,23 @@ def test_csv_part_folder_verifies_as_the_single_file(released, capsys):
     whole = verify_file(released / "out.csv", job).to_dict()
     assert whole["ok"]
     frame = pd.read_csv(released / "out.csv", sep=";", dtype=str, keep_default_na=False)
-    spark_like_csv(frame, released / "parts.csv", [7000, 7001, 20000])
+    spark_like_csv(frame, released / "parts.csv", [3000, 3001, 7000])
     assert verify_parts(released / "parts.csv", job, chunk_rows=4096).to_dict() == whole
     assert main(["verify", str(released / "parts.csv"), str(released / "job.toml")]) == 0
     capsys.readouterr()
-    # the subset is given by row numbers: parts read out of order would miscount it
-    shuffled = frame.iloc[list(range(15000, len(frame))) + list(range(15000))]
-    spark_like_csv(shuffled, released / "wrong.csv", [len(frame) - 15000])
-    assert verify_parts(released / "wrong.csv", job).to_dict() != whole
+    # the release holds the subset's records only: a part left out is found
+    spark_like_csv(frame.iloc[:7000], released / "wrong.csv", [3000])
+    wrong = verify_parts(released / "wrong.csv", job).to_dict()
+    assert not wrong["ok"] and "the research subset 10000" in " ".join(wrong["violations"])
 
 
 def test_leak_in_a_csv_part_is_found(released, capsys):
     frame = pd.read_csv(released / "out.csv", sep=";", dtype=str, keep_default_na=False)
     source = pd.read_csv(released / "adult.csv", sep=";", dtype=str, keep_default_na=False)
     leaked = frame.copy()
-    leaked.loc[25000:25004, "age"] = source.loc[25000:25004, "age"]  # five exact ages
-    spark_like_csv(leaked, released / "leak.csv", [10000, 20000])
+    # five exact ages (release row i is the subset's input row 3 i)
+    leaked.loc[8000:8004, "age"] = source.loc[24000:24012:3, "age"].to_numpy()
+    spark_like_csv(leaked, released / "leak.csv", [3000, 6000])
     assert main(["verify", str(released / "leak.csv"), str(released / "job.toml")]) == 1
     assert "not labels of one hierarchy level" in capsys.readouterr().err
 
@@ -75,7 +76,7 @@ def test_parquet_folder_and_glob(released, capsys):
     whole = verify_file(released / "out.csv", job).to_dict()
     frame = pd.read_csv(released / "out.csv", sep=";", dtype=str, keep_default_na=False)
     (released / "pq").mkdir()
-    for i, (a, b) in enumerate([(0, 12345), (12345, 12346), (12346, len(frame))]):
+    for i, (a, b) in enumerate([(0, 5000), (5000, 5001), (5001, len(frame))]):
         frame.iloc[a:b].to_parquet(released / "pq" / f"part-{i:05d}.parquet", index=False)
     assert verify_parts(released / "pq", job, chunk_rows=5000).to_dict() == whole
     assert main(["verify", str(released / "pq" / "*.parquet"), str(released / "job.toml")]) == 0

@@ -102,7 +102,7 @@ def test_duckdb_matches_memory_on_random_tables(tmp_path_factory, capsys, rows, 
     kept = released is not None and any(
         set(line.split(";")[:3]) != {"*"} for line in released.decode().splitlines()[1:])
     if kept:  # the released file verifies independently (verify itself cannot yet
-        # read a release where every record is suppressed: output_checks groups nothing)
+        # read a release where every record is suppressed: the verifier groups nothing)
         assert main(["verify", str(folder / "duckdb.csv"), str(folder / "duckdb.toml")]) == 0
         capsys.readouterr()
 

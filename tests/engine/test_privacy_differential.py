@@ -16,7 +16,7 @@ from engine.output import transform
 from engine.privacy import model_from_dict
 from engine.privacy.differential_privacy import DifferentialPrivacy, derive_k, java_round
 from engine.search.safepub import _exponential_mechanism, safepub_score
-from engine.privacy.output_checks import OUTPUT_CHECKS
+from engine.verifier.checks import OUTPUT_CHECKS
 from engine.problem import Problem
 from engine.search import run_search
 from tests import oracle

@@ -437,7 +437,7 @@ def test_grassberger_uses_g_of_the_class_size():
     above ln 3). Counts (2, 2, 2): G(6) - G(2) = 16/15 too. Counts (1, 1, 1): G(3) - G(1)
     = 2."""
     from engine.privacy.entropy_l_diversity import EntropyLDiversity, grassberger_entropy
-    from engine.privacy.output_checks import _grassberger
+    from engine.verifier.checks import _grassberger
     codes = np.array([0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2, 0, 1, 2])
     groups = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2, 2])
     dist = SparseCounts.from_codes(codes, 3).rollup(groups, 3)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from engine.privacy import model_from_dict
-from engine.privacy.output_checks import OUTPUT_CHECKS
+from engine.verifier.checks import OUTPUT_CHECKS
 from engine.privacy import MODELS
 
 QIS = ["age", "zip"]

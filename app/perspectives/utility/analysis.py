@@ -71,7 +71,8 @@ class Comparison:
         types = {n: (attrs[n].type if n in attrs else INSENSITIVE) for n in names}
         hierarchies: dict[str, Hierarchy] = {n: attrs[n].hierarchy for n in problem.qis
                                              if attrs[n].hierarchy is not None}
-        return cls(problem.table, view.encoded(), view, tuple(problem.qis), types,
+        # the input's records of the release, row for row (a subset job's: the subset's)
+        return cls(view.input_table(), view.encoded(), view, tuple(problem.qis), types,
                    job_data_types(problem), hierarchies, AnalysisTables(problem, view), names)
 
     @property

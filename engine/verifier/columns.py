@@ -1,10 +1,14 @@
-"""Independent checks of released columns that are not one hierarchy level: microaggregated
-attributes, coding rules and locally recoded quasi-identifiers. Used by ``engine.verify``;
-plain pandas on the exported strings, nothing from the search.
+"""The verifier's checks of released quasi-identifier columns that are not one
+hierarchy level: microaggregated attributes, coding rules and locally recoded
+quasi-identifiers (plain Python on the released strings; the engine's release of them
+is ``engine.transform``, which the verifier does not import).
 """
 from __future__ import annotations
 
-from engine.transform.coding import RULES, released_ok
+#: coding rules (fixed recodings; README "Transformation methods")
+RULES = ("identity", "suppression", "top-bottom-coding")
+#: values a coding rule leaves as they are (missing)
+MISSING = ("", "NULL")
 
 
 def column_kind(job, name: str) -> str:
@@ -21,17 +25,36 @@ def local_recoding(job) -> bool:
     return bool(getattr(job.transformation, "local_recoding", None))
 
 
+def rule_problem(values, cfg, marker: str) -> str | None:
+    """What is wrong with a column released under its coding rule, or None."""
+    rule = cfg.transformation
+    if rule == "suppression":
+        bad = sorted({str(v) for v in values if str(v) != marker})
+        return f"holds values other than {marker!r}: {bad[:3]}" if bad else None
+    if rule == "top-bottom-coding":
+        for v in dict.fromkeys(str(v) for v in values):
+            if v.strip() in MISSING or v == marker:
+                continue
+            try:
+                x = float(v)
+            except ValueError:
+                return f"holds {v!r}, which is not a number"
+            if (cfg.top is not None and x > cfg.top) or (cfg.bottom is not None
+                                                          and x < cfg.bottom):
+                return f"holds {v!r}, outside [{cfg.bottom}, {cfg.top}]"
+    return None
+
+
 def check_column(job, name: str, qis: list[str], values: set[str], class_keys,
                  marker: str) -> list[str] | None:
     """Violations of a released QI column that is not a global generalization level, or
-    None when the column is a plain generalized one (checked by level as before).
+    None when the column is a plain generalized one (checked by level).
 
     ``values`` are the column's distinct released values (suppressed records' marker
-    left out), ``class_keys`` the released classes (tuples of the ``qis`` values), as
-    ``engine.verify`` counts them from the exported file."""
+    left out), ``class_keys`` the released classes (tuples of the ``qis`` values)."""
     kind = column_kind(job, name)
     if kind == "rule":
-        problem = released_ok(sorted(values), job.attributes[name], marker)
+        problem = rule_problem(sorted(values), job.attributes[name], marker)
         return [f"column '{name}' ({job.attributes[name].transformation}) {problem}"] \
             if problem else []
     if kind == "aggregated":
