@@ -60,8 +60,8 @@ def missing_columns_message(missing: list[str], names: list[str], delimiter: str
     first = f"attribute '{missing[0]}' in the job is not a column of the data"
     more = f" (nor {len(missing) - 1} other attribute(s))" if len(missing) > 1 else ""
     if len(names) == 1:
-        guess = next((d for d in (";", ",", "\t", "|") if d != delimiter and d in names[0]),
-                     None)
+        from engine.data.csv_import import delimiter_guess
+        guess = delimiter_guess(names[0], delimiter)
         hint = (f"; is the delimiter {guess!r}? (the job's [data] delimiter is {delimiter!r})"
                 if guess else "; is it a delimited text file with the job's delimiter "
                 f"{delimiter!r}?")

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QHBoxLayout, Q
 from engine.data.sources import read_source
 from app.models.frame_table import FrameTableModel
 from app.workers import readable_error
-from engine.data.csv_import import CsvFormat
+from engine.data.csv_import import CsvFormat, one_column_hint
 
 PREVIEW_ROWS = 100
 DELIMITERS = ((";", ";"), (",", ","), ("Tab", "\t"), ("|", "|"))
@@ -146,6 +146,11 @@ class FormatPage(QWizardPage):
             self.frame = read_source(w.kind, w.location, w.table_name, w.csv_format,
                                      w.has_header, n_rows=PREVIEW_ROWS, password=w.password)
             self.error.setText("")
+            if w.kind == "csv" and self.frame.shape[1] == 1 and w.csv_format is not None:
+                header = str(self.frame.columns[0]) + " " + " ".join(
+                    map(str, self.frame.iloc[:1, 0].tolist()))
+                hint = one_column_hint(header, w.csv_format.delimiter)
+                self.error.setText(hint[:1].upper() + hint[1:])
         except Exception as e:  # noqa: BLE001 - shown on the page
             self.frame = None
             self.error.setText(f"Cannot read the data with these options: {readable_error(e)}")

@@ -31,6 +31,23 @@ if TYPE_CHECKING:
     from engine.data.table import EncodedTable
 
 DELIMITERS = ("\t", ";", "|", ",")  # ties go to the one least likely inside values
+
+
+def delimiter_guess(header: str, delimiter: str | None) -> str | None:
+    """For a table read as one column: another delimiter its header holds (the one the
+    file most likely uses), or None."""
+    return next((d for d in (";", ",", "\t", "|") if d != delimiter and d in header), None)
+
+
+def one_column_hint(header: str, delimiter: str | None) -> str:
+    """Words for a table that was read as one column."""
+    guess = delimiter_guess(header, delimiter)
+    if guess is not None:
+        shown = "tab" if guess == "\t" else repr(guess)
+        return (f"only one column was found with the delimiter {delimiter!r}, and its first "
+                f"line holds {shown}: is the delimiter {shown}?")
+    return (f"only one column was found with the delimiter {delimiter!r}: is this a "
+            f"delimited text file with another delimiter?")
 QUOTECHARS = ('"', "'")
 SAMPLE_BYTES = 64 * 1024
 _SAMPLE_ROWS = 200

@@ -38,6 +38,11 @@ _MAGIC = (
     (b"HEADER RECORD*******LIBRARY HEADER RECORD", "xport"),
     (b"HEADER RECORD*******LIBV8   HEADER RECORD", "xport"),
 )
+#: leading bytes of files that hold no table at all -> kind (named in `describe`)
+_NOT_DATA = (
+    (b"\x89PNG\r\n\x1a\n", "png"), (b"\xff\xd8\xff", "jpeg"), (b"GIF87a", "gif"),
+    (b"GIF89a", "gif"), (b"%PDF-", "pdf"), (b"\x1f\x8b", "gzip"), (b"BM", None),
+)
 #: bytes 12..31 of every SAS7BDAT file
 _SAS_MAGIC = b"\xc2\xea\x81\x60\xb3\x14\x11\xcf\xbd\x92\x08\x00\x09\xc7\x31\x8c\x18\x1f\x10\x11"
 
@@ -55,6 +60,9 @@ def binary_kind(path: str | Path) -> str | None:
             return kind
     if head[12:32] == _SAS_MAGIC:
         return "sas"
+    for magic, kind in _NOT_DATA:
+        if kind and head.startswith(magic):
+            return kind
     if head.startswith(b"PK\x03\x04"):
         return "excel" if _is_workbook(path) else "zip"
     return None
@@ -75,7 +83,14 @@ _NAMES = {"excel": ("an Excel workbook", ".xlsx (.xls for the older format)"),
           "spss": ("an SPSS .sav file", ".sav"), "stata": ("a Stata .dta file", ".dta"),
           "sas": ("a SAS .sas7bdat file", ".sas7bdat"),
           "xport": ("a SAS transport .xpt file", ".xpt"),
-          "zip": ("a zip archive", ""), "csv": ("delimited text", ".csv")}
+          "zip": ("a zip archive", ""), "csv": ("delimited text", ".csv"),
+          "png": ("a PNG image", None), "jpeg": ("a JPEG image", None),
+          "gif": ("a GIF image", None), "pdf": ("a PDF document", None),
+          "gzip": ("a gzip-compressed file", "")}
+
+#: what Anonymist reads, for the message about a file that holds no table
+READABLE = ("delimited text (.csv, .tsv, .txt), Excel (.xlsx, .xls), Parquet, SPSS (.sav), "
+            "Stata (.dta), SAS (.sas7bdat, .xpt) or a SQLite database")
 
 
 def describe(kind: str) -> str:
@@ -86,6 +101,8 @@ def describe(kind: str) -> str:
 def not_text_error(path: Path, kind: str) -> str:
     """The message for a binary file given as delimited text."""
     name, suffix = _NAMES.get(kind, (kind, ""))
+    if suffix is None:  # an image, a document: no table in it at all
+        return f"{path.name} is {name}, not a data table: Anonymist reads {READABLE}"
     hint = (f": name it with {suffix} so that it is read as one" if suffix
             else ": give the data file inside it")
     return f"{path.name} is {name}, not a delimited text file{hint}"
