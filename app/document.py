@@ -1,9 +1,11 @@
-"""The open project: data, configuration being edited, last result.
+"""The open project: its data, the job being edited, the last result.
 
-Widgets edit the configuration through this object and listen to its
-signals; ``build_job`` turns it into an engine ``Job`` (a fresh, independent
-snapshot for each run, so the worker thread never shares mutable state with
-the GUI).
+Widgets edit the job through this object and listen to its signals. The data is a
+``DataHandle`` (``engine.backends.handle``: in memory or read out of core), asked for
+names, counts and distinct values, never for where its rows are. ``build_job`` turns
+the job being edited into an engine ``Job`` (a fresh, independent snapshot for each
+run, so the worker thread never shares mutable state with the GUI). The result and
+the transformation it releases are an ``engine.release_choice.ReleaseChoice``.
 """
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QObject, Signal
 
-from engine.data.sources import without_password
+from app.distinct_requests import DistinctRequests
+from app.hierarchy_status import HierarchyStatus, rows_digest
+from app.source import DataSource
+from engine.backends.handle import DataHandle
 from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig,
                            EngineConfig, Job, TransformationConfig)
 from engine.data.table import EncodedTable
@@ -21,111 +26,10 @@ from engine.errors import AnonymistError, HierarchyError
 from engine.hierarchy.model import Hierarchy
 from engine.metrics import metric_from_dict
 from engine.privacy import model_from_dict
+from engine.release_choice import CurrentTransformation, ReleaseChoice
 
 DEFAULT_METRIC = {"name": "loss", "monotonic": False, "gs_factor": 0.5,
                   "aggregate": "geometric-mean"}
-
-
-@dataclass(frozen=True)
-class DataSource:
-    """Where the data came from (shown to the user and stored in the project)."""
-
-    kind: str = "csv"  # csv | excel | sql | parquet | project
-    location: str = ""  # file path or database URL (never with its password)
-    table: str = ""  # sheet or database table
-    delimiter: str = ";"
-    quotechar: str = '"'
-    encoding: str = "utf-8"
-    has_header: bool = True
-    #: columns imported, in order (empty: all as in the source), and renamed ones
-    #: (source name, imported name): a project re-reads its source the same way
-    columns: tuple = ()
-    renames: tuple = ()
-    #: "duckdb": the data is too big for memory and read out of core (``engine.backends.browse``),
-    #: with DuckDB's ``memory_limit`` ("" its default); "": in memory
-    backend: str = ""
-    memory_limit: str = ""
-
-    def __post_init__(self):
-        object.__setattr__(self, "location", without_password(self.location))
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "DataSource":
-        known = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        known["columns"] = tuple(str(c) for c in known.get("columns", ()))
-        known["renames"] = tuple((str(a), str(b)) for a, b in known.get("renames", ()))
-        return cls(**known)
-
-
-@dataclass(frozen=True)
-class HierarchyStatus:
-    """What the hierarchy editor shows below the table."""
-
-    complete: bool
-    height: int
-    missing: tuple[str, ...] = ()
-    error: str = ""
-    #: out of core: the data's distinct values are still being counted
-    unchecked: bool = False
-
-    def text(self) -> str:
-        if not self.height and not self.error and not self.missing:
-            return "No hierarchy"
-        if self.unchecked and not self.error:
-            return (f"Height {self.height}; counting the data's distinct values to check "
-                    f"that it covers them…")
-        if self.error:
-            return f"Invalid: {self.error}"
-        if self.complete:
-            return f"Complete, height {self.height}"
-        shown = ", ".join(f"'{v}'" for v in self.missing[:5])
-        more = f" and {len(self.missing) - 5} more" if len(self.missing) > 5 else ""
-        return f"Incomplete, height {self.height}: no row for {shown}{more}"
-
-    def short(self) -> str:
-        """The same in a few words, for the attribute list's column (``text`` is its
-        tooltip): "✓ height 4", "Incomplete (3 missing)", "Invalid"."""
-        if not self.height and not self.error and not self.missing:
-            return "No hierarchy"
-        if self.unchecked and not self.error:
-            return f"height {self.height}, checking…"
-        if self.error:
-            return "Invalid"
-        if self.complete:
-            return f"✓ height {self.height}"
-        return f"Incomplete ({len(self.missing):,} missing)"
-
-
-@dataclass(frozen=True)
-class CurrentTransformation:
-    """The transformation the document releases: what File > Export data writes and
-    Analyze utility / Analyze risk show (the optimum until another is applied)."""
-
-    levels: dict[str, int]
-    applied: bool  # applied in Explore (False: the result's optimum)
-    local_recoding: bool  # the optimum with the job's local recoding
-    anonymous: bool
-    suppressed_records: int
-    information_loss_percent: float | None
-
-    @property
-    def kind(self) -> str:
-        if self.applied:
-            return "applied"
-        return "optimum with local recoding" if self.local_recoding else "optimum"
-
-    @property
-    def levels_text(self) -> str:
-        return " · ".join(f"{n} {lv}" for n, lv in self.levels.items())
-
-    def describe(self) -> str:
-        """``applied: age 2 · sex 0 · 12 records suppressed`` (what it is comes first)."""
-        state = ", not anonymous" if not self.anonymous else ""
-        return (f"{self.kind}{state}: {self.levels_text} · "
-                f"{self.suppressed_records:,} records suppressed")
 
 
 @dataclass
@@ -144,11 +48,11 @@ class Document(QObject):
     """The project being edited."""
 
     data_changed = Signal()
-    #: out of core: the records were counted (``row_count`` is known)
+    #: the records were counted (``row_count`` is known)
     rows_counted = Signal()
-    #: out of core: distinct values of these columns were counted (``request_distinct``)
+    #: distinct values of these columns were counted (``request_distinct``)
     distinct_ready = Signal(list)
-    #: out of core: a query in the background failed (its message)
+    #: a query in the background failed (its message)
     query_failed = Signal(str)
     attributes_changed = Signal(list)  # names whose configuration changed
     settings_changed = Signal()  # privacy models, metric, transformation
@@ -161,15 +65,13 @@ class Document(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.table: EncodedTable | None = None
-        #: data too big for memory (``engine.backends.browse.OutOfCoreData``): served by DuckDB
-        #: queries (pages, distinct values, the frequency table); ``table`` is then None
-        self.backend_source = None
-        self._distinct_worker = None
-        self._distinct_pending: set[str] = set()
-        self._distinct_batch: list = []
-        #: the job's ``[engine]`` (backend, memory_share, memory_limit); out of core the
-        #: job runs on DuckDB whatever it says
+        #: the data (None: none imported)
+        self.data: DataHandle | None = None
+        self._distinct = DistinctRequests(lambda: self.data, self)
+        self._distinct.ready.connect(self._distinct_ready)
+        self._distinct.failed.connect(self.query_failed)
+        #: the job's ``[engine]`` (backend, memory_share, memory_limit); data read out of
+        #: core runs on DuckDB whatever it says (``DataHandle.job_engine``)
         self.engine = EngineConfig()
         self.source = DataSource()
         self.attributes: dict[str, AttributeConfig] = {}
@@ -181,178 +83,82 @@ class Document(QObject):
         self.subset_spec: dict | None = None
         #: folder that relative paths of an opened job file are relative to
         self.base_dir: Path | None = None
-        self.result = None  # engine AnonymizationResult of the last run
-        self.result_summary: dict | None = None  # its to_dict(), also kept in projects
-        #: the transformation applied in Explore (None: the result's optimum); see
-        #: `current_transformation` and `released`
-        self.applied_levels: tuple | None = None
-        self._current: CurrentTransformation | None = None
+        #: the last result and the transformation it releases (None: no result)
+        self.release: ReleaseChoice | None = None
+        self.result_summary: dict | None = None  # the result's to_dict(), also in projects
         self.extras: dict = {}  # JSON state of perspectives, saved in projects
         self.path: Path | None = None
         self._modified = False
 
-    # --- state -----------------------------------------------------------------------
+    # --- the data ----------------------------------------------------------------------
     @property
     def has_data(self) -> bool:
-        return self.table is not None or self.backend_source is not None
+        return self.data is not None
+
+    @property
+    def table(self) -> EncodedTable | None:
+        """The rows in memory (None: no data, or data read out of core)."""
+        return None if self.data is None else self.data.table
 
     @property
     def out_of_core(self) -> bool:
-        """The data is served by DuckDB queries (``backend_source``), not held here."""
-        return self.backend_source is not None
+        """The data is read by queries on its file (``DataHandle.out_of_core``)."""
+        return self.data is not None and self.data.out_of_core
 
     @property
     def column_names(self) -> list[str]:
-        if self.table is not None:
-            return list(self.table.names)
-        if self.backend_source is not None:
-            return self.backend_source.names
-        return []
+        return [] if self.data is None else self.data.names
 
     @property
     def row_count(self) -> int | None:
-        """Records of the data (None: no data, or out of core and not counted yet)."""
-        if self.table is not None:
-            return self.table.n_rows
-        if self.backend_source is not None:
-            return self.backend_source.n_rows
-        return None
+        """Records of the data (None: no data, or not counted yet)."""
+        return None if self.data is None else self.data.n_rows
 
     def distinct_values(self, name: str) -> np.ndarray:
-        """The sorted distinct values of column ``name`` (text). Out of core this is a
-        query on the whole file (cached): call it from a worker."""
-        if self.table is not None:
-            return np.asarray([str(v) for v in self.table.column(name).dictionary],
-                              dtype=object)
-        if self.backend_source is not None:
-            return self.backend_source.distinct_values(name)
-        raise ValueError("no data")
+        """The sorted distinct values of column ``name`` (text); may scan the data:
+        call it from a worker."""
+        if self.data is None:
+            raise ValueError("no data")
+        return self.data.distinct_values(name)
 
     def known_distinct_values(self, name: str) -> np.ndarray | None:
-        """``distinct_values`` when it needs no query (in memory, or already counted)."""
-        if self.table is not None:
-            return self.distinct_values(name)
-        if self.backend_source is not None:
-            known = self.backend_source.known_distinct(name)
-            return None if known is None else known["value"].to_numpy(dtype=object)
-        return None
+        """``distinct_values`` when it needs no scan (None: not counted yet)."""
+        return None if self.data is None else self.data.known_distinct_values(name)
 
     def request_distinct(self, names: list[str], then=None) -> bool:
-        """Make the distinct values of ``names`` known (``known_distinct_values``): at
-        once in memory (True); out of core by queries in a worker, then
-        ``distinct_ready(names)`` and ``then()`` (False). The hierarchy status of the
-        columns is shown again when they arrive."""
-        names = [n for n in names if n in self.column_names]
-        missing = [n for n in names if self.known_distinct_values(n) is None]
-        if not missing:
-            if then is not None:
-                then()
-            return True
-        missing = [n for n in missing if n not in self._distinct_pending]
-        if not missing and then is None:
-            return False
-        self._distinct_pending.update(missing)
-        if self._distinct_worker is None:
-            from app.workers import SerialWorker
-            self._distinct_worker = SerialWorker(self)
-            self._distinct_worker.done.connect(self._distinct_done)
-            self._distinct_worker.failed.connect(self._distinct_failed)
-        # requests made in one turn of the event loop (the attribute list asks row by
-        # row) are counted together, in one scan of the file
-        self._distinct_batch.append((tuple(missing), then))
-        if len(self._distinct_batch) == 1:
-            from PySide6.QtCore import QTimer
-            QTimer.singleShot(0, self._submit_distinct)
-        return False
-
-    def _submit_distinct(self) -> None:
-        batch, self._distinct_batch = self._distinct_batch, []
-        data = self.backend_source
-        if not batch or data is None:
-            return
-        names = tuple(dict.fromkeys(n for names, _ in batch for n in names))
-        thens = [then for _, then in batch if then is not None]
-        self._distinct_worker.submit(lambda: data.distinct_many(list(names)),
-                                     (data, names, lambda: [t() for t in thens]))
+        """Make the distinct values of ``names`` known: at once (True, ``then()`` has
+        run) or counted in a worker, then ``distinct_ready(names)`` and ``then()``
+        (False). The hierarchy status of the columns is shown again when they arrive."""
+        return self._distinct.request(names, then)
 
     def wait_for_queries(self, msecs: int = 10000) -> bool:
         """Wait for the distinct values being counted (tests, closing)."""
-        self._submit_distinct()
-        return self._distinct_worker is None or self._distinct_worker.wait(msecs)
+        return self._distinct.wait(msecs)
 
-    def _distinct_done(self, tag, _value) -> None:
-        data, names, then = tag
-        if data is not self.backend_source:
-            return
-        self._distinct_pending.difference_update(names)
-        if names:
-            self.distinct_ready.emit(list(names))
-            self.attributes_changed.emit(list(names))  # their hierarchy status can be shown
-        if then is not None:
-            then()
-
-    def _distinct_failed(self, tag, message: str) -> None:
-        if tag[0] is not self.backend_source:  # replaced or closed since
-            return
-        self._distinct_pending.difference_update(tag[1])
-        self.query_failed.emit(message)
+    def _distinct_ready(self, names: list) -> None:
+        self.distinct_ready.emit(names)
+        self.attributes_changed.emit(names)  # their hierarchy status can be shown
 
     def hierarchy_columns(self, names: list[str]) -> dict:
-        """``{name: EncodedColumn}`` for the hierarchy wizard: the table's columns, or out
-        of core one row per distinct value with its record count (``request_distinct``
+        """``{name: EncodedColumn}`` for the hierarchy wizard (``request_distinct``
         first)."""
-        if self.table is not None:
-            return {n: self.table.column(n) for n in names}
-        from engine.backends.browse import distinct_column
-        return {n: distinct_column(n, self.backend_source.distinct(n)) for n in names}
-
-    def _drop_backend_source(self) -> None:
-        self._distinct_pending.clear()
-        self._distinct_batch = []
-        if self._distinct_worker is not None:
-            self._distinct_worker.forget()
-        if self.backend_source is not None:
-            self.backend_source.close()
-            self.backend_source = None
+        return self.data.hierarchy_columns(names)
 
     def clear_data(self) -> None:
         """No data (a new project); the caller emits ``data_changed``."""
-        self._drop_backend_source()
-        self.table = None
+        self._distinct.forget()
+        if self.data is not None:
+            self.data.close()
+        self.data = None
 
-    @property
-    def modified(self) -> bool:
-        return self._modified
-
-    def set_modified(self, value: bool = True) -> None:
-        if value != self._modified:
-            self._modified = value
-            self.modified_changed.emit(value)
-
-    def set_path(self, path: Path | None) -> None:
-        self.path = path
-        self.path_changed.emit(str(path or ""))
-
-    def set_table(self, table: EncodedTable, source: DataSource,
-                  data_types: dict[str, tuple[str | None, str | None]] | None = None) -> None:
+    def set_data(self, data: DataHandle, source: DataSource,
+                 data_types: dict[str, tuple[str | None, str | None]] | None = None) -> None:
         """Replace the data; attribute settings of columns that remain are kept."""
-        self._drop_backend_source()
-        self.table = table
-        self._replace_data(source, table.names, data_types)
-
-    def set_backend_source(self, data, source: DataSource,
-                           data_types: dict[str, tuple[str | None, str | None]] | None = None
-                           ) -> None:
-        """Replace the data by ``data`` (``engine.backends.browse.OutOfCoreData``), served out of
-        core; attribute settings of columns that remain are kept."""
-        if data is not self.backend_source:
-            self._drop_backend_source()
-        self.table = None
-        self.backend_source = data
-        self._replace_data(source, data.names, data_types)
-
-    def _replace_data(self, source: DataSource, names, data_types) -> None:
+        if data is not self.data:
+            self.clear_data()
+        self.data = data
         self.source = source
+        names = data.names
         old = self.attributes
         self.attributes = {n: old.get(n, AttributeConfig(INSENSITIVE)) for n in names}
         for name, (dtype, fmt) in (data_types or {}).items():
@@ -365,6 +171,20 @@ class Document(QObject):
         self.set_result(None)
         self.data_changed.emit()
         self.set_modified(True)
+
+    # --- file --------------------------------------------------------------------------
+    @property
+    def modified(self) -> bool:
+        return self._modified
+
+    def set_modified(self, value: bool = True) -> None:
+        if value != self._modified:
+            self._modified = value
+            self.modified_changed.emit(value)
+
+    def set_path(self, path: Path | None) -> None:
+        self.path = path
+        self.path_changed.emit(str(path or ""))
 
     # --- attributes ----------------------------------------------------------------------
     def attribute(self, name: str) -> AttributeConfig:
@@ -424,7 +244,7 @@ class Document(QObject):
         values = self.known_distinct_values(name) if name in self.column_names else None
         if values is not None:
             missing = h.uncovered(str(v) for v in values)
-        elif self.out_of_core and name in self.column_names:
+        elif name in self.column_names:  # its distinct values are still being counted
             return HierarchyStatus(False, h.height, unchecked=True)
         return HierarchyStatus(not missing, h.height, tuple(missing))
 
@@ -462,9 +282,10 @@ class Document(QObject):
 
     # --- settings ------------------------------------------------------------------------
     def update_settings(self, **values) -> None:
-        """Replace ``privacy`` (list of dicts), ``metric`` (dict) or ``transformation``."""
-        for key, value in values.items():
-            setattr(self.settings, key, value)
+        """Replace ``privacy`` (list of ``[[privacy]]`` tables), ``metric`` (the
+        ``[metric]`` table), ``transformation`` (``TransformationConfig``) or
+        ``population`` (the ``[population]`` table); any other name is a TypeError."""
+        self.settings = replace(self.settings, **values)
         self.settings_changed.emit()
         self.set_modified(True)
 
@@ -477,41 +298,32 @@ class Document(QObject):
         self.subset_changed.emit()
         self.set_modified(True)
 
-    def subset_mask(self, spec: dict) -> np.ndarray:
-        """The rows a ``[subset]`` table selects in the current data (engine's reading).
+    def subset_mask(self, spec: dict) -> np.ndarray | None:
+        """The rows a ``[subset]`` table selects (the engine's reading; None out of core:
+        the backend selects the rows when it counts them).
 
         Raises
         ------
         AnonymistError
             With the engine's message when the query, file or share is invalid.
         """
-        from engine.subset import resolve_subset
-        if self.table is None:
+        if self.data is None:
             raise AnonymistError("import data first: a subset selects rows of the data")
-        return resolve_subset(Job(subset=dict(spec), base_dir=self.base_dir or Path.cwd()),
-                              self.table)
+        return self.data.subset_mask(spec, self.base_dir or Path.cwd())
 
     def set_subset_spec(self, spec: dict | None) -> None:
         """Select the subset by query, row file or random sample (None: every row)."""
         if not spec:
             self.set_subset(None)
             return
-        if self.out_of_core:
-            self.subset = None  # the backend selects the rows when it counts them
-            self.subset_spec = dict(spec)
-            self.subset_changed.emit()
-            self.set_modified(True)
-            return
-        mask = self.subset_mask(spec)
-        self.subset = mask
+        self.subset = self.subset_mask(spec)
         self.subset_spec = dict(spec)
         self.subset_changed.emit()
         self.set_modified(True)
 
-    def count_subset_out_of_core(self, spec: dict) -> tuple[int, int]:
-        """Records a ``[subset]`` selects out of core, and all records (a query on the
-        frequency table of its columns; row numbers and samples as the backend draws
-        them, ``engine.subset.subset_rows``). Runs queries: call it from a worker.
+    def count_subset(self, spec: dict) -> tuple[int, int]:
+        """Records a ``[subset]`` selects, and all records; may scan the data: call it
+        from a worker.
 
         Raises
         ------
@@ -519,15 +331,7 @@ class Document(QObject):
             Naming the file and value when a row file is unreadable or an index is
             outside the data.
         """
-        from engine.subset import check_indices, subset_rows
-        data = self.backend_source
-        if "query" in spec:
-            return data.query_count(spec["query"])
-        total = data.count_rows()
-        rows = subset_rows(Job(subset=dict(spec), base_dir=self.base_dir or Path.cwd()),
-                           lambda: total)
-        check_indices(rows, total)
-        return len(rows), total
+        return self.data.count_subset(spec, self.base_dir or Path.cwd())
 
     def subset_table(self) -> dict | None:
         """The job's ``[subset]`` table for the current subset (None: every row)."""
@@ -537,35 +341,34 @@ class Document(QObject):
             return {"indices": np.flatnonzero(self.subset).tolist()}
         return None
 
-    # --- the current transformation ------------------------------------------------------
+    # --- the result and the transformation it releases --------------------------------
+    @property
+    def result(self):
+        """The engine ``AnonymizationResult`` of the last run (None: none)."""
+        return None if self.release is None else self.release.result
+
+    @property
+    def applied_levels(self) -> tuple | None:
+        """The transformation applied in Explore (None: the result's optimum)."""
+        return None if self.release is None else self.release.applied
+
     def apply_transformation(self, levels) -> None:
         """Make another transformation of the current result the one released (the
         optimum's own levels make the optimum current again)."""
-        if self.result is None:
-            return
-        levels = self.result.levels_of(levels)
-        if self.result.local_recoding is None and self.result.optimum is not None \
-                and levels == self.result.levels_of(None):
-            levels = None
-        if levels == self.applied_levels:
-            return
-        self.applied_levels = levels
-        self._current = None
-        self.set_modified(True)
-        self.output_changed.emit(self.applied_levels)
+        if self.release is not None and self.release.apply(levels):
+            self.set_modified(True)
+            self.output_changed.emit(self.release.applied)
 
     def set_result(self, result, summary: dict | None = None,
                    applied: tuple | None = None) -> None:
         """A new result (None: none); ``applied``: the transformation applied in Explore
         (a project reopened), else the optimum is current."""
-        self.applied_levels = None if applied is None else tuple(int(x) for x in applied)
-        self._current = None
-        self.result = result
+        self.release = None if result is None else ReleaseChoice(result, applied)
         backend = getattr(getattr(result, "problem", None), "backend", None)
-        if backend is not None and self.backend_source is not None:
-            # the analyses' and the export's scans read the view's Parquet copy of a
-            # CSV file once it exists (the same records; a fraction of the CSV's cost)
-            self.backend_source.lend_copy(backend)
+        if backend is not None and self.data is not None:
+            # the analyses' and the export's scans read the handle's copy of the data
+            # once it exists (the same records; a fraction of a CSV file's cost)
+            self.data.lend_copy(backend)
         self.result_summary = summary if summary is not None else (
             result.to_dict() if result is not None else None)
         self.result_changed.emit()
@@ -573,52 +376,26 @@ class Document(QObject):
     def forget_result(self, summary: dict | None = None) -> None:
         """Drop the result (keeping ``summary`` for the result card) without emitting:
         the caller emits ``result_changed`` when the rest of the document is in place."""
-        self.result, self.result_summary = None, summary
-        self.applied_levels, self._current = None, None
+        self.release, self.result_summary = None, summary
 
     def current_transformation(self) -> CurrentTransformation | None:
         """What is released now (None: no result, or no transformation meets the models
         and none was applied)."""
-        r = self.result
-        if r is None or (r.optimum is None and self.applied_levels is None):
-            return None
-        if self._current is None:
-            if self.applied_levels is None:
-                opt, local = r.optimum, r.local_recoding
-                suppressed = local.suppressed_after if local is not None \
-                    else opt.suppressed_records
-                self._current = CurrentTransformation(
-                    dict(opt.levels), False, local is not None, bool(opt.anonymous),
-                    int(suppressed), opt.information_loss_percent)
-            else:
-                ev = r.evaluate(self.applied_levels)
-                self._current = CurrentTransformation(
-                    dict(ev.levels), True, False, bool(ev.anonymous),
-                    int(ev.suppressed_records), ev.information_loss_percent)
-        return self._current
+        return None if self.release is None else self.release.current()
 
     def released(self):
         """The released table of the current transformation (`engine.output`), the one
         table export writes and the Analyze perspectives show."""
-        if self.result is None:
+        if self.release is None:
             raise ValueError("nothing has been anonymized yet")
-        return self.result.transformed(self.applied_levels)
+        return self.release.released()
 
     def released_page(self, start: int, count: int):
-        """Rows ``start ..`` of the current release as text (a DataFrame): out of core
-        from a query applying ``engine.output.release_plan`` to the file (what export
-        writes), else a slice of `released`. Out of core it scans: call from a worker."""
-        if self.result is None:
+        """Rows ``start ..`` of the current release as text (a DataFrame); out of core
+        it scans: call it from a worker."""
+        if self.release is None:
             raise ValueError("nothing has been anonymized yet")
-        if self.backend_source is None:
-            frame = self.released().frame
-            return frame.iloc[int(start):int(start) + int(count)].reset_index(drop=True)
-        from engine.output import release_plan
-        levels = self.result.levels_of(self.applied_levels)
-        key = (id(self.result), levels)
-        if getattr(self, "_plan_key", None) != key:
-            self._plan, self._plan_key = release_plan(self.result.problem, levels), key
-        return self.backend_source.released_page(self._plan, start, count)
+        return self.release.released_page(self.data, start, count)
 
     # --- engine job -------------------------------------------------------------------
     def build_job(self) -> Job:
@@ -650,9 +427,7 @@ class Document(QObject):
                   subset=self.subset_table(),
                   population=(dict(self.settings.population) if self.settings.population
                               else None),
-                  engine=(replace(self.engine, backend="duckdb",
-                                  memory_limit=self.source.memory_limit or
-                                  self.engine.memory_limit) if self.out_of_core
+                  engine=(self.data.job_engine(self.engine) if self.data is not None
                           else self.engine),
                   base_dir=self.base_dir or Path.cwd())
         return job
@@ -672,8 +447,3 @@ class Document(QObject):
             return str(e)
         return None
 
-
-def rows_digest(rows) -> str:
-    """A fingerprint of a hierarchy's rows, to tell whether it changed since it was built."""
-    import hashlib
-    return hashlib.sha256("\n".join("\x1f".join(r) for r in rows).encode()).hexdigest()

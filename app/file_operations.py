@@ -10,16 +10,16 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QMessageBox, QWizard
 
 from app import file_dialogs, hierarchies_beside
-from app.document import DataSource, Document
+from app.document import Document
 from app.project_file import EXTENSION, read_project, write_project
 from app.project_io import (apply_snapshot, load_snapshot_table, restore_saved_result,
                             snapshot_from_job_file, snapshot_of, source_needs_password)
 from app.settings import AppSettings
+from app.source import DataSource
 from app.widgets.dialogs import ask, show_error
 from app.wizards.import_wizard import ImportWizard
 from app.workers import SerialWorker, TaskController, TaskOutcome
-from engine.data.sources import ImportSpec, load
-from engine.data.table import EncodedTable
+from engine.data.sources import ImportSpec
 from engine.saved_result import ResultMismatch
 
 PROJECT_FILTER = f"Anonymist projects (*{EXTENSION});;Job files (*.toml);;" \
@@ -240,35 +240,23 @@ class FileOperations(QObject):
             self.import_spec(wizard.spec(), then)
 
     def import_spec(self, spec: ImportSpec, then=None) -> None:
-        """Read the whole table in the worker, then show it; a CSV or Parquet file the
-        engine's ``auto`` rule sends to DuckDB (more than the settings' memory share) is
-        opened out of core instead (``engine.backends.browse``): nothing is read but its columns."""
-        from engine.backends.browse import open_out_of_core, out_of_core_backend
+        """Open the data in the worker (``engine.backends.browse.open_data``: read into
+        memory, or a CSV or Parquet file the engine's ``auto`` rule sends to DuckDB opened
+        out of core, nothing read but its columns), then show it."""
+        from engine.backends.browse import open_data
         engine = self.settings.engine_config()
         fmt = spec.csv_format
 
-        def read():
-            if spec.kind in ("csv", "parquet") and out_of_core_backend(
-                    spec.location, engine, fmt.delimiter if fmt else ";",
-                    fmt.encoding if fmt else "utf-8"):
-                return open_out_of_core(spec, engine.memory_limit)
-            return EncodedTable.from_dataframe(load(spec))
-
-        def done(table) -> None:
+        def done(data) -> None:
             source = DataSource(spec.kind, spec.location, spec.table,
                                 fmt.delimiter if fmt else ";", fmt.quotechar if fmt else '"',
                                 fmt.encoding if fmt else "utf-8", spec.has_header,
-                                tuple(spec.columns), tuple(spec.renames))
+                                tuple(spec.columns), tuple(spec.renames),
+                                data.backend_name, data.memory_limit or "")
             types = {name: (t, f) for name, t, f in spec.data_types}
             self.doc.engine = engine
-            if isinstance(table, EncodedTable):
-                self.doc.set_table(table, source, types)
-            else:
-                from dataclasses import replace
-                source = replace(source, backend="duckdb",
-                                 memory_limit=engine.memory_limit or "")
-                self.doc.set_backend_source(table, source, types or table.detected_types)
-                self.count_rows()
+            self.doc.set_data(data, source, types or data.detected_types)
+            self.count_rows()
             self.doc.set_path(None)
             if spec.kind != "sql":
                 self.settings.add_recent_file(spec.location)
@@ -279,11 +267,12 @@ class FileOperations(QObject):
             if then is not None:
                 then()
 
-        self.run("Importing data", read, done, cancellable=True)
+        self.run("Importing data", lambda: open_data(spec, engine), done, cancellable=True)
 
     def count_rows(self) -> None:
-        """Out of core: count the records in the background (a scan of a CSV file)."""
-        data = self.doc.backend_source
+        """Count the records in the background where they are not known yet (a scan
+        of a CSV file read out of core); ``rows_counted`` when they are."""
+        data = self.doc.data
         if data is None:
             return
         if data.n_rows is not None:
@@ -294,17 +283,17 @@ class FileOperations(QObject):
     def stop_background(self) -> None:
         """Closing: interrupt the queries on data out of core, wait for them and release
         DuckDB (its temporary folder with the CSV copy goes with it)."""
-        if self.doc.backend_source is not None:
-            self.doc.backend_source.close()
+        if self.doc.data is not None:
+            self.doc.data.close()
         self.background.wait(5000)
         self.doc.wait_for_queries(5000)
 
     def _background_failed(self, tag, message: str) -> None:
-        if tag[1] is self.doc.backend_source:  # not the data replaced or closed since
+        if tag[1] is self.doc.data:  # not the data replaced or closed since
             self.window.statusBar().showMessage(f"Out of core: {message}", 15000)
 
     def _background_done(self, tag, _value) -> None:
-        if tag[0] == "count" and tag[1] is self.doc.backend_source:
+        if tag[0] == "count" and tag[1] is self.doc.data:
             self.doc.rows_counted.emit()
 
     # --- save ------------------------------------------------------------------------------

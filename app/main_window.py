@@ -10,8 +10,9 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QStackedWidget, 
 import engine
 from app import APP_NAME, __version__
 from app.actions import build_menus, build_toolbar, create_actions
-from app.document import Document, rows_digest
+from app.document import Document
 from app.file_operations import FileOperations
+from app.hierarchy_status import rows_digest
 from app.perspectives import PERSPECTIVES, PerspectiveContext, create_perspective
 from app.perspectives.configure import ConfigurePerspective
 from app.settings import AppSettings
@@ -269,17 +270,12 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{name}{' *' if self.document.modified else ''} — {APP_NAME}")
 
     def _update_data_label(self) -> None:
-        doc = self.document
-        t = doc.table
-        if doc.out_of_core:
-            self.data_label.setText(doc.backend_source.describe())
-            self.data_label.setToolTip(
-                "The data is too big for memory: it stays in its file and DuckDB reads the "
-                "rows shown, the distinct values and the counts the search needs")
-            return
-        self.data_label.setToolTip("")
-        self.data_label.setText("" if t is None else
-                                f"{t.n_rows:,} rows × {len(t.names):,} columns")
+        data = self.document.data
+        self.data_label.setText("" if data is None else data.describe())
+        self.data_label.setToolTip(
+            "The data is too big for memory: it stays in its file and DuckDB reads the "
+            "rows shown, the distinct values and the counts the search needs"
+            if self.document.out_of_core else "")
 
     def _io_busy(self, busy: bool) -> None:
         for key in ("open", "save", "save_as", "save_job", "import_data", "new", "open_sample"):
@@ -293,9 +289,8 @@ class MainWindow(QMainWindow):
             show_message(self, "Cannot anonymize yet", reason)
             return
         job, table = self.document.build_job(), self.document.table
-        data = self.document.backend_source
-        # out of core DuckDB counts the view's Parquet copy of a CSV file once it exists
-        hook = data.lend_copy if data is not None else None
+        # out of core DuckDB counts the handle's Parquet copy of a CSV file once it exists
+        hook = self.document.data.lend_copy
         self.search.start("Anonymizing", lambda report, cancelled: engine.anonymize(
             table, job, progress=report, cancel=cancelled, build_output=True,
             backend_hook=hook))

@@ -93,9 +93,10 @@ class ProjectSnapshot:
     result_state: dict | None = None
     result_arrays: dict[str, bytes] = field(default_factory=dict)
     extras: dict = field(default_factory=dict)
-    #: data out of core (``source["backend"] == "duckdb"``): the ``engine.backends.browse``
-    #: source opened on reading in place of ``table`` (never written: the file is named)
-    out_of_core: object = None
+    #: the data handle opened on reading (``engine.backends.handle.DataHandle``): over
+    #: ``table``, or out of core (``source["backend"] == "duckdb"``: never written, the
+    #: file is named)
+    data: object = None
 
 
 def _safe(name: str) -> str:

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from app.document import DataSource, Document, Settings
+from app.document import Document, Settings
 from app.project_file import ProjectSnapshot
+from app.source import DataSource
+from engine.backends.handle import MemoryData
 from engine.config import INSENSITIVE, AttributeConfig, Job, TransformationConfig
 from engine.data.csv_import import CsvFormat
 from engine.data.sources import ImportSpec, load, needs_password
@@ -63,13 +65,13 @@ def snapshot_of(doc: Document) -> ProjectSnapshot:
 
 
 def _subset_rows(doc) -> np.ndarray | None:
-    """The subset's row indices to save: ticked rows in memory; out of core, the rows a
-    row file or index list names (read now, so the project keeps them whatever
-    becomes of the file)."""
+    """The subset's row indices to save: the rows selected (``doc.subset``), else (out of
+    core the backend selects them) the rows a row file or index list names, read now,
+    so the project keeps them whatever becomes of the file."""
     if doc.subset is not None:
         return np.flatnonzero(doc.subset)
     spec = doc.subset_spec or {}
-    if doc.out_of_core and ("rows" in spec or "indices" in spec):
+    if "rows" in spec or "indices" in spec:
         from engine.subset import subset_indices
         idx = subset_indices(Job(subset=dict(spec), base_dir=doc.base_dir or Path.cwd()))
         return np.unique(idx)
@@ -79,7 +81,7 @@ def _subset_rows(doc) -> np.ndarray | None:
 def _subset_spec(doc) -> dict | None:
     """How the subset is selected again on opening (a query or a sample), else None."""
     spec = doc.subset_spec
-    if not spec or (doc.out_of_core and ("rows" in spec or "indices" in spec)):
+    if not spec or (doc.subset is None and ("rows" in spec or "indices" in spec)):
         return None
     return dict(spec)
 
@@ -110,26 +112,28 @@ def source_needs_password(snap: ProjectSnapshot) -> bool:
 
 
 def load_snapshot_table(snap: ProjectSnapshot, password: str = "") -> ProjectSnapshot:
-    """In the worker: fill ``snap.table`` from the original source when it is not inside;
-    data saved out of core is opened out of core again (``snap.out_of_core``), nothing
-    of it read but its columns."""
+    """In the worker: open ``snap.data``: over the project's table, else read from the
+    original source; data saved out of core is opened out of core again, nothing of
+    it read but its columns."""
     if snap.table is None and snap.source.get("backend") == "duckdb":
         from engine.backends.browse import OutOfCoreData
         src = DataSource.from_dict(snap.source)
-        snap.out_of_core = OutOfCoreData(src.location, src.delimiter, src.encoding,
-                                         src.memory_limit or None)
+        snap.data = OutOfCoreData(src.location, src.delimiter, src.encoding,
+                                  src.memory_limit or None)
         return snap
     if snap.table is None and snap.source.get("location"):
         snap.table = source_table(DataSource.from_dict(snap.source), password)
+    if snap.table is not None:
+        snap.data = MemoryData(snap.table)
     return snap
 
 
 def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> None:
     """Make the document show a project just read."""
-    if snap.table is not None:
-        doc.set_table(snap.table, DataSource.from_dict(snap.source))
-    elif snap.out_of_core is not None:
-        doc.set_backend_source(snap.out_of_core, DataSource.from_dict(snap.source))
+    if snap.data is None and snap.table is not None:  # read without load_snapshot_table
+        snap.data = MemoryData(snap.table)
+    if snap.data is not None:
+        doc.set_data(snap.data, DataSource.from_dict(snap.source))
     else:
         doc.clear_data()
         doc.source = DataSource.from_dict(snap.source)
@@ -231,7 +235,7 @@ def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
             snap.source = replace(DataSource.from_dict(snap.source), kind=data.kind,
                                   backend="duckdb",
                                   memory_limit=job.engine.memory_limit or "").to_dict()
-            snap.out_of_core = data
+            snap.data = data
             if job.subset and "query" not in job.subset:
                 data.close()
                 raise DataError(f"{data.label} is too big for memory and read out of core, "

@@ -39,7 +39,7 @@ LAYERS = [
     {"problem"},
     {"search"},
     {"output", "analysis", "project"},
-    {"export"},
+    {"export", "release_choice"},
     {"result", "verify"},
     {"release_docs", "saved_result"},
     {"guide"},
@@ -55,9 +55,11 @@ FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 #: show; the wizards above the models (and the perspectives' figures they show); the
 #: window and its file menu on top
 APP_LAYERS = [
-    {"settings", "theme", "workers", "platform_check"},  # services: settings, colours,
-                                                    # threads; can a window open here
-    {"document", "project_file", "person_role"},    # the one document; project files
+    {"settings", "theme", "workers", "platform_check",  # services: settings, colours,
+     "source", "hierarchy_status", "person_role"},      # threads, can a window open here;
+                                                        # records the document keeps, shows
+    {"distinct_requests"},                          # the document's background counts
+    {"document", "project_file"},                   # the one document; project files
     {"project_io", "widgets", "file_dialogs"},      # document <-> project; shared widgets
     {"models", "hierarchies_beside"},               # Qt item models over engine arrays
     {"perspectives"},                               # the four perspectives, independent

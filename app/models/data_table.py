@@ -3,7 +3,7 @@
 Column 0 holds the research-subset checkbox of each row; the other columns are
 one page of the table's columns (``page_size`` per page, as ARX paginates wide
 data). Nothing of the table is copied: ``data()`` looks the code up in the
-column's dictionary. Out of core (``Document.backend_source``) rows come in
+column's dictionary. Out of core (``Document.data`` read by queries) rows come in
 blocks from DuckDB queries (``app.models.row_blocks``), fetched in a worker
 when the view first shows them ("…" until they arrive); the subset column is
 then read-only (the research subset is selected by a query).
@@ -61,7 +61,7 @@ class DataTableModel(PagedModel):
         self._permutation: np.ndarray | None = None  # in memory: row -> data row
         #: out of core: the order DuckDB writes and the rows are read in
         self.sorter = ColumnSort(self)
-        self.sorter.set_data(document.backend_source)
+        self.sorter.set_data(self._queried())
         self.sorter.applied.connect(self._show_order)
         self.sorter.changed.connect(self.sort_changed)
         self.rows = RowBlocks(self._fetch_rows, self)
@@ -70,6 +70,11 @@ class DataTableModel(PagedModel):
         document.data_changed.connect(self._reset)
         document.attributes_changed.connect(self._attributes_changed)
         document.subset_changed.connect(self._subset_changed)
+
+    def _queried(self):
+        """The document's data when its rows are read by queries (pages, orders), else
+        None (in memory the model reads the table's columns)."""
+        return self.doc.data if self.doc.out_of_core else None
 
     # --- paging -----------------------------------------------------------------------
     def paged_count(self) -> int:
@@ -101,7 +106,7 @@ class DataTableModel(PagedModel):
         self._page = 0
         self.rows.clear()
         self.row_start = 0
-        self.sorter.set_data(self.doc.backend_source)  # the data's order again
+        self.sorter.set_data(self._queried())  # the data's order again
         self._memory_sort = self._permutation = None
         self._ooc_rows = self._known_rows()
         self._load_page()
@@ -111,7 +116,7 @@ class DataTableModel(PagedModel):
     def _known_rows(self) -> int:
         """Model rows out of core: the window's share of the rows (the first block
         until they are counted)."""
-        data = self.doc.backend_source
+        data = self._queried()
         if data is None:
             return 0
         n = data.n_rows if data.n_rows is not None else self.rows.block_rows
@@ -145,7 +150,7 @@ class DataTableModel(PagedModel):
     def _fetch_rows(self, start: int, count: int):
         """In the worker: rows of the out-of-core data (all columns, as text), in the
         order shown."""
-        data = self.doc.backend_source
+        data = self._queried()
         if data is None:
             return None
         return data.page(start, count, self.sorter.order)
@@ -222,7 +227,7 @@ class DataTableModel(PagedModel):
             return int(self._permutation[row])
         if self.sorter.order is None:
             return self.row_start + row
-        value = self.rows.value(self.row_start + row, self.doc.backend_source.row_column)
+        value = self.rows.value(self.row_start + row, self.doc.data.row_column)
         return None if value is None else int(value)
 
     def _attributes_changed(self, names: list) -> None:
@@ -242,7 +247,7 @@ class DataTableModel(PagedModel):
             return 0
         if self.doc.table is not None:
             return self.doc.table.n_rows
-        if self.doc.backend_source is not None:
+        if self.doc.out_of_core:
             return self._ooc_rows  # until counted (a scan of a CSV file), the first block
         return 0
 

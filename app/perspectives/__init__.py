@@ -5,16 +5,21 @@ perspective lives in its own package (``app.perspectives.explore``, ``.utility``
 ``.risk``) exposing ``create_perspective(context: PerspectiveContext) -> QWidget``,
 named in the static map `factories`. A perspective that fails to build fails the
 window loudly: there is no silent empty page.
+
+One way to bind a perspective to the document: a `Presenter` per perspective. The
+view (a plain widget, usable on its own with ``set_result``) knows nothing of the
+document; the presenter, built from the typed `PerspectiveContext`, connects the
+document's signals to its own methods and tells the view what to show, and the
+view's edits to the document. It lives as long as its view (its Qt parent).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QWidget
 
-from app.workers import Shutdowns
+from app.perspectives.presenter import PerspectiveContext, Presenter
 
 
 @dataclass(frozen=True)
@@ -32,20 +37,6 @@ PERSPECTIVES = (
 )
 
 
-@dataclass
-class PerspectiveContext:
-    """What a perspective may use: the document, the window's task controller
-    (search runs), settings, named actions (``anonymize``, ``import``...), and the
-    window's ``Shutdowns``, where a perspective with threads registers its shutdown."""
-
-    document: object
-    tasks: object
-    settings: object
-    window: QWidget
-    actions: dict[str, QAction] = field(default_factory=dict)
-    shutdowns: Shutdowns = field(default_factory=Shutdowns)
-
-
 def factories() -> dict[str, Callable[[PerspectiveContext], QWidget]]:
     """Each perspective other than Configure by key: the static map the window builds
     from (imported here, not at the top, because the packages import this module)."""
@@ -58,3 +49,7 @@ def factories() -> dict[str, Callable[[PerspectiveContext], QWidget]]:
 def create_perspective(spec: PerspectiveSpec, context: PerspectiveContext) -> QWidget:
     """The perspective's widget."""
     return factories()[spec.key](context)
+
+
+__all__ = ["PERSPECTIVES", "PerspectiveContext", "PerspectiveSpec", "Presenter",
+           "create_perspective", "factories"]

@@ -18,9 +18,7 @@ NONE_TIP = ("No population: k-map with an estimator and population uniqueness ne
 
 def records_of(doc) -> int:
     """The number of records a population's sampling fraction refers to: the data's."""
-    if doc.table is not None:
-        return doc.table.n_rows
-    if doc.row_count is not None:  # out of core, once counted
+    if doc.row_count is not None:  # out of core once counted
         return doc.row_count
     problem = getattr(doc.result, "problem", None)
     return problem.table.n_records if problem is not None else 1

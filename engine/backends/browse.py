@@ -43,6 +43,7 @@ import pandas as pd
 from engine.backends import DataSource, choose_backend, data_source, estimated_memory
 from engine.backends.base import PhaseProgress, ReleasePlan
 from engine.backends.browse_order import SortedRows
+from engine.backends.handle import DataHandle, MemoryData, out_of_core_engine
 from engine.config import DataConfig, EngineConfig, Job
 from engine.data.datatypes import declared_types
 from engine.data.files import is_glob
@@ -80,8 +81,12 @@ def out_of_core_backend(path: str | Path, engine: EngineConfig, delimiter: str =
         return False
 
 
-class OutOfCoreData(SortedRows):
-    """A data source read by DuckDB on demand (see the module's text)."""
+class OutOfCoreData(SortedRows, DataHandle):
+    """A data source read by DuckDB on demand (see the module's text): the out-of-core
+    ``DataHandle``."""
+
+    out_of_core = True
+    backend_name = "duckdb"
 
     def __init__(self, path: str | Path, delimiter: str = ";", encoding: str = "utf-8",
                  memory_limit: str | None = None):
@@ -348,6 +353,38 @@ class OutOfCoreData(SortedRows):
         """``distinct(column)`` if it was computed already, else None (no query)."""
         return self._distinct.get(column)
 
+    def known_distinct_values(self, column: str) -> np.ndarray | None:
+        known = self.known_distinct(column)
+        return None if known is None else known["value"].to_numpy(dtype=object)
+
+    def hierarchy_columns(self, names: list[str]) -> dict[str, EncodedColumn]:
+        return {n: distinct_column(n, self.distinct(n)) for n in names}
+
+    def subset_mask(self, spec: dict, base_dir: Path) -> None:
+        return None  # the backend selects the rows when it counts them
+
+    def count_subset(self, spec: dict, base_dir: Path) -> tuple[int, int]:
+        """Records a ``[subset]`` selects, and all records (a query on the frequency
+        table of its columns; row numbers and samples as the backend draws them,
+        ``engine.subset.subset_rows``).
+
+        Raises
+        ------
+        AnonymistError
+            Naming the file and value when a row file is unreadable or an index is
+            outside the data.
+        """
+        from engine.subset import check_indices, subset_rows
+        if "query" in spec:
+            return self.query_count(spec["query"])
+        total = self.count_rows()
+        rows = subset_rows(Job(subset=dict(spec), base_dir=base_dir), lambda: total)
+        check_indices(rows, total)
+        return len(rows), total
+
+    def job_engine(self, engine: EngineConfig) -> EngineConfig:
+        return out_of_core_engine(engine, self.memory_limit)
+
     def query_count(self, query: str) -> tuple[int, int]:
         """Records a research-subset ``query`` (``engine.query``) selects, and all records:
         the query runs on the frequency table of its columns, as the engine runs it."""
@@ -452,3 +489,17 @@ def distinct_column(name: str, distinct: pd.DataFrame) -> CountedColumn:
     values = distinct["value"].to_numpy(dtype=object)
     return CountedColumn(name, np.arange(len(values), dtype=np.int32), values,
                          distinct["count"].to_numpy(dtype=np.int64))
+
+
+def open_data(spec, engine: EngineConfig) -> DataHandle:
+    """The handle on an import (``engine.data.sources.ImportSpec``): a CSV or Parquet
+    file that the engine's rule sends to DuckDB (``[engine] backend``, or ``"auto"``
+    and more than the memory share) is opened out of core (nothing read but its
+    columns and first rows), anything else read into memory."""
+    from engine.data.sources import load
+    fmt = spec.csv_format
+    if spec.kind in ("csv", "parquet") and out_of_core_backend(
+            spec.location, engine, fmt.delimiter if fmt else ";",
+            fmt.encoding if fmt else "utf-8"):
+        return open_out_of_core(spec, engine.memory_limit)
+    return MemoryData(EncodedTable.from_dataframe(load(spec)))

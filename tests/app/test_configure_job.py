@@ -131,9 +131,11 @@ def test_file_dialogs_start_in_the_data_folder_and_remember(qtbot, window, monke
     (tmp_path / "elsewhere").mkdir()
     monkeypatch.setattr(ExportDialog, "exec", fake_exec)
     monkeypatch.setattr(window.files, "export_release", lambda request, levels=None: None)
-    from app.document import CurrentTransformation
+    from engine.release_choice import CurrentTransformation
     current = CurrentTransformation({"age": 1}, False, False, True, 0, 10.0)
-    monkeypatch.setattr(window.document, "result", type("R", (), {"optimum": object()})())
+    result = type("R", (), {"optimum": object()})()
+    monkeypatch.setattr(window.document, "release",
+                        type("C", (), {"result": result, "applied": None})())
     monkeypatch.setattr(window.document, "current_transformation", lambda: current)
     window.files.export_dialog()
     assert Path(seen[0]) == project / "anonymized.csv"  # the project's folder
@@ -251,3 +253,12 @@ def test_large_counts_in_declared_forms_show_group_separators(qtbot, window):
     assert editor.text() == f"{value:,} transformations".replace(",", sep)
     editor.setValue(250_000)  # and it still reads back as the number
     assert window.configure.search.limits.value("heuristic_threshold") == 250_000
+
+
+def test_update_settings_refuses_a_name_the_settings_do_not_have(qapp):
+    from app.document import Document
+    doc = Document()
+    with pytest.raises(TypeError):
+        doc.update_settings(suppression_limit=0.04)  # a [transformation] key: not here
+    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 3}])
+    assert doc.settings.privacy == [{"model": "k-anonymity", "k": 3}]

@@ -5,14 +5,16 @@ import numpy as np
 import pandas as pd
 from PySide6.QtCore import Qt
 
-from app.document import DataSource, Document
+from app.document import Document
 from app.models.attribute_list import AttributeListModel
 from app.models.column_selection import ColumnSelectionModel
-from engine.data.datatypes import ColumnChoice
 from app.models.data_table import DataTableModel
 from app.models.frame_table import FrameTableModel
 from app.models.hierarchy import HierarchyModel
 from app.models.privacy_models import PrivacyModelList
+from app.source import DataSource
+from engine.backends.handle import MemoryData
+from engine.data.datatypes import ColumnChoice
 from engine.data.table import EncodedTable
 
 
@@ -20,7 +22,7 @@ def small_document(n_cols=3, n_rows=20) -> Document:
     df = pd.DataFrame({f"c{j}": [f"v{(i * (j + 1)) % 7}" for i in range(n_rows)]
                        for j in range(n_cols)})
     doc = Document()
-    doc.set_table(EncodedTable.from_dataframe(df), DataSource("csv", "x.csv"))
+    doc.set_data(MemoryData(EncodedTable.from_dataframe(df)), DataSource("csv", "x.csv"))
     return doc
 
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from app.document import DataSource, Document
-from engine.backends.browse import OutOfCoreData
+from app.document import Document
 from app.perspectives.utility import analysis as an
+from app.source import DataSource
+from engine.backends.browse import OutOfCoreData
+from tests.app.test_journeys import in_memory, verify_export
 from tests.engine.test_analysis_aggregates import assert_same
 from tests.shared_data import SHARED
-from tests.app.test_journeys import in_memory, verify_export
 
 ADULT = SHARED / "data" / "adult"
 QIS = ("age", "sex", "race", "education")
@@ -43,12 +44,12 @@ def test_scans_read_the_parquet_copy_with_the_same_figures(qapp, adult_part, tmp
     from engine.hierarchy.csv_io import read_hierarchy
     doc = Document()
     data = OutOfCoreData(adult_part)
-    doc.set_backend_source(data, DataSource("csv", str(adult_part)))
+    doc.set_data(data, DataSource("csv", str(adult_part)))
     for name in QIS:
         doc.set_hierarchy_rows(name, read_hierarchy(ADULT / f"adult_hierarchy_{name}.csv",
                                                     name).rows)
     doc.update_attributes(list(QIS), type="quasi-identifying")
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 5}], suppression_limit=0.04)
+    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 5}])
     result = engine.anonymize(None, doc.build_job())
     backend = result.problem.backend
     try:
@@ -128,7 +129,7 @@ def test_anonymize_and_export_read_the_copy(qtbot, window, generated, tmp_path, 
     from tests.app.test_journeys import add_model_through_dialog, anonymize, export, set_type
     from tests.app.test_out_of_core_window import ROWS, open_out_of_core
     doc = open_out_of_core(qtbot, window, generated)
-    assert doc.backend_source.text_copy() is not None  # the row count made it
+    assert doc.data.text_copy() is not None  # the row count made it
     set_type(window, QIS, QUASI_IDENTIFYING)
     for name in QIS:
         window.configure.attributes.select([name])
@@ -137,7 +138,7 @@ def test_anonymize_and_export_read_the_copy(qtbot, window, generated, tmp_path, 
     result = anonymize(qtbot, window)
     assert not messages, messages
     assert result.problem.table.n_records == ROWS
-    copy = doc.backend_source.text_copy()
+    copy = doc.data.text_copy()
     assert scans == [f"read_parquet('{copy}')"]  # the search's count read the copy
     away = generated.rename(generated.with_suffix(".away"))
     try:

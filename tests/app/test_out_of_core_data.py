@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.document import DataSource, Document
+from app.document import Document
+from app.source import DataSource
 from engine.backends.browse import OutOfCoreData, out_of_core_backend
 from engine.config import EngineConfig
 from engine.data.csv_import import read_csv
 from engine.data.table import EncodedTable
 
-from tests.shared_data import SHARED
 from tests.app.test_journeys import in_memory
+from tests.shared_data import SHARED
 
 ADULT = SHARED / "data" / "adult" / "adult.csv"
 
@@ -71,7 +72,7 @@ def test_threshold_comes_from_memory_share(adult_part):
 def test_document_out_of_core(qapp, adult_part):
     doc = Document()
     data = OutOfCoreData(adult_part)
-    doc.set_backend_source(data, DataSource("csv", str(adult_part)))
+    doc.set_data(data, DataSource("csv", str(adult_part)))
     assert doc.has_data and doc.out_of_core and doc.table is None
     assert doc.column_names == data.names and set(doc.attributes) == set(data.names)
     assert doc.known_distinct_values("sex") is None
@@ -89,7 +90,7 @@ def test_released_page_is_the_backend_release(qapp, adult_part, tmp_path):
     from engine.hierarchy.csv_io import read_hierarchy
 
     doc = Document()
-    doc.set_backend_source(OutOfCoreData(adult_part), DataSource("csv", str(adult_part)))
+    doc.set_data(OutOfCoreData(adult_part), DataSource("csv", str(adult_part)))
     for name in ("age", "sex", "race"):
         h = read_hierarchy(ADULT.parent / f"adult_hierarchy_{name}.csv", name)
         doc.set_hierarchy_rows(name, h.rows)

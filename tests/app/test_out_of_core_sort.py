@@ -12,9 +12,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 
 from app.perspectives import PERSPECTIVES
+from tests.app.test_journeys import release_out_of_core_as_in_memory, set_adult_qis
 from tests.app.test_out_of_core_window import (ROWS, close_out_of_core,
                                               generate_adult_like, open_out_of_core)
-from tests.app.test_journeys import release_out_of_core_as_in_memory, set_adult_qis
 
 SHOWN = 60  # rows compared after each sort
 
@@ -234,7 +234,7 @@ def test_sorting_side_by_side_records_out_of_core(qtbot, window, adult_like, tmp
     exported = pd.read_csv(export(qtbot, window, tmp_path / "released.csv"), sep=";",
                            dtype=str, keep_default_na=False)
     records = utility.records
-    assert records.sort.data is doc.backend_source
+    assert records.sort.data is doc.data
     click_header(records.output, "age")  # a column of the output sorts by the input's
     assert records.sort.pending == ("age", True)
     qtbot.waitUntil(lambda: records.sort.shown == ("age", True), timeout=30_000)

@@ -6,8 +6,9 @@ import zipfile
 import pandas as pd
 import pytest
 
-from engine.data.sources import ImportSpec
+from engine.backends.handle import MemoryData
 from engine.config import QUASI_IDENTIFYING
+from engine.data.sources import ImportSpec
 from tests.app.conftest import ADULT
 
 QIS = ("sex", "race", "education")
@@ -80,13 +81,13 @@ def test_a_database_password_is_never_stored_and_asked_again(qtbot, window, tmp_
     if not (ADULT / "adult.csv").exists():
         pytest.skip("../shared/data/adult is not available")
     from app import project_io
-    from app.document import DataSource
+    from app.source import DataSource
     from app.project_file import write_project
     from engine.data.table import EncodedTable
     _path, frame = small_adult(tmp_path, 50)
     url = "postgresql+psycopg2://ann:s3cret@db.example:5432/clinic"
     doc = window.document
-    doc.set_table(EncodedTable.from_dataframe(frame), DataSource("sql", url, "people"))
+    doc.set_data(MemoryData(EncodedTable.from_dataframe(frame)), DataSource("sql", url, "people"))
     assert "s3cret" not in doc.source.location
     assert doc.source.location == "postgresql+psycopg2://ann@db.example:5432/clinic"
     project = tmp_path / "db.anonymist"

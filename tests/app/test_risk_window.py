@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from app.document import DataSource
 from app.perspectives.risk import RiskPerspective
+from app.source import DataSource
+from engine.backends.handle import MemoryData
 from engine.config import QUASI_IDENTIFYING
 from tests.app.test_risk import adult_result  # noqa: F401 - module fixture
 
@@ -14,7 +15,7 @@ def test_follows_document_and_applied_transformation(qtbot, window, adult_result
     assert isinstance(view, RiskPerspective)
     assert view.stack.currentIndex() == 0  # nothing to assess yet
     doc = window.document
-    doc.set_table(adult_result.problem.table, DataSource())
+    doc.set_data(MemoryData(adult_result.problem.table), DataSource())
     assert view.stack.currentIndex() == 0 and "quasi-identifying" in view.empty.text.text()
     with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.update_attributes(["sex", "age"], type=QUASI_IDENTIFYING)

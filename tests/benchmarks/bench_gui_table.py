@@ -86,15 +86,17 @@ def bench_open(rows: int, folder: Path) -> None:
 
 
 def bench_wide(n_cols: int = 1000, n_rows: int = 10_000) -> None:
-    from app.document import DataSource, Document
+    from app.source import DataSource
+    from app.document import Document
     from app.models.data_table import DataTableModel
+    from engine.backends.handle import MemoryData
     from engine.data.table import EncodedTable
 
     rng = np.random.default_rng(1)
     df = pd.DataFrame({f"c{j:04d}": rng.integers(0, 50, n_rows).astype(str)
                        for j in range(n_cols)})
     doc = Document()
-    doc.set_table(EncodedTable.from_dataframe(df), DataSource())
+    doc.set_data(MemoryData(EncodedTable.from_dataframe(df)), DataSource())
     model = DataTableModel(doc, page_size=100)
     times = []
     for page in list(range(1, model.page_count)) + [0]:

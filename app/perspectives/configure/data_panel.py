@@ -134,7 +134,7 @@ class DataPanel(QWidget):
             self.row_pager.hide()
             self.go_to.hide()
         if out:
-            data = self.doc.backend_source
+            data = self.doc.data
             how = describe_subset(self.doc.subset_spec)
             error = self.model.rows.error
             self.info.setText(data.describe(short=True)

@@ -168,7 +168,7 @@ class SubsetDialog(QDialog):
                 f"<span style='color:#b3261e'>{m}</span>"))
         self._counting.forget()
         self.status.setText("Counting the records the subset selects (DuckDB)…")
-        self._counting.submit(lambda: self.doc.count_subset_out_of_core(spec),
+        self._counting.submit(lambda: self.doc.count_subset(spec),
                               (spec, accept))
 
     def _counted(self, tag, value) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from PySide6.QtCore import QTimer
 
-from engine.privacy.population import PopulationModel
-from engine.analysis.risk_comparison import Thresholds
 from app.person_role import person_of
+from app.perspectives.presenter import PerspectiveContext, Presenter
 from app.perspectives.risk.perspective import AUTO_LIMIT, RiskPerspective
 from app.widgets.population_editor import records_of
+from engine.analysis.risk_comparison import Thresholds
 from engine.config import QUASI_IDENTIFYING
 from engine.errors import AnonymistError
+from engine.privacy.population import PopulationModel
 
 #: settings key of the size above which heavy analyses wait to be asked for
 AUTO_LIMIT_KEY = "risk/auto_analysis_limit"
@@ -31,96 +32,106 @@ def auto_limit(settings) -> int:
         return AUTO_LIMIT
 
 
-def create_perspective(context) -> RiskPerspective:
-    doc = context.document
-    actions = [context.actions[k] for k in ("show_configure", "anonymize")
-               if k in context.actions]
-    view = RiskPerspective(actions, auto_limit(context.settings))
-    context.shutdowns.register("risk", view.shutdown)
+def create_perspective(context: PerspectiveContext) -> RiskPerspective:
+    view = RiskPerspective(context.toolbar_actions("show_configure", "anonymize"),
+                           auto_limit(context.settings))
+    RiskPresenter(view, context)
+    return view
 
-    restoring = {"on": False}
 
-    def restore() -> None:
-        state = doc.extras.get(EXTRAS_KEY) or {}
-        restoring["on"] = True
+class RiskPresenter(Presenter):
+    """The document's result (or its data and quasi-identifiers before a run), the
+    transformation applied in Explore, and the thresholds and population model the
+    perspective edits (kept in the project, the population in the job)."""
+
+    key = "risk"
+
+    def __init__(self, view: RiskPerspective, context: PerspectiveContext):
+        super().__init__(view, context)
+        doc = self.doc
+        #: the view is being set from the document: its change signals are not edits
+        self._restoring = False
+        self._timer = QTimer(view)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(150)  # attribute edits come in bursts
+        self._timer.timeout.connect(self.refresh)
+        doc.result_changed.connect(self.result_changed)
+        doc.settings_changed.connect(self.show_population)
+        view.threshold_bar.thresholds_changed.connect(self.remember)
+        view.uniqueness.population_changed.connect(self.population_edited)
+        for name in ("data_changed", "subset_changed"):
+            getattr(doc, name).connect(self._timer.start)
+        doc.attributes_changed.connect(
+            lambda _names: None if doc.result else self._timer.start())
+        doc.output_changed.connect(self.output_changed)
+        self.restore()
+        self.refresh()
+
+    def restore(self) -> None:
+        """The project's thresholds and population model."""
+        state = self.doc.extras.get(EXTRAS_KEY) or {}
+        self._restoring = True
         try:
             if "thresholds" in state:
-                view.set_thresholds(Thresholds(**state["thresholds"]))
-            show_population()
+                self.view.set_thresholds(Thresholds(**state["thresholds"]))
+            self.show_population()
         except (TypeError, ValueError, AnonymistError):
             pass  # a project of another version: keep the defaults
         finally:
-            restoring["on"] = False
+            self._restoring = False
 
-    def n_records() -> int:
-        return records_of(doc)
+    def n_records(self) -> int:
+        return records_of(self.doc)
 
-    def show_population() -> None:
+    def show_population(self) -> None:
         """The job's population (Configure edits the same one); without one, ARX's USA."""
-        model = (PopulationModel.from_job(doc.settings.population, n_records())
+        model = (PopulationModel.from_job(self.doc.settings.population, self.n_records())
                  or PopulationModel())
-        if model != view.uniqueness.editor.model():
-            restoring["on"] = True
+        if model != self.view.uniqueness.editor.model():
+            restoring, self._restoring = self._restoring, True
             try:
-                view.uniqueness.editor.set_model(model)
+                self.view.uniqueness.editor.set_model(model)
             finally:
-                restoring["on"] = False
+                self._restoring = restoring
 
-    def remember(*_args) -> None:
-        if restoring["on"]:
+    def remember(self, *_args) -> None:
+        if self._restoring:
             return
-        doc.extras[EXTRAS_KEY] = {"thresholds": dict(view.thresholds.__dict__)}
-        doc.set_modified(True)
+        self.doc.extras[EXTRAS_KEY] = {"thresholds": dict(self.view.thresholds.__dict__)}
+        self.doc.set_modified(True)
 
-    def population_edited(model) -> None:
-        if restoring["on"] or model is None:
+    def population_edited(self, model) -> None:
+        if self._restoring or model is None:
             return
-        population = model.to_job(n_records())
-        if population != doc.settings.population:
-            doc.update_settings(population=population)
+        population = model.to_job(self.n_records())
+        if population != self.doc.settings.population:
+            self.doc.update_settings(population=population)
 
-    def refresh() -> None:
+    def refresh(self) -> None:
+        doc, view = self.doc, self.view
         view._deferred = None  # a count waiting for the view to be shown is stale
+        qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
         if doc.result is not None:
             view.set_result(doc.result, doc.applied_levels)
         elif doc.table is not None:
-            qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
             person = person_of(doc)  # figures per person (app/person_role.py)
             view.set_input(doc.table, qis, doc.subset,
                            None if person is None else doc.table.column(person).codes)
-        elif doc.out_of_core:  # too big for memory: the QIs' frequency table, from DuckDB
-            data = doc.backend_source
-            qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
+        elif doc.data is not None:  # out of core: the QIs' frequency table, from DuckDB
+            data = doc.data
             view.set_input_counted(lambda: data.frequency_table(qis), qis)
         else:
             view.set_result(None)
 
-    timer = QTimer(view)
-    timer.setSingleShot(True)
-    timer.setInterval(150)  # attribute edits come in bursts
-    timer.timeout.connect(refresh)
+    def result_changed(self) -> None:
+        self.restore()  # a project was opened: its thresholds and population model
+        self._timer.stop()
+        self.refresh()
 
-    def result_changed() -> None:
-        restore()  # a project was opened: its thresholds and population model
-        timer.stop()
-        refresh()
-
-    def output_changed(levels) -> None:  # the current transformation (None: optimum)
-        if doc.result is not None:
-            view.set_result(doc.result, levels)
-
-    doc.result_changed.connect(result_changed)
-    doc.settings_changed.connect(show_population)
-    view.threshold_bar.thresholds_changed.connect(remember)
-    view.uniqueness.population_changed.connect(population_edited)
-    for name in ("data_changed", "subset_changed"):
-        getattr(doc, name).connect(timer.start)
-    doc.attributes_changed.connect(lambda _names: None if doc.result else timer.start())
-    doc.output_changed.connect(output_changed)
-    restore()
-    refresh()
-    return view
+    def output_changed(self, levels) -> None:  # the current transformation (None: optimum)
+        if self.doc.result is not None:
+            self.view.set_result(self.doc.result, levels)
 
 
-__all__ = ["RiskPerspective", "create_perspective", "Thresholds", "PopulationModel",
+__all__ = ["RiskPerspective", "RiskPresenter", "create_perspective", "Thresholds", "PopulationModel",
            "AUTO_LIMIT_KEY"]

@@ -6,26 +6,22 @@
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QWidget
-
+from app.perspectives.presenter import PerspectiveContext, Presenter
 from app.perspectives.utility.perspective import UtilityPerspective
 
-__all__ = ["UtilityPerspective", "create_perspective"]
+__all__ = ["UtilityPerspective", "UtilityPresenter", "create_perspective"]
 
 
-def create_perspective(context) -> QWidget:
-    """The perspective bound to the document (see `_DocumentBinding`)."""
+def create_perspective(context: PerspectiveContext) -> UtilityPerspective:
+    """The perspective bound to the document (`UtilityPresenter`)."""
     page_size = getattr(context.settings, "page_size", 100)
-    actions = [context.actions[k] for k in ("show_configure", "anonymize")
-               if k in getattr(context, "actions", {})]
-    widget = UtilityPerspective(page_size, actions)
-    widget._binding = _DocumentBinding(widget, context.document)
-    context.shutdowns.register("utility", widget.shutdown)
-    return widget
+    view = UtilityPerspective(page_size, context.toolbar_actions("show_configure",
+                                                                 "anonymize"))
+    UtilityPresenter(view, context)
+    return view
 
 
-class _DocumentBinding(QObject):
+class UtilityPresenter(Presenter):
     """Keeps the perspective on the document's current transformation.
 
     * ``document.result_changed``: show the new result's current transformation
@@ -33,19 +29,20 @@ class _DocumentBinding(QObject):
     * ``document.output_changed(levels)``: show the transformation applied in Explore.
     """
 
-    def __init__(self, perspective: UtilityPerspective, document):
-        super().__init__(perspective)
-        self.perspective = perspective
-        self.doc = document
+    key = "utility"
+
+    def __init__(self, view: UtilityPerspective, context: PerspectiveContext):
+        super().__init__(view, context)
+        doc = self.doc
         # out of core the side-by-side records are sorted by the document's data
-        perspective.records.data_source = lambda: document.backend_source
-        document.result_changed.connect(self.result_changed)
-        document.output_changed.connect(self.output_changed)
-        if document.result is not None:
+        view.records.data_source = lambda: doc.data if doc.out_of_core else None
+        doc.result_changed.connect(self.result_changed)
+        doc.output_changed.connect(self.output_changed)
+        if doc.result is not None:
             self.result_changed()
 
     def result_changed(self) -> None:
-        self.perspective.set_result(self.doc.result, self.doc.applied_levels)
+        self.view.set_result(self.doc.result, self.doc.applied_levels)
 
     def output_changed(self, levels=None) -> None:
-        self.perspective.set_result(self.doc.result, levels)
+        self.view.set_result(self.doc.result, levels)

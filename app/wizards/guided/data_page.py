@@ -5,9 +5,9 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (QFileDialog, QHBoxLayout, QLineEdit, QPushButton, QVBoxLayout)
 
-from engine.data.sources import ImportSpec, guess_kind
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
 from engine.data.csv_import import detect_csv_format
+from engine.data.sources import ImportSpec, guess_kind
 from engine.errors import AnonymistError
 
 PREVIEW_ROWS = 8
@@ -96,7 +96,7 @@ class DataPage(GuidedPage):
             self.preview.setRowCount(0)
             self.preview.setColumnCount(0)
             self.summary.setText(
-                f"{doc.backend_source.label} is too big for memory and was opened out of "
+                f"{doc.data.label} is too big for memory and was opened out of "
                 f"core (DuckDB). The guided release reads the records in memory to propose "
                 f"attributes and hierarchies: close this wizard and configure the release "
                 f"in Configure, or raise the memory share in the settings.")
