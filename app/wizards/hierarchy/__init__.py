@@ -15,7 +15,8 @@ from typing import Any
 
 from PySide6.QtWidgets import QDialog, QWidget
 
-from app.wizards.hierarchy.wizard import HierarchyWizard, Results, resolve_data_type
+from app.wizards.hierarchy.host import Results
+from app.wizards.hierarchy.wizard import HierarchyWizard, resolve_data_type
 from engine.data.table import EncodedColumn
 from engine.hierarchy.builders import BuilderSpec
 from engine.hierarchy.model import Hierarchy

@@ -22,7 +22,7 @@ from engine.hierarchy.builders import BuilderError, BuilderSpec, column_values, 
 from engine.hierarchy.builders.base import natural_order
 
 if TYPE_CHECKING:
-    from app.wizards.hierarchy.wizard import HierarchyWizard
+    from app.wizards.hierarchy.host import WizardHost
 
 
 class BuilderPage(QWizardPage):
@@ -31,7 +31,7 @@ class BuilderPage(QWizardPage):
     builder: ClassVar[type[BuilderSpec]]
     subtitle: ClassVar[str] = ""
 
-    def __init__(self, wizard: "HierarchyWizard"):
+    def __init__(self, wizard: "WizardHost"):
         super().__init__()
         self.wiz = wizard
         self.setObjectName(f"{self.builder.name}Page")

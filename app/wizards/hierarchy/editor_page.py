@@ -23,7 +23,7 @@ from engine.hierarchy.csv_io import write_hierarchy
 from engine.hierarchy.model import Hierarchy
 
 if TYPE_CHECKING:
-    from app.wizards.hierarchy.wizard import HierarchyWizard
+    from app.wizards.hierarchy.host import WizardHost
 
 CSV_FILTER = "Hierarchy CSV (*.csv *.txt);;All files (*)"
 UNDO_DEPTH = 50
@@ -33,7 +33,7 @@ class EditorPage(QWizardPage):
     """The hierarchy as a table (edit a cell to rename its label everywhere) and the
     groups of one level as a tree (drag members onto another group)."""
 
-    def __init__(self, wizard: "HierarchyWizard"):
+    def __init__(self, wizard: "WizardHost"):
         super().__init__()
         self.wiz = wizard
         self.setObjectName("editorPage")

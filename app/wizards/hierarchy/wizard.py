@@ -20,6 +20,7 @@ from app.widgets.dialogs import show_error
 from app.wizards.hierarchy.base_page import BuilderPage
 from app.wizards.hierarchy.dates_page import DatesPage
 from app.wizards.hierarchy.editor_page import EditorPage
+from app.wizards.hierarchy.host import Results
 from app.wizards.hierarchy.intervals_page import IntervalsPage
 from app.wizards.hierarchy.masking_page import MaskingPage
 from app.wizards.hierarchy.ordering_page import OrderingPage
@@ -45,7 +46,6 @@ DESCRIPTIONS = {
     "edit": "Keep the current hierarchy and edit its levels and groups",
 }
 SPEC_FILTER = "Hierarchy specification (*.json);;All files (*)"
-Results = dict[str, tuple[Hierarchy, BuilderSpec | None]]
 
 
 def resolve_data_type(data_type: Any, columns: Mapping[str, EncodedColumn]) -> DataType:
