@@ -283,6 +283,7 @@ def _build_output(result: AnonymizationResult, phases: Reporter) -> bool:
 def risk(data=None, quasi_identifiers=None, weight: str | None = None,
          household: str | None = None, method: str = "approx", sensitive=None,
          threshold: float | None = None, job=None, delimiter: str | None = None,
+         backend: str = "memory", per_record=None, memory_limit: str | None = None,
          **options):
     """The survey risk measures of a table, without anonymizing it (sdcMicro's
     individual, global and household risk, SUDA2 and DIS-SUDA, k-anonymity violations,
@@ -308,6 +309,12 @@ def risk(data=None, quasi_identifiers=None, weight: str | None = None,
         A job naming the roles and the data.
     delimiter : str, optional
         The CSV's delimiter (default: the job's, else detected).
+    backend : "memory" or "duckdb"
+        ``duckdb`` counts a CSV or Parquet file out of core (only its frequency table
+        in memory; no l-diversity); ``per_record`` is then written by DuckDB and the
+        result's ``per_record`` is None.
+    per_record : path, optional
+        Also write the per-record table there (CSV, atomically).
     options
         ``dis_fraction``, ``missing``, ``suda``, ``risky_cells_dimensions``,
         ``risky_cells_threshold`` of ``engine.sdc.measures.measure_risk``.
@@ -331,10 +338,52 @@ def risk(data=None, quasi_identifiers=None, weight: str | None = None,
     if not quasi_identifiers:
         raise JobError("name the quasi-identifiers (--quasi-identifiers, or "
                        "quasi-identifying attributes in the job)")
+    from engine.sdc.files import write_per_record
+    if backend == "duckdb":
+        return _risk_out_of_core(data, j, list(quasi_identifiers), weight, household, method,
+                                 list(sensitive or ()), threshold, delimiter, per_record,
+                                 memory_limit, options)
+    if backend != "memory":
+        raise JobError(f"backend '{backend}': memory or duckdb")
     frame = risk_frame(data, j, delimiter)
-    return measure_risk(frame, list(quasi_identifiers), weight=weight, household=household,
-                        method=method, sensitive=list(sensitive or ()), threshold=threshold,
-                        **options)
+    measured = measure_risk(frame, list(quasi_identifiers), weight=weight,
+                            household=household, method=method,
+                            sensitive=list(sensitive or ()), threshold=threshold, **options)
+    if per_record is not None:
+        write_per_record(measured.per_record, per_record)
+    return measured
+
+
+def _risk_out_of_core(data, job, qis, weight, household, method, sensitive, threshold,
+                      delimiter, per_record, memory_limit, options):
+    from engine.backends.sdc_risk import measure_risk_duckdb
+    from engine.data.csv_import import detect_csv_format
+    from engine.sdc.measures import SurveyRisk
+    if sensitive:
+        raise JobError("l-diversity (sensitive attributes) is measured in memory only: "
+                       "leave out --sensitive or use the memory backend")
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(data, pd.DataFrame):
+        raise JobError("the duckdb backend reads a file: give a path")
+    path = Path(data) if data is not None else (job.resolve(str(job.data.path))
+                                                if job is not None and job.data.path else None)
+    if path is None:
+        raise JobError("give the data file")
+    kind = data_kind(job or Job(), path)
+    if kind not in STREAMED:
+        raise JobError(f"the duckdb backend reads CSV and Parquet files, not {path.name}")
+    if not path.exists():
+        raise DataError(f"data file not found: {path}")
+    encoding = job.data.encoding if job is not None else "utf-8"
+    given = delimiter or (job.data.delimiter if job is not None else None)
+    if kind == "csv" and given is None:
+        fmt = detect_csv_format(path)
+        given, encoding = fmt.delimiter, fmt.encoding
+    summary = measure_risk_duckdb(path, qis, weight=weight, household=household,
+                                  method=method, threshold=threshold, per_record=per_record,
+                                  delimiter=given or ";", encoding=encoding,
+                                  memory_limit=memory_limit, **options)
+    return SurveyRisk(None, summary)
 
 
 def risk_frame(data, job: Job | None = None, delimiter: str | None = None):

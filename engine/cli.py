@@ -309,7 +309,7 @@ def cmd_risk(args) -> int:
     """The survey risk measures of a file without anonymizing it (engine.sdc)."""
     from engine.api import risk
     from engine.io_utils import check_outputs
-    from engine.sdc.files import write_per_record, write_summary
+    from engine.sdc.files import write_summary
     check_input_file(args.data, "data file")
     job = load_job_checked(args.job) if args.job is not None else None
     check_outputs({"--per-record": args.per_record, "--json": args.json},
@@ -322,9 +322,8 @@ def cmd_risk(args) -> int:
     measured = risk(args.data, _names(args.quasi_identifiers), weight=args.weight,
                     household=args.household, method=args.method,
                     sensitive=_names(args.sensitive), threshold=args.threshold, job=job,
-                    delimiter=args.delimiter, **options)
-    if args.per_record:
-        write_per_record(measured.per_record, args.per_record)
+                    delimiter=args.delimiter, backend=args.backend,
+                    per_record=args.per_record, memory_limit=args.memory_limit, **options)
     if args.json:
         write_summary(measured.summary, args.json)
     s = measured.summary
@@ -448,6 +447,9 @@ def add_risk_parser(sub) -> None:
                    help="risky cells of combinations of up to N quasi-identifiers (2)")
     r.add_argument("--risky-cells-threshold", type=int, default=3, metavar="T",
                    help="a cell with at most T records is risky (3)")
+    r.add_argument("--backend", choices=("memory", "duckdb"), default="memory",
+                   help="duckdb: count a CSV or Parquet file out of core (default memory)")
+    r.add_argument("--memory-limit", help="DuckDB's memory limit, e.g. 4GB")
     r.add_argument("--per-record", type=Path, metavar="OUT.csv",
                    help="one row per record: class_size, individual_risk, suda2_score, ...")
     r.add_argument("--json", type=Path, metavar="SUMMARY.json", help="the summary")

@@ -21,12 +21,16 @@ import pandas as pd
 from engine.sdc.keys import Keys, group_ids
 
 
-def frequencies(keys: Keys, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """``(fk, Fk)`` per record, as float arrays (``Fk`` = ``fk`` without weights)."""
+def frequencies(keys: Keys, weights: np.ndarray | None = None,
+                counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``(fk, Fk)`` per row of ``keys``, as float arrays (``Fk`` = ``fk`` without
+    weights). A row stands for ``counts`` records (default 1: rows are records; a
+    frequency table's rows give their counts and ``weights`` their weight sums)."""
     n, m = keys.n, keys.m
-    w = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+    c = np.ones(n) if counts is None else np.asarray(counts, dtype=float)
+    w = c if weights is None else np.asarray(weights, dtype=float)
     ids, size = group_ids(keys.codes)
-    f = np.bincount(ids, minlength=size).astype(float)
+    f = np.bincount(ids, weights=c, minlength=size)
     W = np.bincount(ids, weights=w, minlength=size)
     first = np.full(size, n, dtype=np.int64)
     np.minimum.at(first, ids, np.arange(n))
@@ -71,5 +75,5 @@ def frequencies(keys: Keys, weights: np.ndarray | None = None) -> tuple[np.ndarr
         agree[a] = False  # not itself
         fk[i] += f[others[agree]].sum()
         Fk[i] += W[others[agree]].sum()
-    fk[all_missing], Fk[all_missing] = n, w.sum()
+    fk[all_missing], Fk[all_missing] = c.sum(), w.sum()
     return fk[ids], Fk[ids]

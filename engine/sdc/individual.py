@@ -102,16 +102,62 @@ def household_risk(risk: np.ndarray, household: np.ndarray) -> np.ndarray:
     return 1.0 - safe[codes]
 
 
-def mad(x: np.ndarray) -> float:
+def median(x: np.ndarray, counts: np.ndarray | None = None) -> float:
+    """R's ``median`` of the values ``x``, each repeated ``counts`` times (default once):
+    the middle value, or the mean of the two middle ones."""
+    x = np.asarray(x, dtype=float)
+    if counts is None or np.isnan(x).any():  # NaN as R's median without na.rm
+        return float(np.median(x))
+    order = np.argsort(x, kind="stable")
+    xs, cs = x[order], np.asarray(counts, dtype=np.int64)[order]
+    ends = np.cumsum(cs)
+    n = int(ends[-1])
+
+    def at(i: int) -> float:  # the i-th (0-based) value of the repeated, sorted values
+        return float(xs[np.searchsorted(ends, i, side="right")])
+
+    return at(n // 2) if n % 2 else (at(n // 2 - 1) + at(n // 2)) / 2
+
+
+def mad(x: np.ndarray, counts: np.ndarray | None = None) -> float:
     """R's ``mad``: the median absolute deviation times 1.4826."""
-    med = float(np.median(x))
-    return 1.4826 * float(np.median(np.abs(x - med)))
+    med = median(x, counts)
+    return 1.4826 * median(np.abs(np.asarray(x, dtype=float) - med), counts)
 
 
-def risky_by_default(risk: np.ndarray) -> np.ndarray:
+def risky_by_default(risk: np.ndarray, counts: np.ndarray | None = None) -> np.ndarray:
     """sdcMicro's records "with higher risk than the main part" (``print`` of
-    ``measure_risk``): risk above ``median + 3 * mad`` and above 0.1."""
+    ``measure_risk``): risk above ``median + 3 * mad`` and above 0.1 (the median and
+    MAD over records: each value ``counts`` times)."""
     risk = np.asarray(risk, dtype=float)
     if len(risk) == 0:
         return np.zeros(0, bool)
-    return (risk > float(np.median(risk)) + 3 * mad(risk)) & (risk > 0.1)
+    return (risk > median(risk, counts) + 3 * mad(risk, counts)) & (risk > 0.1)
+
+
+def global_threshold(risk: np.ndarray, max_global_risk: float = 0.01,
+                     counts: np.ndarray | None = None) -> float | None:
+    """sdcMicro's ``global_threshold`` (``measure_risk``, after mu-Argus 4.1 §2.3.4.1):
+    the highest individual-risk level ``t`` such that the records above ``t``, set
+    to ``t`` while the others keep theirs, give fewer than ``max_global_risk * n``
+    expected re-identifications; 0 when no level does. None where sdcMicro gives NA:
+    the file is already safe, no level found while the lowest risk is 0, or a risk
+    that is not a number."""
+    r = np.asarray(risk, dtype=float)
+    if counts is not None:
+        r = np.repeat(r, np.asarray(counts, dtype=np.int64))
+    if len(r) == 0 or np.isnan(r).any():
+        return None
+    # sdcMicro's loop, in its floating-point order: the records by descending risk,
+    # their sum accumulated and then the records taken off one by one
+    r = np.sort(r)[::-1]
+    allowed = max_global_risk * len(r)
+    total = float(np.cumsum(r)[-1])
+    if total < allowed:  # safe as it is: sdcMicro answers NA
+        return None
+    remaining = np.subtract.accumulate(np.concatenate([[total], r]))[:-1]
+    changes = np.flatnonzero(r[1:] != r[:-1]) + 1        # where a lower level starts
+    found = changes[remaining[changes] + r[changes] * changes < allowed]
+    if len(found):
+        return float(r[found[0]])
+    return None if r[-1] == 0 else 0.0  # none found: 0, NA when the lowest is 0

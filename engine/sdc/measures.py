@@ -17,8 +17,8 @@ import pandas as pd
 
 from engine.errors import DataError
 from engine.sdc.frequencies import frequencies
-from engine.sdc.individual import (METHODS, household_risk, individual_risk,
-                                   risky_by_default)
+from engine.sdc.individual import (METHODS, global_threshold, household_risk,
+                                   individual_risk, risky_by_default)
 from engine.sdc.keys import DEFAULT_MISSING, Keys, encode_keys, group_ids
 from engine.sdc.roles import household_values, weight_values
 from engine.sdc.suda2 import DIS_FRACTION, Suda2Result, suda2
@@ -31,6 +31,8 @@ K_VIOLATIONS = (2, 3, 5)
 #: the DIS-SUDA table's intervals (sdcMicro's ``print.suda2``)
 DIS_BINS = ("== 0", "(0.0, 0.1]", "(0.1, 0.2]", "(0.2, 0.3]", "(0.3, 0.4]", "(0.4, 0.5]",
             "(0.5, 0.6]", "(0.6, 0.7]", "> 0.7")
+#: sdcMicro's ``max_global_risk``: the global risk its ``global_threshold`` aims at
+MAX_GLOBAL_RISK = 0.01
 #: risky cells: every combination of up to this many quasi-identifiers ...
 RISKY_CELLS_DIMENSIONS = 2
 #: ... and a cell is risky when at most this many records fall into it
@@ -73,6 +75,15 @@ def _check_names(frame: pd.DataFrame, qis: Sequence[str], weight, household,
         raise DataError("the data has no records")
 
 
+def check_options(method: str, threshold: float | None, dis_fraction: float) -> None:
+    if method not in METHODS:
+        raise DataError(f"method '{method}': one of {', '.join(METHODS)}")
+    if threshold is not None and not (0 <= threshold <= 1):
+        raise DataError(f"threshold {threshold}: a risk between 0 and 1")
+    if not (0 < dis_fraction < 1):
+        raise DataError(f"DIS fraction {dis_fraction}: a sampling fraction between 0 and 1")
+
+
 def measure_risk(frame: pd.DataFrame, quasi_identifiers: Sequence[str],
                  weight: str | None = None, household: str | None = None,
                  method: str = "approx", sensitive: Sequence[str] = (),
@@ -86,90 +97,125 @@ def measure_risk(frame: pd.DataFrame, quasi_identifiers: Sequence[str],
     above median + 3 MAD and above 0.1); a number counts those above it."""
     qis = list(quasi_identifiers)
     _check_names(frame, qis, weight, household, sensitive)
-    if method not in METHODS:
-        raise DataError(f"method '{method}': one of {', '.join(METHODS)}")
-    if threshold is not None and not (0 <= threshold <= 1):
-        raise DataError(f"threshold {threshold}: a risk between 0 and 1")
-    if not (0 < dis_fraction < 1):
-        raise DataError(f"DIS fraction {dis_fraction}: a sampling fraction between 0 and 1")
+    check_options(method, threshold, dis_fraction)
     keys = encode_keys(frame, qis, missing)
     w = weight_values(frame, weight) if weight is not None else None
     hh = household_values(frame, household) if household is not None else None
-    fk, Fk = frequencies(keys, w)
-    risk = individual_risk(fk, Fk, weighted=w is not None, method=method)
-    at_risk = risky_by_default(risk) if threshold is None else risk > threshold
+    out, summary, result = measure_keys(
+        keys, None, w, method=method, threshold=threshold, dis_fraction=dis_fraction,
+        suda=suda, risky_cells_dimensions=risky_cells_dimensions,
+        risky_cells_threshold=risky_cells_threshold)
+    summary.update(quasi_identifiers=qis, weight=weight, household=household,
+                   missing_values=list(missing))
     n = keys.n
-    out = {"record": np.arange(1, n + 1), "class_size": _integral(fk),
-           "population_frequency": Fk, "individual_risk": risk,
-           "at_risk": at_risk.astype(np.int8)}
-    result = None
-    if suda:
-        result = suda2(keys, dis_fraction)
-        out["suda2_score"] = result.score
-        out["dis_suda_score"] = result.dis_score
-        for j, q in enumerate(qis):
-            out[f"suda2_contribution_{q}"] = result.contribution[:, j]
     if hh is not None:
-        out["household_risk"] = household_risk(risk, hh)
+        out["household_risk"] = household_risk(out["individual_risk"], hh)
+        summary["household_risk"] = household_summary(
+            out["household_risk"], len(np.unique(hh)), n)
     ldiv = {}
     for s in sensitive:
         ldiv[s] = distinct_l_diversity(keys, frame[s])
         out[f"l_diversity_{s}"] = ldiv[s]
-    per_record = pd.DataFrame(out)
-    expected = float(np.nansum(risk))
+    if sensitive:
+        summary["l_diversity"] = {
+            s: {"lowest": int(v.min()), "records_below_2": int((v < 2).sum()),
+                "records_below_3": int((v < 3).sum())} for s, v in ldiv.items()}
+    out = {"record": np.arange(1, n + 1), **out}
+    return SurveyRisk(pd.DataFrame(out), _ordered(summary), result)
+
+
+#: the summary's keys in the order the JSON file lists them
+SUMMARY_ORDER = ("records", "quasi_identifiers", "weight", "household", "method", "weighted",
+                 "missing_values", "global_risk", "global_risk_percent",
+                 "expected_reidentifications", "records_at_risk", "records_at_risk_rule",
+                 "threshold", "highest_individual_risk", "global_threshold",
+                 "max_global_risk", "records_risk_not_a_number", "k_anonymity",
+                 "k_anonymity_percent", "k_anonymity_weighted", "household_risk", "suda2",
+                 "l_diversity", "risky_cells")
+
+
+def _ordered(summary: dict) -> dict:
+    first = {k: summary[k] for k in SUMMARY_ORDER if k in summary}
+    return {**first, **{k: v for k, v in summary.items() if k not in first}}
+
+
+def household_summary(h_risk: np.ndarray, households: int, n: int) -> dict:
+    expected = float(np.nansum(h_risk))
+    return {"households": int(households),
+            "global_risk": _json_number(expected / n),
+            "global_risk_percent": _json_number(100 * expected / n),
+            "expected_reidentifications": _json_number(expected),
+            "highest": _json_number(np.nanmax(h_risk))}
+
+
+def measure_keys(keys: Keys, counts: np.ndarray | None, weights: np.ndarray | None, *,
+                 method: str = "approx", threshold: float | None = None,
+                 dis_fraction: float = DIS_FRACTION, suda: bool = True,
+                 risky_cells_dimensions: int = RISKY_CELLS_DIMENSIONS,
+                 risky_cells_threshold: int = RISKY_CELLS_THRESHOLD):
+    """The measures of the rows of ``keys``, each standing for ``counts`` records
+    (None: one each) with the weight sums ``weights`` (None: no weight): per-row
+    columns (``PER_RECORD_COLUMNS`` but ``record``, SUDA2's contributions), the
+    summary's figures, and SUDA2's result (None without ``suda``)."""
+    c = np.ones(keys.n) if counts is None else np.asarray(counts, dtype=float)
+    fk, Fk = frequencies(keys, weights, c)
+    risk = individual_risk(fk, Fk, weighted=weights is not None, method=method)
+    at_risk = (risky_by_default(risk, None if counts is None else c)
+               if threshold is None else risk > threshold)
+    n = float(c.sum())
+    out = {"class_size": _integral(fk), "population_frequency": Fk, "individual_risk": risk,
+           "at_risk": at_risk.astype(np.int8)}
+    result = None
+    if suda:
+        result = suda2(keys, dis_fraction, None if counts is None else c.astype(np.int64))
+        out["suda2_score"] = result.score
+        out["dis_suda_score"] = result.dis_score
+        for j, q in enumerate(keys.names):
+            out[f"suda2_contribution_{q}"] = result.contribution[:, j]
+    expected = float(np.nansum(c * risk))
     summary: dict = {
-        "records": n,
-        "quasi_identifiers": qis,
-        "weight": weight,
-        "household": household,
+        "records": int(n),
         "method": method,
-        "weighted": w is not None,
-        "missing_values": list(missing),
+        "weighted": weights is not None,
         "global_risk": _json_number(expected / n),
         "global_risk_percent": _json_number(100 * expected / n),
         "expected_reidentifications": _json_number(expected),
-        "records_at_risk": int(at_risk.sum()),
+        "records_at_risk": int(c[at_risk].sum()),
         "records_at_risk_rule": (f"individual_risk > {threshold:g}" if threshold is not None
                                  else "individual_risk > median + 3 MAD and > 0.1"),
         "threshold": threshold,
         "highest_individual_risk": _json_number(np.nanmax(risk)),
-        "k_anonymity": {
-            f"violating_{k}": int((fk < k).sum()) for k in K_VIOLATIONS},
+        "global_threshold": global_threshold(risk, MAX_GLOBAL_RISK,
+                                             None if counts is None else c),
+        "max_global_risk": MAX_GLOBAL_RISK,
+        # the exact method overflows for large classes, in sdcMicro as here
+        "records_risk_not_a_number": int(c[np.isnan(risk)].sum()),
+        "k_anonymity": {f"violating_{k}": int(c[fk < k].sum()) for k in K_VIOLATIONS},
         "k_anonymity_percent": {
-            f"violating_{k}": 100 * float((fk < k).sum()) / n for k in K_VIOLATIONS},
+            f"violating_{k}": 100 * float(c[fk < k].sum()) / n for k in K_VIOLATIONS},
     }
-    if w is not None:
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
         summary["k_anonymity_weighted"] = {
             f"violating_{k}": float(w[fk < k].sum()) for k in K_VIOLATIONS}
-    if hh is not None:
-        h_risk = out["household_risk"]
-        h_expected = float(np.nansum(h_risk))
-        summary["household_risk"] = {
-            "households": int(len(np.unique(hh))),
-            "global_risk": _json_number(h_expected / n),
-            "global_risk_percent": _json_number(100 * h_expected / n),
-            "expected_reidentifications": _json_number(h_expected),
-            "highest": _json_number(np.nanmax(h_risk))}
     if result is not None:
+        scored = result.score > 0  # rows of one record each
         summary["suda2"] = {
             "contributions": {k: _json_number(v)
                               for k, v in result.attribute_contributions.items()},
             "dis_fraction": dis_fraction,
             "max_msu_size": result.max_msu_size,
-            "msu_counts": {str(k + 1): int(c) for k, c in enumerate(result.msu_counts)},
-            "records_with_msu": int((result.score > 0).sum()),
+            "msu_counts": {str(k + 1): int(x) for k, x in enumerate(result.msu_counts)},
+            "records_with_msu": int(scored.sum()),
             "total_score": float(result.score.sum()),
             "highest_score": float(result.score.max(initial=0)),
             "highest_dis_suda_score": _json_number(np.nanmax(result.dis_score)),
-            "dis_suda_table": dis_table(result.dis_score),
+            "dis_suda_table": dis_table(result.dis_score, c),
             "unique_records_counted": result.unique_records,
             "pair_records_counted": result.pair_records}
-    if sensitive:
-        summary["l_diversity"] = {
-            s: {"lowest": int(v.min()), "records_below_2": int((v < 2).sum()),
-                "records_below_3": int((v < 3).sum())} for s, v in ldiv.items()}
-    summary["risky_cells"] = risky_cells(keys, risky_cells_dimensions, risky_cells_threshold)
-    return SurveyRisk(per_record, summary, result)
+    summary["risky_cells"] = risky_cells(keys, risky_cells_dimensions, risky_cells_threshold,
+                                         None if counts is None else c)
+    return out, summary, result
 
 
 def _integral(x: np.ndarray) -> np.ndarray:
@@ -178,15 +224,17 @@ def _integral(x: np.ndarray) -> np.ndarray:
     return r.astype(np.int64) if np.allclose(r, x) else x
 
 
-def dis_table(dis: np.ndarray) -> dict[str, int]:
+def dis_table(dis: np.ndarray, counts: np.ndarray | None = None) -> dict[str, int]:
     """The number of records per DIS-SUDA interval, as sdcMicro prints them."""
     eps = np.finfo(float).eps
     edges = np.concatenate([[-1.0], np.arange(0, 0.71, 0.1) + eps, [np.inf]])
     d = np.asarray(dis, dtype=float)
-    d = d[~np.isnan(d)]
+    c = np.ones(len(d)) if counts is None else np.asarray(counts, dtype=float)
+    d, c = d[~np.isnan(d)], c[~np.isnan(d)]
     # R's cut: right-closed intervals (-1, eps], (eps, 0.1 + eps], ..., (0.7 + eps, Inf]
     idx = np.searchsorted(edges, d, side="left") - 1
-    counts = np.bincount(np.clip(idx, 0, len(DIS_BINS) - 1), minlength=len(DIS_BINS))
+    counts = np.bincount(np.clip(idx, 0, len(DIS_BINS) - 1), weights=c,
+                         minlength=len(DIS_BINS))
     return dict(zip(DIS_BINS, (int(c) for c in counts)))
 
 
@@ -201,7 +249,8 @@ def distinct_l_diversity(keys: Keys, values: pd.Series) -> np.ndarray:
     return per_class[ids]
 
 
-def risky_cells(keys: Keys, max_dim: int, threshold: int) -> list[dict]:
+def risky_cells(keys: Keys, max_dim: int, threshold: int,
+                counts: np.ndarray | None = None) -> list[dict]:
     """sdcMicro's ``riskyCells``: for every combination of up to ``max_dim``
     quasi-identifiers, the number of its cells (value combinations present, missing
     one value) with at most ``threshold`` records."""
@@ -210,9 +259,9 @@ def risky_cells(keys: Keys, max_dim: int, threshold: int) -> list[dict]:
     for dim in range(1, min(max_dim, keys.m) + 1):
         for combo in itertools.combinations(range(keys.m), dim):
             ids, size = group_ids(keys.codes[:, list(combo)])
-            counts = np.bincount(ids, minlength=size)
+            cells = np.bincount(ids, weights=counts, minlength=size)
             out.append({"variables": [names[j] for j in combo], "threshold": threshold,
-                        "unsafe_cells": int((counts <= threshold).sum())})
+                        "unsafe_cells": int((cells <= threshold).sum())})
     return out
 
 

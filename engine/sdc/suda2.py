@@ -86,10 +86,14 @@ def score_weights(M: int) -> np.ndarray:
     return np.array([0.0] + [float(math.factorial(M - k)) for k in range(1, M + 1)])
 
 
-def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION) -> Suda2Result:
-    """SUDA2 scores, DIS-SUDA scores and contributions of the records of ``keys``."""
+def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION,
+          counts: np.ndarray | None = None) -> Suda2Result:
+    """SUDA2 scores, DIS-SUDA scores and contributions of the rows of ``keys``; a row
+    stands for ``counts`` records (default 1; a frequency table's rows give their
+    counts: a row of more than one record has no MSU)."""
     codes = np.asarray(keys.suda_codes)
     n, m = codes.shape
+    c = np.ones(n, dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
     if m == 0:
         raise DataError("SUDA2 needs at least one quasi-identifier")
     if m > MAX_VARIABLES:
@@ -98,7 +102,7 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION) -> Suda2Result:
     M = max(m, 3)
     w = score_weights(M)
     ids, D = group_ids(codes)
-    mult = np.bincount(ids, minlength=D)
+    mult = np.bincount(ids, weights=c, minlength=D).astype(np.int64)
     first = np.full(D, n, dtype=np.int64)
     np.minimum.at(first, ids, np.arange(n))
     K = codes[first]                                   # the distinct keys
@@ -108,12 +112,12 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION) -> Suda2Result:
         raise DataError(f"SUDA2 over {m} quasi-identifiers and {n1:,} records with keys "
                         f"of their own needs more memory than allowed; give fewer "
                         f"quasi-identifiers")
-    unique = _uniqueness(K, mult, singles, n)
+    unique = _uniqueness(K, mult, singles, int(c.sum()))
     present = (K[singles] >= 0)
     vmask = (present * (1 << np.arange(m))).sum(axis=1)
     nb = np.zeros((n1, M + 1), dtype=np.int64)
     raw = np.zeros((n1, m))
-    twins = _Twins(codes)
+    twins = _Twins(codes, c)
     Ks = K[singles]
     for S in range(1, 1 << m):
         bits = [v for v in range(m) if S >> v & 1]
@@ -140,7 +144,7 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION) -> Suda2Result:
     r_values = np.asarray(keys.r_values)
     if m < 3:  # sdcMicro's constant dummies
         r_values = np.hstack([r_values, np.ones((n, 3 - m), dtype=np.int64)])
-    u, pairs = _dis_counts(r_values)
+    u, pairs = _dis_counts(r_values, c)
     dis = _dis_scores(score, u, pairs, dis_fraction, M)
     return Suda2Result(names=keys.names, score=score, dis_score=dis,
                        contribution=contribution, msu_counts=nb.sum(axis=0)[1:],
@@ -179,7 +183,7 @@ class _Twins:
     value (its representative), the number of other values in the group, and the
     group's other variables."""
 
-    def __init__(self, codes: np.ndarray):
+    def __init__(self, codes: np.ndarray, counts: np.ndarray):
         n, m = codes.shape
         self.rep: list[np.ndarray] = []
         self.others: list[np.ndarray] = []
@@ -188,7 +192,8 @@ class _Twins:
         for v in range(m):
             c = codes[:, v]
             size = int(c.max(initial=-1)) + 1
-            f = np.bincount(c[c >= 0], minlength=size)
+            f = np.bincount(c[c >= 0], weights=counts[c >= 0], minlength=size).astype(
+                np.int64)
             freq.append(f)
             self.rep.append(np.full(size, v, dtype=np.int64))
             self.others.append(np.zeros(size, dtype=np.int64))
@@ -198,8 +203,10 @@ class _Twins:
                 if not both.any():
                     continue
                 a, b = codes[both, v1], codes[both, v2]
-                pair, joint = np.unique(a.astype(np.int64) * (len(freq[v2]) + 1) + b,
-                                        return_counts=True)
+                pair, inverse = np.unique(a.astype(np.int64) * (len(freq[v2]) + 1) + b,
+                                          return_inverse=True)
+                joint = np.bincount(inverse.ravel(), weights=counts[both],
+                                    minlength=len(pair)).astype(np.int64)
                 pa, pb = pair // (len(freq[v2]) + 1), pair % (len(freq[v2]) + 1)
                 same = (joint == freq[v1][pa]) & (joint == freq[v2][pb]) & (joint >= 2)
                 for x, y in zip(pa[same], pb[same]):
@@ -256,16 +263,18 @@ def _hash(r_values: np.ndarray) -> np.ndarray:
     return h
 
 
-def _dis_counts(r_values: np.ndarray) -> tuple[int, int]:
+def _dis_counts(r_values: np.ndarray, counts: np.ndarray) -> tuple[int, int]:
     """(records sdcMicro counts as unique, records in pairs of equal keys)."""
     h = _hash(r_values)
-    _, inverse, per_hash = np.unique(h, return_inverse=True, return_counts=True)
-    alone = int((per_hash[inverse] == 1).sum())
+    _, inverse = np.unique(h, return_inverse=True)
+    inverse = inverse.ravel()
+    per_hash = np.bincount(inverse, weights=counts)
+    alone = int(counts[per_hash[inverse] == 1].sum())
     columns = np.column_stack([np.unique(r_values[:, j], return_inverse=True)[1].ravel()
                                for j in range(r_values.shape[1])])
     ids, size = group_ids(columns)
-    per_key = np.bincount(ids, minlength=size)
-    pairs = int((per_key[ids] == 2).sum())
+    per_key = np.bincount(ids, weights=counts, minlength=size)
+    pairs = int(counts[per_key[ids] == 2].sum())
     return alone, pairs
 
 

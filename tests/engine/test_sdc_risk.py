@@ -317,3 +317,30 @@ def test_weight_never_a_quasi_identifier():
     df = frame(a=[1, 2, 3], w=[1, 2, 3])
     with pytest.raises(DataError, match="weight column 'w' cannot also be a quasi-identifier"):
         measure_risk(df, ["a", "w"], weight="w")
+
+
+def test_global_threshold_as_sdcmicros_loop():
+    """sdcMicro's measure_threshold, its loop over the risks (highest first) written
+    out here: the first risk level below which capping the higher records at it
+    brings the expected re-identifications under max_global_risk * n."""
+    from engine.sdc.individual import global_threshold
+
+    def loop(risk, g):
+        r = sorted(risk, reverse=True)
+        er, remaining, current, freq = g * len(r), sum(r), r[0], 0
+        if remaining < er:
+            return None  # threshold == unsafe: NA
+        for x in r:
+            if x != current:
+                if remaining + x * freq < er:
+                    return x
+                current = x
+            freq += 1
+            remaining -= x
+        return None if current == 0 else 0.0
+
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        risk = list(rng.choice([1.0, 0.5, 1 / 3, 0.25, 0.1, 0.05, 0.01], size=40))
+        g = float(rng.choice([0.01, 0.05, 0.1, 0.2]))
+        assert global_threshold(np.array(risk), g) == loop(risk, g)
