@@ -114,12 +114,18 @@ def measure_risk(frame: pd.DataFrame, quasi_identifiers: Sequence[str],
             out["household_risk"], len(np.unique(hh)), n)
     ldiv = {}
     for s in sensitive:
-        ldiv[s] = distinct_l_diversity(keys, frame[s])
-        out[f"l_diversity_{s}"] = ldiv[s]
+        ldiv[s] = l_diversity(keys, frame[s], missing)
+        distinct, entropy, recursive = ldiv[s]
+        out[f"l_diversity_{s}"] = distinct
+        out[f"entropy_l_diversity_{s}"] = entropy
+        out[f"recursive_l_diversity_{s}"] = recursive
     if sensitive:
         summary["l_diversity"] = {
-            s: {"lowest": int(v.min()), "records_below_2": int((v < 2).sum()),
-                "records_below_3": int((v < 3).sum())} for s, v in ldiv.items()}
+            s: {"lowest": int(d.min()), "records_below_2": int((d < 2).sum()),
+                "records_below_3": int((d < 3).sum()),
+                "lowest_entropy": _json_number(e.min()),
+                "lowest_recursive_c2": int(r.min())}
+            for s, (d, e, r) in ldiv.items()}
     out = {"record": np.arange(1, n + 1), **out}
     return SurveyRisk(pd.DataFrame(out), _ordered(summary), result)
 
@@ -238,15 +244,48 @@ def dis_table(dis: np.ndarray, counts: np.ndarray | None = None) -> dict[str, in
     return dict(zip(DIS_BINS, (int(c) for c in counts)))
 
 
-def distinct_l_diversity(keys: Keys, values: pd.Series) -> np.ndarray:
-    """Each record's distinct l-diversity: the number of distinct values of the
-    sensitive attribute in its class (records with equal keys, missing a value of its
-    own)."""
+def l_diversity(keys: Keys, values: pd.Series, missing: Sequence[str] = DEFAULT_MISSING,
+                recursive_c: float = 2.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each record's distinct, entropy and recursive (c, l) l-diversity of a sensitive
+    attribute in its class (records with equal keys; a missing key value is a value of
+    its own here), as sdcMicro's ``ldiversity`` computes them for a class: distinct =
+    the number of values present, a missing value counted once when there are others;
+    entropy = ``exp(-sum p log p)`` over the values and the missing ones; recursive =
+    the largest ``l`` with ``r_1 < c * (r_l + ... + r_m)`` over the values' counts in
+    decreasing order (sdcMicro's single-precision sum, ``c = 2``)."""
     ids, size = group_ids(keys.codes)
-    s_codes, _ = pd.factorize(values.astype(str))
-    pairs = pd.DataFrame({"c": ids, "s": s_codes}).drop_duplicates()
-    per_class = np.bincount(pairs["c"].to_numpy(), minlength=size)
-    return per_class[ids]
+    text = values.astype(str).str.strip()
+    gone = np.isin(text.to_numpy(), [str(v).strip() for v in missing])
+    s_codes, _ = pd.factorize(text.where(~gone, None))
+    counts = pd.DataFrame({"c": ids, "s": s_codes}).value_counts().reset_index(name="n")
+    present = counts[counts["s"] >= 0]
+    n_class = np.bincount(ids, minlength=size).astype(float)
+    n_missing = np.bincount(ids[gone], minlength=size).astype(float)
+    distinct = np.bincount(present["c"], minlength=size)
+    distinct = distinct + ((n_missing > 0) & (distinct > 0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = present["n"].to_numpy(float) / n_class[present["c"].to_numpy()]
+        plogp = np.bincount(present["c"], weights=p * np.log(p), minlength=size)
+        pm = n_missing / n_class
+        plogp += np.where((n_missing > 0) & (distinct > 0), pm * np.log(pm), 0.0)
+    entropy = np.exp(-plogp)
+    recursive = np.ones(size, dtype=np.int64)
+    c = np.float32(recursive_c)
+    ordered = present.sort_values(["c", "n"], ascending=[True, False])
+    for cls, group in ordered.groupby("c", sort=False)["n"]:
+        r = group.to_numpy()
+        if len(r) < 2:
+            continue
+        total = np.float32(0.0)
+        for x in r[1:]:
+            total = np.float32(total + np.float32(x))
+        total = np.float32(total * c)
+        j = 1
+        while j < len(r) and total > r[0]:
+            total = np.float32(total - np.float32(c * np.float32(r[j])))
+            j += 1
+        recursive[cls] = j
+    return distinct[ids], entropy[ids], recursive[ids]
 
 
 def risky_cells(keys: Keys, max_dim: int, threshold: int,

@@ -344,3 +344,16 @@ def test_global_threshold_as_sdcmicros_loop():
         risk = list(rng.choice([1.0, 0.5, 1 / 3, 0.25, 0.1, 0.05, 0.01], size=40))
         g = float(rng.choice([0.01, 0.05, 0.1, 0.2]))
         assert global_threshold(np.array(risk), g) == loop(risk, g)
+
+
+def test_entropy_and_recursive_l_diversity_by_hand():
+    df = frame(a=[1, 1, 1, 2, 2, 2, 2, 3, 3], s=["x", "x", "y", "x", "y", "z", "", "x", "x"])
+    r = measure_risk(df, ["a"], sensitive=["s"]).per_record
+    e1 = math.exp(-(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3)))
+    e2 = math.exp(-4 * (0.25 * math.log(0.25)))  # x, y, z and the missing value
+    np.testing.assert_allclose(r["entropy_l_diversity_s"], [e1] * 3 + [e2] * 4 + [1, 1])
+    # distinct: the missing value counts when there are others
+    np.testing.assert_array_equal(r["l_diversity_s"], [2] * 3 + [4] * 4 + [1, 1])
+    # recursive (c = 2): counts 2,1: 2*1 > 2 fails -> 1; counts 1,1,1: 2*2 > 1, then
+    # 4 - 2 = 2 > 1, then 2 - 2 = 0 -> 3
+    np.testing.assert_array_equal(r["recursive_l_diversity_s"], [1] * 3 + [3] * 4 + [1, 1])
