@@ -4,6 +4,10 @@ Each dialog has a kind ("project", "data", "export", "hierarchy", "spec"). It
 starts in the folder the last dialog of that kind ended in; without one, in the
 open project's folder, else the data's folder, else the last folder any dialog
 ended in, else the home folder.
+
+An export never starts beside the raw data: a release written next to the personal
+data it came from is one careless copy away from leaving with it. It starts in the
+last export folder, else the saved project's folder, else the home folder.
 """
 from __future__ import annotations
 
@@ -16,11 +20,13 @@ from app.settings import AppSettings
 KINDS = ("project", "data", "export", "hierarchy", "spec")
 
 
-def _document_folder(doc) -> str:
+def _document_folder(doc, with_data: bool = True) -> str:
     if doc is None:
         return ""
     if getattr(doc, "path", None):
         return str(Path(doc.path).parent)
+    if not with_data:
+        return ""
     source = getattr(doc, "source", None)
     location = getattr(source, "location", "") if source is not None else ""
     # a relative location (a project's data beside it, the project not saved) says
@@ -35,6 +41,8 @@ def _document_folder(doc) -> str:
 def start_folder(kind: str, doc=None, settings: AppSettings | None = None) -> str:
     """The folder a ``kind`` dialog opens in (see the module's docstring)."""
     settings = settings or AppSettings()
+    if kind == "export":  # never beside the raw data (see the module's docstring)
+        return settings.last_folder(kind) or _document_folder(doc, False) or str(Path.home())
     return (settings.last_folder(kind) or _document_folder(doc)
             or settings.last_folder("any") or str(Path.home()))
 

@@ -470,6 +470,7 @@ class FileOperations(QObject):
                            "The exported table does not pass the independent check:\n"
                            + "\n".join(written.violations))
             self.window.statusBar().showMessage(text, 15000)
+            self._notify_exported(written, current)
             self.exported.emit(written)
 
         task = self.tasks.start("Exporting", lambda report, cancelled: write_release(
@@ -477,6 +478,27 @@ class FileOperations(QObject):
         self._callbacks = {task: done}
         self._export_task_cleanup = finish
         return task
+
+    def _notify_exported(self, written, current) -> None:
+        """The notice above the perspectives: every file written with its folder, the
+        transformation and the independent check's verdict, until closed."""
+        paths = [Path(w) for w in written.written if "/" in w or "\\" in w]
+        folders = {p.parent for p in paths}
+        folder = folders.pop() if len(folders) == 1 else None
+        names = ", ".join(p.name if folder is not None else str(p) for p in paths) \
+            or ", ".join(written.written)
+        text = f"Exported {names}"
+        if folder is not None:
+            text += f" to {folder}"
+        if current is not None:
+            text += f" · transformation {current.describe()}"
+        if written.verified is True:
+            text += " · independently verified: the released table meets the job"
+        elif written.verified is False:
+            text += " · verification FAILED (see the report)"
+        notice = getattr(self.window, "notice", None)
+        if notice is not None:
+            notice.show_notice(text, folder)
 
     def export_to(self, path: Path, levels=None) -> None:
         """Export the output as CSV to ``path`` (the job's delimiter), no dialog."""

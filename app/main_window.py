@@ -5,7 +5,8 @@ import io
 from pathlib import Path
 
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QLabel, QMainWindow, QMessageBox, QStackedWidget, QWidget
+from PySide6.QtWidgets import (QLabel, QMainWindow, QMessageBox, QStackedWidget,
+                               QVBoxLayout, QWidget)
 
 import engine
 from app import APP_NAME, __version__
@@ -17,6 +18,7 @@ from app.perspectives import PERSPECTIVES, PerspectiveContext, create_perspectiv
 from app.perspectives.configure import ConfigurePerspective
 from app.settings import AppSettings
 from app.widgets.dialogs import show_error, show_message
+from app.widgets.notice_bar import NoticeBar
 from app.widgets.progress_status import ProgressStatus
 from app.widgets.settings_dialog import SettingsDialog
 from app.workers import Shutdowns, TaskController, TaskOutcome
@@ -108,7 +110,14 @@ class MainWindow(QMainWindow):
 
     def _build_perspectives(self) -> None:
         self.stack = QStackedWidget()
-        self.setCentralWidget(self.stack)
+        self.notice = NoticeBar()  # what an export wrote, until closed
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(self.notice)
+        column.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
         a = self.actions
         self.configure = ConfigurePerspective(
             self.document, self.settings.page_size,

@@ -151,7 +151,9 @@ def test_start_folder_order(tmp_path):
     data.mkdir()
     doc = type("D", (), {"path": None, "source": type("S", (), {
         "location": str(data / "adult.csv")})()})()
-    assert file_dialogs.start_folder("export", doc, settings) == str(data)
+    # an export never starts beside the raw data: the home folder without a project
+    assert file_dialogs.start_folder("export", doc, settings) == str(Path.home())
+    assert file_dialogs.start_folder("hierarchy", doc, settings) == str(data)
     project = tmp_path / "projects"
     project.mkdir()
     doc.path = project / "p.anonymist"

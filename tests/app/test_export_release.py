@@ -224,3 +224,31 @@ def test_export_dialog_formula_cells_from_the_declaration(qtbot, window, tmp_pat
     dialog.accept()
     assert dialog.request is not None, dialog.error.text()
     assert dialog.request.target.csv.formula_cells == "refuse"
+
+
+def test_export_success_stays_on_screen_with_its_files(qtbot, window, tmp_path, messages):
+    """The notice above the perspectives names every file written and its folder, with
+    the check's verdict, until closed (the status bar clipped it and forgot it)."""
+    from app.widgets.export_dialog import ExportDialog
+    _anonymized(qtbot, window)
+    dialog = ExportDialog(tmp_path, ";", True, window)
+    qtbot.addWidget(dialog)
+    dialog.path.setText(str(tmp_path / "release.csv"))
+    dialog.with_report.setChecked(True)
+    dialog.report_path.setText(str(tmp_path / "report.pdf"))
+    written = _export(qtbot, window, dialog)
+    notice = window.notice
+    assert not notice.isHidden()
+    text = notice.text.text()
+    assert "release.csv" in text and "report.pdf" in text and str(tmp_path) in text
+    assert "independently verified" in text and written.verified is True
+    assert notice.folder == tmp_path and not notice.open_folder.isHidden()
+    notice.close_button.click()
+    assert notice.isHidden()
+    assert main(["verify", str(tmp_path / "release.csv"), str(_job(window, tmp_path))]) == 0
+
+
+def _job(window, folder):
+    from app.project_io import save_job_file
+    save_job_file(window.document, folder / "job.toml")
+    return folder / "job.toml"

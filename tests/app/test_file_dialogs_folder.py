@@ -19,8 +19,11 @@ def test_relative_location_is_not_the_working_directory(tmp_path, monkeypatch):
     assert file_dialogs.start_folder("export", doc, NoSettings()) == str(tmp_path / "home")
 
 
-def test_absolute_location_gives_its_folder(tmp_path):
+def test_absolute_location_gives_its_folder(tmp_path, monkeypatch):
     data = tmp_path / "data.csv"
     data.write_text("a\n1\n")
     doc = SimpleNamespace(path=None, source=SimpleNamespace(location=str(data)))
-    assert file_dialogs.start_folder("export", doc, NoSettings()) == str(tmp_path)
+    assert file_dialogs.start_folder("hierarchy", doc, NoSettings()) == str(tmp_path)
+    # but an export never starts beside the raw data (issue 27 item 7)
+    monkeypatch.setattr(file_dialogs.Path, "home", classmethod(lambda cls: tmp_path / "home"))
+    assert file_dialogs.start_folder("export", doc, NoSettings()) == str(tmp_path / "home")
