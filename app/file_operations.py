@@ -41,7 +41,7 @@ class FileOperations(QObject):
 
     loaded = Signal(str)
     saved = Signal(str)
-    #: an export finished: engine.release_docs.bundle.ReleaseWritten
+    #: an export finished: engine.release_docs.writer.ReleaseWritten
     exported = Signal(object)
     #: a read or write through ``run`` began (its label, whether Cancel may abandon it) /
     #: ended: the window shows it in the status bar with a busy bar
@@ -396,7 +396,7 @@ class FileOperations(QObject):
 
     def export_report_dialog(self) -> None:
         """File > Export report: the release report (PDF + JSON) of the current output."""
-        from engine.release_docs.bundle import ReleaseRequest
+        from engine.release_docs.writer import ReleaseRequest
         if not self._release_ready():
             return
         path = file_dialogs.save_file(self.window, "Export release report", "release-report.pdf",
@@ -407,7 +407,7 @@ class FileOperations(QObject):
 
     def export_mapping_dialog(self) -> None:
         """File > Export value mapping: input value -> released value per QI (.xlsx)."""
-        from engine.release_docs.bundle import ReleaseRequest
+        from engine.release_docs.writer import ReleaseRequest
         if not self._release_ready():
             return
         path = file_dialogs.save_file(self.window, "Export value mapping", "value-mapping.xlsx",
@@ -424,14 +424,14 @@ class FileOperations(QObject):
         return None
 
     def export_release(self, request, levels=None) -> int:
-        """Write ``request`` (engine.release_docs.bundle) of the current output in the
+        """Write ``request`` (engine.release_docs.writer) of the current output in the
         worker, with a progress dialog that can cancel it."""
         from dataclasses import replace
 
         from PySide6.QtCore import Qt
         from PySide6.QtWidgets import QProgressDialog
 
-        from engine.release_docs.bundle import write_release
+        from engine.release_docs.writer import write_release
         result = self.doc.result
         current = self.doc.current_transformation() if levels is None else None
         levels = levels if levels is not None else self.doc.applied_levels
@@ -503,7 +503,7 @@ class FileOperations(QObject):
     def export_to(self, path: Path, levels=None) -> None:
         """Export the output as CSV to ``path`` (the job's delimiter), no dialog."""
         from engine.export.targets import CsvOptions, FileTarget, file_target
-        from engine.release_docs.bundle import ReleaseRequest
+        from engine.release_docs.writer import ReleaseRequest
         target = file_target(path, CsvOptions(delimiter=self.doc.source.delimiter or ";"))
         if not isinstance(target, FileTarget):
             raise TypeError(target)

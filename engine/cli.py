@@ -23,11 +23,11 @@ from engine.subcommands import add_subcommands
 from engine.errors import AnonymistError
 from engine.release_docs.cli_options import add_arguments as add_document_arguments
 from engine.release_docs.cli_options import check_arguments as check_export_arguments
-from engine.release_docs.cli_options import write_documents, write_release
+from engine.release_docs.cli_options import write as write_release
 from engine.signals import Interrupted, Terminated, exit_code, interrupt_of  # noqa: F401
 
 EXIT_OK = 0              # released (anonymize), verified (verify), printed (evaluate)
-EXIT_VIOLATIONS = 1      # verify: the file does not meet the job
+EXIT_VIOLATIONS = 1      # verify: the file does not meet the job, or its certificate
 EXIT_BAD_INPUT = 2       # bad arguments, job, data, hierarchy or output path
 EXIT_INFEASIBLE = 3      # no transformation meets the models: nothing written
 EXIT_IDENTIFIERS = 4     # identifiers found in a released column: nothing written
@@ -201,7 +201,6 @@ def cmd_anonymize(args) -> int:
     from engine.io_utils import all_or_nothing
     with all_or_nothing(release_files(args)):  # a failure puts back the earlier files
         cells = write_release(args, result, job, quiet=args.quiet)
-        write_documents(args, result)
         if args.result:
             result.write_json(args.result, str(args.output) if args.output else None,
                               {"formula_cells": cells} if cells else None)
@@ -260,10 +259,31 @@ def cmd_verify(args) -> int:
         if found:
             report.violations += found
             report.ok = False
-    print(json.dumps(report.to_dict(), indent=2))
+    out = report.to_dict()
+    certified = True
+    if args.report is not None:  # the release's certificate (engine/certificate.py)
+        from engine.certificate import check_report
+        out["certificate"] = cert = check_report(args.report, **certificate_files(
+            args.output, args.job, job), recount=out)
+        certified = cert["ok"]
+    print(json.dumps(out, indent=2))
     _say("OK: the output meets the job's models and suppression limit" if report.ok
          else "FAILED: " + "; ".join(report.violations))
-    return EXIT_OK if report.ok else EXIT_VIOLATIONS
+    if args.report is not None:
+        _say(f"OK: the release, job and hierarchies are those {args.report.name} certifies"
+             if certified else "CERTIFICATE DIFFERS: " + "; ".join(cert["differences"]))
+    return EXIT_OK if report.ok and certified else EXIT_VIOLATIONS
+
+
+def certificate_files(output: Path, job_path: Path, job) -> dict:
+    """The files ``verify --report`` compares with a release's certificate."""
+    from engine.project.job_file import job_to_dict
+    return {"release_path": output, "job_path": job_path,
+            "hierarchies": {n: job.resolve(a.hierarchy_path)
+                            for n, a in job.attributes.items() if a.hierarchy_path},
+            "input_path": job.resolve(job.data.path) if job.data.path else None,
+            "privacy_models": job_to_dict(job).get("privacy", []),
+            "suppression_limit": job.transformation.suppression_limit}
 
 
 def _parse_levels(text: str, lattice) -> tuple[int, ...]:
@@ -341,7 +361,8 @@ def _names(text: str | None) -> list[str] | None:
 EPILOG = """exit codes:
   0    released (anonymize), the file meets the job (verify), printed (evaluate),
        measured (risk)
-  1    verify: the file violates the job's models or suppression limit
+  1    verify: the file violates the job's models or suppression limit, or (with
+       --report) differs from what the report's certificate records
   2    bad input: arguments, job file, data, hierarchy or output path
   3    anonymize: no transformation meets the privacy models; nothing is written and
        an earlier --output/--result file at those paths is removed
@@ -405,6 +426,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--delimiter", help="delimiter of the exported file (default: the job's)")
     v.add_argument("--encoding", help="encoding of the exported file (default: UTF-8, "
                                       "else cp1252)")
+    v.add_argument("--report", type=Path, metavar="REPORT.json",
+                   help="the release report's JSON: also check the release, the job file, "
+                        "every hierarchy (and the input, when at hand) against the SHA-256 "
+                        "it certifies, and the models and recount it records; exit 1 on "
+                        "any difference")
     v.set_defaults(func=cmd_verify)
     e = sub.add_parser("evaluate", help="state and loss of one transformation")
     e.add_argument("job", type=Path)

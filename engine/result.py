@@ -153,21 +153,18 @@ class AnonymizationResult:
         return self.transformed().frame if self.optimum is not None else None
 
     def write_output(self, path: str | Path, levels=None, delimiter: str = ";",
-                     progress=None) -> None:
-        """Write the released table of ``levels`` (None: the result's own) as CSV. A job
-        counted by a DuckDB or Spark backend is released by that backend (CSV, or
-        Parquet for a ``.parquet`` path), which reports ``progress("release", share)``."""
-        backend = self.problem.backend
-        if backend is not None:
-            from engine.output import release_plan
-            self.transformed(levels).check_identifiers()
-            fmt = "parquet" if Path(path).suffix.lower() == ".parquet" else "csv"
-            backend.write_release(release_plan(self.problem, self.levels_of(levels)),
-                                  Path(path), fmt, delimiter, progress)
-            return
-        from engine.export.targets import CsvOptions, FileTarget, write_released
-        write_released(self.transformed(levels),
-                       FileTarget(Path(path), "csv", CsvOptions(delimiter=delimiter)))
+                     progress=None) -> dict | None:
+        """Write the released table of ``levels`` (None: the result's own) as CSV with
+        ``delimiter`` (Parquet for a ``.parquet`` path), through the release writer's
+        table step (``engine.export.release_table``): a job counted by a DuckDB or Spark
+        backend is released by that backend. ``progress(fraction)``, if given. Returns
+        what was done with formula cells (CSV, ``engine.formulas``)."""
+        from engine.export.release_table import write_release_table
+        from engine.export.targets import CsvOptions, FileTarget
+        path = Path(path)
+        fmt = "parquet" if path.suffix.lower() == ".parquet" else "csv"
+        return write_release_table(self, FileTarget(path, fmt, CsvOptions(delimiter=delimiter)),
+                                   levels, progress)
 
     def to_dict(self, output: str | None = None) -> dict:
         opt = self.optimum

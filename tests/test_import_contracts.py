@@ -27,7 +27,7 @@ ENGINE = ROOT / "engine"
 #: (ARCHITECTURE.md says what lives on each)
 LAYERS = [
     {"errors", "io_utils", "progress", "markers", "signals"},
-    {"data", "schema"},
+    {"data", "schema", "certificate"},
     {"hierarchy", "query", "pseudonyms", "identifiers", "formulas"},
     {"kernel", "verifier"},
     {"classes", "lattice", "estimators"},

@@ -1,10 +1,13 @@
 """File > Export data: where the released table goes (CSV with its options, Excel,
 Parquet or a new database table) and which release documents go with it (value
-mapping, release report). Builds an ``engine.release_docs.bundle.ReleaseRequest``;
+mapping, release report, pseudonym table: written in share/ and internal/ of a release
+folder, ``engine.release_docs.writer.share_internal``). Builds an
+``engine.release_docs.writer.ReleaseRequest``;
 the database password is asked here and kept only in the request, never stored."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -14,7 +17,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, 
 
 from engine.errors import AnonymistError
 from engine.export.targets import CsvOptions, DatabaseTarget, FileTarget
-from engine.release_docs.bundle import ReleaseRequest
+from engine.release_docs.writer import SHARE, ReleaseRequest, share_internal
 
 FORMATS = (("csv", "CSV (delimited text)", ".csv"), ("xlsx", "Excel workbook (.xlsx)", ".xlsx"),
            ("parquet", "Parquet (.parquet)", ".parquet"), ("database", "Database table", ""))
@@ -101,36 +104,38 @@ class ExportDialog(QDialog):
 
         docs = QGroupBox("Release documents")
         dform = QFormLayout(docs)
-        self.with_mapping = QCheckBox("Value mapping (input value → released value)")
-        self.mapping_path = QLineEdit(str(self.folder / "value-mapping.xlsx"))
+        split = QLabel("With documents the release is written in two folders: share/ (the "
+                       "data and the public report, which names no original value: what "
+                       "may leave the organisation) and internal/ (the job with its paths, "
+                       "the hierarchies, the value mapping, the full report, the pseudonym "
+                       "table: what must stay inside), each with a README.txt.")
+        split.setWordWrap(True)
+        dform.addRow(split)
+        self.with_mapping = QCheckBox("Value mapping (input value → released value), internal")
         self.with_mapping.setEnabled(mapping_allowed)
         if not mapping_allowed:
             self.with_mapping.setToolTip("Local recoding gives records of one value different "
                                          "levels: there is no value mapping")
         dform.addRow(self.with_mapping)
-        dform.addRow("Mapping (folder or .xlsx)",
-                     _path_row(self.mapping_path, lambda: self._browse(
-                         self.mapping_path, "Excel workbook (*.xlsx)", folder_ok=True)))
-        self.with_report = QCheckBox("Release report (PDF, and the same content as JSON)")
-        self.report_path = QLineEdit(str(self.folder / "release-report.pdf"))
+        self.with_report = QCheckBox("Release report (PDF and JSON): public in share/, "
+                                     "full in internal/")
         dform.addRow(self.with_report)
-        dform.addRow("Report", _path_row(self.report_path, lambda: self._browse(
-            self.report_path, "PDF (*.pdf)")))
-        self.with_lookup = QCheckBox("Pseudonym table (value → pseudonym: re-identifies; keep "
-                                     "it in another folder than the release)")
-        self.lookup_path = QLineEdit(str(Path.home() / "pseudonym-table.csv"))
+        self.with_lookup = QCheckBox("Pseudonym table (value → pseudonym: re-identifies), "
+                                     "internal")
         self.with_lookup.setVisible(pseudonyms)
-        self.lookup_row = _path_row(self.lookup_path, lambda: self._browse(
-            self.lookup_path, "CSV files (*.csv)"))
-        self.lookup_row.setVisible(pseudonyms)
         dform.addRow(self.with_lookup)
-        dform.addRow(self.lookup_row)
+        #: the folder of share/ and internal/ when documents are written
+        self.release_folder = QLineEdit(str(self.folder / "release"))
+        self.release_folder.setObjectName("exportReleaseFolder")
+        dform.addRow("Release folder", _path_row(self.release_folder, self._browse_folder))
+        self.table_place = QLabel()
+        self.table_place.setObjectName("exportTablePlace")
+        self.table_place.setWordWrap(True)
+        dform.addRow(self.table_place)
         lay.addWidget(docs)
-        for box, edit in ((self.with_mapping, self.mapping_path),
-                          (self.with_report, self.report_path),
-                          (self.with_lookup, self.lookup_path)):
-            edit.setEnabled(False)
-            box.toggled.connect(edit.setEnabled)
+        for box in (self.with_mapping, self.with_report, self.with_lookup):
+            box.toggled.connect(self._documents_changed)
+        self.release_folder.textChanged.connect(self._documents_changed)
         if out_of_core:  # DuckDB writes the mapping; the report and table need the rows
             self.with_report.setEnabled(False)
             self.with_lookup.setEnabled(False)
@@ -147,7 +152,9 @@ class ExportDialog(QDialog):
         buttons.rejected.connect(self.reject)
         lay.addWidget(buttons)
         self.format.currentIndexChanged.connect(self._format_changed)
+        self.path.textChanged.connect(self._documents_changed)
         self._format_changed()
+        self._documents_changed()
         self._request: ReleaseRequest | None = None
 
     # --- pages --------------------------------------------------------------------------
@@ -229,6 +236,25 @@ class ExportDialog(QDialog):
         if path:
             edit.setText(path)
 
+    def _browse_folder(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Release folder",
+                                                self.release_folder.text())
+        if path:
+            self.release_folder.setText(path)
+
+    def documents(self) -> bool:
+        """Whether any release document is asked for (then: share/ and internal/)."""
+        return any(b.isChecked() and b.isEnabled() and not b.isHidden()
+                   for b in (self.with_mapping, self.with_report, self.with_lookup))
+
+    def _documents_changed(self) -> None:
+        on = self.documents()
+        self.release_folder.setEnabled(on)
+        name = Path(self.path.text().strip() or "anonymized").name
+        self.table_place.setText(
+            f"The data file is written as {Path(self.release_folder.text()) / 'share' / name}"
+            if on and self.format.currentData() != "database" else "")
+
     def _format_changed(self) -> None:
         key = self.format.currentData()
         self.stack.setCurrentIndex(1 if key == "database" else 0)
@@ -271,21 +297,20 @@ class ExportDialog(QDialog):
                                      line_ending=self.line_ending.currentData(),
                                      formula_cells=self.formula_cells.currentData())
             target = FileTarget(path, key, options)
-        mapping = Path(self.mapping_path.text().strip()) if self.with_mapping.isChecked() else None
-        report = None
-        if self.with_report.isChecked():
-            report = Path(self.report_path.text().strip())
-            if report.suffix.lower() != ".pdf":
-                report = report.with_suffix(".pdf")
-        lookup = None
-        if self.with_lookup.isChecked():
-            lookup = Path(self.lookup_path.text().strip())
-            target_path = getattr(target, "path", None)
-            if target_path is not None and lookup.resolve().parent == \
-                    Path(target_path).resolve().parent:
-                raise AnonymistError("keep the pseudonym table in another folder than the "
-                                     "released data")
-        return ReleaseRequest(target, mapping, report, pseudonym_table=lookup)
+        if not self.documents():
+            return ReleaseRequest(target)
+        folder = Path(self.release_folder.text().strip() or self.folder / "release")
+        if isinstance(target, FileTarget):  # the shared table goes into share/
+            target = replace(target, path=folder / SHARE / target.path.name)
+            stem = target.path.stem
+        else:
+            stem = target.table
+        return share_internal(folder, stem, target, mapping=self.with_mapping.isChecked()
+                              and self.with_mapping.isEnabled(),
+                              report=self.with_report.isChecked()
+                              and self.with_report.isEnabled(),
+                              pseudonym_table=self.with_lookup.isChecked()
+                              and not self.with_lookup.isHidden())
 
     @property
     def request(self) -> ReleaseRequest | None:

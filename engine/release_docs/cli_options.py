@@ -1,8 +1,9 @@
 """The anonymize subcommand's release options: export targets, value mapping, report.
 
-``engine.cli`` calls `add_arguments` on its parser, `write_release` to write the
-released table and `write_documents` after it, so every option of release documents
-and export targets lives in this file."""
+``engine.cli`` calls `add_arguments` on its parser, `check_arguments` before the search
+and `write` after it, which writes the release through the one release writer
+(``engine.release_docs.writer``); every option of release documents and export targets
+lives in this file."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 from engine.errors import AnonymistError
+from engine.release_docs.writer import ReleaseRequest, beside_release
 
 
 def add_arguments(a: argparse.ArgumentParser) -> None:
@@ -45,15 +47,17 @@ def add_arguments(a: argparse.ArgumentParser) -> None:
                         "(refused in the release's folder)")
     d.add_argument("--report", type=Path, metavar="REPORT.pdf",
                    help="release report as PDF, and the same content as JSON beside it "
-                        "(REPORT.json)")
+                        "(REPORT.json), with the certificate 'anonymist verify --report' "
+                        "re-checks")
+    d.add_argument("--force", action="store_true",
+                   help="write --mapping and --pseudonym-table even in the released "
+                        "table's folder (refused otherwise: they reveal original values)")
 
 
 def check_arguments(args, job=None) -> None:
     """Refuse inconsistent export options before the search runs; with --create-keys
     create the job's missing key files."""
     from engine.export.targets import file_target
-    if job is not None and args.create_keys:
-        create_missing_keys(job)
     if args.report and args.report.suffix.lower() != ".pdf":
         raise AnonymistError(f"--report {args.report}: give a .pdf path (the JSON is "
                              f"written beside it)")
@@ -63,12 +67,12 @@ def check_arguments(args, job=None) -> None:
         raise AnonymistError("--table needs --output-url (the database)")
     if args.output:
         file_target(args.output, None)
-    if args.pseudonym_table:
-        apart = args.pseudonym_table.resolve().parent
-        for other in (args.output, args.report):
-            if other is not None and other.resolve().parent == apart:
-                raise AnonymistError(f"--pseudonym-table {args.pseudonym_table}: keep it in "
-                                     f"another folder than the release ({other.name})")
+    beside = beside_release(request(args, job)) if job is not None else []
+    if beside and not args.force:
+        raise AnonymistError("; ".join(beside) + ": keep it in another folder than the "
+                             "release, or give --force")
+    if job is not None and args.create_keys:
+        create_missing_keys(job)
 
 
 def create_missing_keys(job) -> None:
@@ -107,58 +111,30 @@ def _with_password(url: str) -> str:
     return url if u.password else u.set(password=password).render_as_string(hide_password=False)
 
 
-def write_release(args, result, job, quiet: bool = False) -> dict[str, dict]:
-    """Write the released table of the optimum to every target the options name;
-    returns, per CSV target, what was done with its formula cells (``engine.formulas``)."""
-    from engine.export.targets import write_released
-    if result.problem.backend is not None:
-        return write_backend_release(result, targets(args, job), quiet)
-    released = result.transformed()
-    done = {}
-    for target in targets(args, job):
-        progress = None
-        if not quiet and released.n_rows > 50_000:
-            def progress(done, total, where=target.describe()):
-                sys.stderr.write(f"\rwriting {where}: {done:,} of {total:,} rows")
-                sys.stderr.flush()
-        cells = write_released(released, target, progress)
-        if cells is not None:
-            done[target.describe()] = cells
-        if progress:
-            sys.stderr.write("\n")
-    return done
-
-
-def write_backend_release(result, targets: list, quiet: bool = False) -> dict[str, dict]:
-    """The release of a job whose records a DuckDB or Spark backend holds: the backend
-    writes each file target (CSV: minimal quoting, utf-8, lf; or Parquet) itself
-    (``engine.release_docs.bundle.write_backend_table``)."""
-    from engine.release_docs.bundle import check_backend_targets, write_backend_table
-    check_backend_targets(result, targets)
-    done = {}
-    for target in targets:
-        def progress(fraction, where=target.describe()):
-            if not quiet:
-                sys.stderr.write(f"\rwriting {where}: {fraction:4.0%}")
-                sys.stderr.flush()
-        cells = write_backend_table(result, target, None, progress)
-        if cells is not None:
-            done[target.describe()] = cells
-        if not quiet:
-            sys.stderr.write("\n")
-    return done
-
-
-def write_documents(args, result) -> None:
-    """Write the documents the options ask for (mapping, pseudonym table, report) of the
-    optimum, through the one release writer (``engine.release_docs.bundle``)."""
-    if result.optimum is None:
-        return
-    if not (args.mapping or args.pseudonym_table or args.report):
-        return
-    from engine.release_docs.bundle import ReleaseRequest
-    from engine.release_docs.bundle import write_documents as write
-    job = result.problem.job
+def request(args, job) -> ReleaseRequest:
+    """The release the options ask for (targets and documents)."""
     data = args.data or (job.resolve(job.data.path) if job.data.path else None)
-    write(result, ReleaseRequest(None, args.mapping, args.report, data, args.pseudonym_table),
-          None, targets(args, job))
+    first, *more = targets(args, job) or [None]
+    return ReleaseRequest(first, args.mapping, args.report, data, args.pseudonym_table,
+                          job_path=args.job, more_targets=tuple(more), force=args.force)
+
+
+def write(args, result, job, quiet: bool = False) -> dict[str, dict]:
+    """Write the release of the optimum the options ask for, with a progress line on
+    stderr unless ``quiet``; returns, per CSV target, what was done with its formula
+    cells (``engine.formulas``)."""
+    from engine.release_docs.writer import write_release
+    state = {"what": None}
+
+    def progress(fraction: float, what: str) -> None:
+        if quiet or not what.startswith("writing ") or what == "writing the job":
+            return
+        if state["what"] not in (None, what):
+            sys.stderr.write("\n")
+        state["what"] = what
+        sys.stderr.write(f"\r{what}: {fraction:4.0%}")
+        sys.stderr.flush()
+    written = write_release(result, request(args, job), None, progress)
+    if state["what"] is not None:
+        sys.stderr.write("\n")
+    return written.formula_cells

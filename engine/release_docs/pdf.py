@@ -181,7 +181,8 @@ def _pseudonym_note(p: dict) -> str:
     if p.get("pseudonymize") == "mask":
         return f"masked: first {p.get('keep', 0)} characters kept"
     source = (f"key file {p['key_file']}" if p.get("key_file")
-              else f"key in environment variable {p.get('key_env')}")
+              else f"key in environment variable {p['key_env']}" if p.get("key_env")
+              else "key kept internal")
     return f"pseudonyms: HMAC-SHA-256, {p.get('length', 16)} hex characters, {source}"
 
 
@@ -251,6 +252,10 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
     doc.font(18, bold=True, color=(20, 45, 90))
     doc.pdf.cell(0, 10, "Release report", new_x="LMARGIN", new_y="NEXT")
     doc.text(f"{report['software']} · created {report['created']}", color=GREY)
+    if report.get("scope") == "public":
+        doc.text("Public report: it names no original value. The distributions of the "
+                 "input, the research subset's definition and the paths are in the full "
+                 "report, kept internal.", color=GREY)
     doc.pdf.ln(3)
     doc.verdict(ver["ok"], "Independent verification PASSED\nthe released table meets every "
                 "privacy model and the suppression limit" if ver["ok"] else

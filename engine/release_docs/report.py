@@ -10,6 +10,11 @@ losses of ``engine.analysis.quality``), risk before and after (``engine.analysis
 and the verdict of the independent recount (``engine.verify``) of the released table,
 as re-read from the written file when there is one.
 
+The report's ``certificate`` (``engine.certificate``) records the SHA-256 of the input,
+the job file, every hierarchy file and the release, for ``anonymist verify --report``.
+`public_report` is the report without anything that names an original value (the
+distributions, a research subset's definition, paths): the one to share.
+
 No secret enters the report: pseudonymized attributes are named with their method and
 the key's source (a file path or an environment variable name), never the key.
 """
@@ -26,6 +31,8 @@ import pandas as pd
 
 from engine.analysis.quality import quality
 from engine.analysis.risk import class_sizes, risk_summary
+from engine.certificate import KEY as CERTIFICATE
+from engine.certificate import certificate, sha256_file
 from engine.config import QUASI_IDENTIFYING
 from engine.project.job_file import job_to_dict
 from engine.sdc.measures import release_section
@@ -33,14 +40,6 @@ from engine.verify import verify_frame
 
 FORMAT_VERSION = 1
 DEFAULT_RISK_THRESHOLD = 0.2
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def sha256_table(frame: pd.DataFrame) -> str:
@@ -167,7 +166,8 @@ def _pseudonym_entry(attr: dict) -> dict | None:
 
 def build_report(result, levels=None, *, input_path: str | Path | None = None,
                  output_path: str | Path | None = None, output_target: str | None = None,
-                 reread: pd.DataFrame | None = None) -> dict:
+                 reread: pd.DataFrame | None = None, job_path: str | Path | None = None,
+                 hierarchy_files: dict | None = None) -> dict:
     """The report of releasing ``levels`` (default: the optimum) of ``result``.
 
     Parameters
@@ -182,6 +182,9 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     reread
         The released table as read back from its target: verified instead of the
         in-memory table, so the verdict covers what was actually delivered.
+    job_path, hierarchy_files
+        The job file and the hierarchy files (by attribute) the release was made with,
+        hashed in the certificate (default: the job's own hierarchy paths).
     """
     problem, job = result.problem, result.problem.job
     opt = result.optimum if levels is None else result.evaluate(levels)
@@ -260,6 +263,17 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     verdict = verify_frame(checked.astype(str), job,
                            subset_of_input if released.subset_release else None)
 
+    if hierarchy_files is None:
+        hierarchy_files = {name: job.resolve(a.hierarchy_path)
+                           for name, a in job.attributes.items() if a.hierarchy_path}
+    # files only: a table given in memory or written to a database has no file hash here
+    cert = certificate(
+        input_path=input_path, input_sha256=input_info["sha256"] if input_path else None,
+        job_path=job_path, hierarchies=hierarchy_files, release_path=output_path,
+        release_sha256=output_info["sha256"] if output_path else None,
+        privacy_models=job_to_dict(job).get("privacy", []),
+        suppression_limit=job.transformation.suppression_limit)
+
     report = {
         "format_version": FORMAT_VERSION,
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -301,8 +315,28 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
                          "levels": verdict.levels,
                          "of": "the table read back from its target" if reread is not None
                                else "the released table in memory"},
+        CERTIFICATE: cert,
     }
     return _finite(report)
+
+
+def public_report(report: dict) -> dict:
+    """The report without what may name an original value or a path: the research
+    subset's definition (a query or row file), the output target's path (its file name
+    stays), the key sources of pseudonyms; the PDF gets no distribution charts (the
+    input's values). Marked ``"scope": "public"``."""
+    import copy
+    out = copy.deepcopy(report)
+    out["scope"] = "public"
+    conf = out["configuration"]
+    if conf.get("subset"):
+        conf["subset"] = {"defined": "in the internal report"}
+    for a in conf["attributes"]:
+        p = a.get("pseudonym")
+        if p is not None:
+            a["pseudonym"] = {k: v for k, v in p.items() if k not in ("key_file", "key_env")}
+    out["output"]["target"] = out["output"].get("file")
+    return out
 
 
 def _version() -> str:

@@ -42,12 +42,18 @@ def test_export_xlsx_with_mapping_and_report(qtbot, window, tmp_path, messages):
     assert dialog.path.text().endswith(".xlsx") and not dialog.csv_box.isVisibleTo(dialog)
     dialog.path.setText(str(tmp_path / "release.xlsx"))
     dialog.with_mapping.setChecked(True)
-    dialog.mapping_path.setText(str(tmp_path / "mapping"))
     dialog.with_report.setChecked(True)
-    dialog.report_path.setText(str(tmp_path / "report.pdf"))
+    dialog.release_folder.setText(str(tmp_path / "release"))
+    share, internal = tmp_path / "release" / "share", tmp_path / "release" / "internal"
+    assert str(share / "release.xlsx") in dialog.table_place.text()
     written = _export(qtbot, window, dialog)
     assert written.verified is True
-    back = read_table(file_target(tmp_path / "release.xlsx"))
+    # share/: the table and the public report; internal/: job, hierarchies, mapping, report
+    assert sorted(p.name for p in share.iterdir()) == [
+        "README.txt", "release-report.json", "release-report.pdf", "release.xlsx"]
+    assert {"README.txt", "release-job.toml", "release-mapping", "release-report-full.pdf",
+            "release-report-full.json"} <= {p.name for p in internal.iterdir()}
+    back = read_table(file_target(share / "release.xlsx"))
     pd.testing.assert_frame_equal(back, shown, check_dtype=False)
     job = window.document.build_job()
     assert verify_frame(back, job).ok
@@ -56,14 +62,16 @@ def test_export_xlsx_with_mapping_and_report(qtbot, window, tmp_path, messages):
     from app.project_io import save_job_file
     save_job_file(window.document, tmp_path / "job.toml")
     assert main(["verify", str(tmp_path / "back.csv"), str(tmp_path / "job.toml")]) == 0
-    tables, rows = read_mapping(tmp_path / "mapping")
+    tables, rows = read_mapping(internal / "release-mapping")
     source = result.problem.table.to_dataframe().astype(str)
     mapped = apply_mapping(source, tables, rows)
     pd.testing.assert_frame_equal(mapped, shown[list(tables)], check_dtype=False)
-    report = json.loads((tmp_path / "report.json").read_text())
+    report = json.loads((internal / "release-report-full.json").read_text())
     assert report["output"]["rows"] == len(shown)
     assert report["verification"]["of"] == "the table read back from its target"
-    assert (tmp_path / "report.pdf").read_bytes().startswith(b"%PDF")
+    assert (internal / "release-report-full.pdf").read_bytes().startswith(b"%PDF")
+    public = json.loads((share / "release-report.json").read_text())
+    assert public["scope"] == "public" and public["certificate"] == report["certificate"]
 
 
 def test_export_csv_options_and_database(qtbot, window, tmp_path, messages):
@@ -108,7 +116,7 @@ def test_export_csv_options_and_database(qtbot, window, tmp_path, messages):
 
 
 def test_cancelled_export_leaves_nothing(qtbot, window, tmp_path, messages):
-    from engine.release_docs.bundle import ReleaseRequest
+    from engine.release_docs.writer import ReleaseRequest
     _anonymized(qtbot, window)
     target = file_target(tmp_path / "big.xlsx", batch_rows=500)
     with qtbot.waitSignal(window.files.tasks.failed, timeout=120_000):

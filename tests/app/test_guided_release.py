@@ -74,7 +74,9 @@ def _release(window, qtbot, path, out, goal="agreement", pick_alternative=False,
 
 
 def _check_release(window, out, stem):
-    data, job = out / f"{stem}-anonymized.csv", out / f"{stem}-job.toml"
+    """share/ holds the table (and the public report), internal/ the job: `anonymist
+    verify` accepts the shared table under the internal job."""
+    data, job = out / "share" / f"{stem}-anonymized.csv", out / "internal" / f"{stem}-job.toml"
     assert cli(["verify", str(data), str(job)]) == 0
     written = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
     doc = window.document
@@ -92,10 +94,21 @@ def test_guided_release_of_adult(window, qtbot, tmp_path, adult_dir):
     written = _check_release(window, out, "adult")
     assert len(written) == 30_162
     assert clicks <= 10
-    assert (out / "adult-mapping" / "age.csv").exists()
-    assert (out / "adult-report.pdf").stat().st_size > 0
-    assert [a.kind for a in wiz.currentPage().artefacts] == ["data", "job", "mapping", "report"]
+    share, internal = out / "share", out / "internal"
+    assert sorted(p.name for p in share.iterdir()) == [
+        "README.txt", "adult-anonymized.csv", "adult-report.json", "adult-report.pdf"]
+    assert sorted(p.name for p in internal.iterdir()) == [
+        "README.txt", "adult-hierarchies", "adult-job.toml", "adult-mapping",
+        "adult-report-full.json", "adult-report-full.pdf"]
+    assert (share / "README.txt").read_text().startswith("SHARE")
+    assert (internal / "README.txt").read_text().startswith("INTERNAL")
+    assert (internal / "adult-mapping" / "age.csv").exists()
+    assert [a.kind for a in wiz.currentPage().artefacts] == [
+        "data", "job", "mapping", "report", "public report"]
     assert all(a.verified for a in wiz.currentPage().artefacts)
+    # the shared report certifies the shared table, the internal job and its hierarchies
+    assert cli(["verify", str(share / "adult-anonymized.csv"), str(internal / "adult-job.toml"),
+                "--report", str(share / "adult-report.json")]) == 0
     # before / after drawn in Analyze utility's input / output colours, not green
     from app.perspectives.utility.charts import INPUT_COLOR, OUTPUT_COLOR
     result_page = wiz.page(RESULT_PAGE)
@@ -129,7 +142,7 @@ def test_guided_release_with_a_population(window, qtbot, tmp_path):
     _release(window, qtbot, tmp_path / "register.csv", out, goal="partner", report=False)
     _check_release(window, out, "register")
     assert window.document.settings.population == {"region": "USA"}
-    assert "[population]" in (out / "register-job.toml").read_text()
+    assert "[population]" in (out / "internal" / "register-job.toml").read_text()
 
 
 @pytest.mark.parametrize("confirm", [False, True])

@@ -173,24 +173,26 @@ def test_journey_configure_anonymize_export_out_of_core(qtbot, window, adult_lik
     dialog.path.setText(str(tmp_path / "released.parquet"))
     # the value mapping is written out of core too (the report and pseudonym table not)
     assert dialog.with_mapping.isEnabled() and not dialog.with_report.isEnabled()
-    dialog.with_mapping.setChecked(True)
-    dialog.mapping_path.setText(str(tmp_path / "mapping"))
+    dialog.with_mapping.setChecked(True)  # then share/ and internal/ of a release folder
+    dialog.release_folder.setText(str(tmp_path / "release"))
     request = dialog.build_request()
     with qtbot.waitSignal(window.files.exported, timeout=60_000):
         window.files.export_release(request)
     from engine.export.mapping import apply_mapping, value_mapping
     expected = value_mapping(memory.problem, [memory.optimum.levels[q] for q in
                                               memory.problem.qis], memory.transformed())
-    rows = pd.read_csv(tmp_path / "mapping" / "suppressed_rows.csv", sep=";").iloc[:, 0]
+    mapping = tmp_path / "release" / "internal" / "released-mapping"
+    rows = pd.read_csv(mapping / "suppressed_rows.csv", sep=";").iloc[:, 0]
     assert rows.tolist() == expected.suppressed_rows.tolist()
     source = pd.read_csv(adult_like / "adult.csv", sep=";", dtype=str, keep_default_na=False)
-    tables = {q: pd.read_csv(tmp_path / "mapping" / f"{q}.csv", sep=";", dtype=str,
+    tables = {q: pd.read_csv(mapping / f"{q}.csv", sep=";", dtype=str,
                              keep_default_na=False) for q in qis}
     assert apply_mapping(source, tables, rows.to_numpy()).equals(exported[list(qis)])
     capsys.readouterr()
-    assert cli_main(["verify", str(tmp_path / "released.parquet"), str(job_path)]) == 0, \
-        capsys.readouterr()
-    parquet = pd.read_parquet(tmp_path / "released.parquet").fillna("")
+    shared = tmp_path / "release" / "share" / "released.parquet"
+    assert cli_main(["verify", str(shared), str(job_path)]) == 0, capsys.readouterr()
+    assert (tmp_path / "release" / "internal" / "released-job.toml").is_file()
+    parquet = pd.read_parquet(shared).fillna("")
     assert parquet.astype(str).equals(exported)
     # the project keeps the data's path and backend, not its rows, and reopens out of core
     with qtbot.waitSignal(window.files.saved, timeout=30_000):

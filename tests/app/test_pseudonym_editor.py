@@ -44,22 +44,19 @@ def test_keyed_pseudonyms_from_the_app(qtbot, window, tmp_path, messages):
     dialog = ExportDialog(tmp_path, ";", True, window, pseudonyms=True)
     qtbot.addWidget(dialog)
     dialog.format.setCurrentIndex(dialog.format.findData("xlsx"))
-    dialog.path.setText(str(tmp_path / "out.xlsx"))
+    dialog.path.setText("out.xlsx")
     dialog.with_report.setChecked(True)
-    dialog.report_path.setText(str(tmp_path / "report.pdf"))
-    dialog.with_lookup.setChecked(True)
-    dialog.lookup_path.setText(str(tmp_path / "lookup.csv"))
-    dialog.accept()
-    assert "another folder" in dialog.error.text()  # not beside the release
-    dialog.lookup_path.setText(str(tmp_path / "keys" / "lookup.csv"))
+    dialog.with_lookup.setChecked(True)  # into internal/, never beside the shared table
+    dialog.release_folder.setText(str(tmp_path / "release"))
     dialog.accept()
     with qtbot.waitSignal(window.files.exported, timeout=120_000) as blocker:
         window.files.export_release(dialog.request)
     assert blocker.args[0].verified is True
-    back = read_table(file_target(tmp_path / "out.xlsx"))
+    back = read_table(file_target(tmp_path / "release" / "share" / "out.xlsx"))
     pd.testing.assert_frame_equal(back, released.astype(str), check_dtype=False)
     assert verify_frame(back, doc.build_job()).ok
-    lookup = pd.read_csv(tmp_path / "keys" / "lookup.csv", sep=";", dtype=str,
+    lookup = pd.read_csv(tmp_path / "release" / "internal" / "out-pseudonyms.csv", sep=";",
+                         dtype=str,
                          keep_default_na=False).set_index("pseudonym")["value"]
     assert (released[name].map(lookup) == original).all()  # it re-identifies: kept apart
     with qtbot.waitSignal(window.files.saved, timeout=30_000):

@@ -75,7 +75,7 @@ def test_the_key_is_in_no_written_file(project, tmp_path, capsys):
     out.mkdir()
     args = ["anonymize", str(folder / "job.toml"), "--quiet", "--create-keys",
             "--output", str(out / "out.csv"), "--result", str(out / "result.json"),
-            "--mapping", str(out / "map"), "--report", str(out / "report.pdf"),
+            "--mapping", str(tmp_path / "internal" / "map"), "--report", str(out / "report.pdf"),
             "--pseudonym-table", str(keys / "lookup.csv")]
     assert main(args) == 0
     assert "created key file" in capsys.readouterr().err

@@ -1,4 +1,6 @@
-"""Step 7: write the release (data, value mapping) and check each file independently."""
+"""Step 7: write the release in two folders — share/ (the data, the public report) and
+internal/ (the job, hierarchies, value mapping, full report) — through the one release
+writer (``engine.guide.release``), and check each file independently."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -17,9 +19,14 @@ class ReleasePage(GuidedPage):
                          "independently before it counts as released.")
         lay = QVBoxLayout(self)
         lay.addWidget(explanation(
-            "The data file is read back and its groups recounted against your privacy goal; "
-            "the value mapping (which input value became which released value) is applied "
-            "to the input and must give the released file exactly."))
+            "The release folder gets two parts: share/ holds what may leave your "
+            "organisation (the anonymized data and a public report that names no original "
+            "value); internal/ holds what must stay inside (the job with its paths, the "
+            "hierarchies, the value mapping and the full report). Each has a README.txt "
+            "saying who may see it. The data file is read back and its groups recounted "
+            "against your privacy goal; the value mapping (which input value became which "
+            "released value) is applied to the input and must give the released file "
+            "exactly."))
         row = QHBoxLayout()
         self.folder = QLineEdit()
         self.folder.setPlaceholderText("folder for the release")
@@ -31,7 +38,8 @@ class ReleasePage(GuidedPage):
         self.with_mapping = QCheckBox("Value mapping (one table per quasi-identifier)")
         self.with_mapping.setChecked(True)
         lay.addWidget(self.with_mapping)
-        self.with_report = QCheckBox("Release report (PDF and JSON) for an approval board")
+        self.with_report = QCheckBox("Release report (PDF and JSON) for an approval board: "
+                                     "public in share/, full in internal/")
         self.with_report.setChecked(True)
         lay.addWidget(self.with_report)
         self.release_button = QPushButton("Release")
@@ -93,7 +101,8 @@ class ReleasePage(GuidedPage):
         self.files.resizeColumnsToContents()
         if self.artefacts:
             ok = self.done()
-            self.status.setText("Done: every file passed its check." if ok else
+            self.status.setText("Done: every file passed its check. Share only the share/ "
+                                "folder." if ok else
                                 "A check failed: do not publish these files.")
         self.completeChanged.emit()
 
