@@ -193,7 +193,7 @@ def test_guided_release_of_visits_counts_patients(window, qtbot, tmp_path):
     assert person_of(window.document) == "patient_no"
     written = _check_release(window, out, "visits")
     assert "patient_no" not in written.columns
-    assert 'person = "patient_no"' in (out / "visits-job.toml").read_text()
+    assert 'person = "patient_no"' in (out / "internal" / "visits-job.toml").read_text()
     k = next(p["k"] for p in window.document.settings.privacy if p["model"] == "k-anonymity")
     source = pd.read_csv(tmp_path / "visits.csv", sep=";", dtype=str, keep_default_na=False)
     qis = [q for q in ("age", "sex", "zip") if q in written.columns]
