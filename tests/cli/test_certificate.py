@@ -11,6 +11,7 @@ from tests.engine.release_fixtures import released  # noqa: F401 - a fixture
 
 
 def _release(folder, out):
+    out.mkdir()
     assert main(["anonymize", str(folder / "job.toml"), "--quiet", "--output",
                  str(out / "out.csv"), "--report", str(out / "report.pdf")]) == EXIT_OK
 
@@ -112,4 +113,5 @@ def test_the_mapping_is_refused_beside_the_release_unless_forced(released, tmp_p
     assert main(args + ["--force"]) == EXIT_OK
     assert (tmp_path / "out.csv").is_file() and (tmp_path / "map" / "age.csv").is_file()
     # a mapping in another folder needs no --force
+    (tmp_path / "internal").mkdir()
     assert main(args[:-1] + [str(tmp_path / "internal" / "map")]) == EXIT_OK

@@ -24,9 +24,9 @@ def failing_report(monkeypatch):
     """The release report fails after the release was written (a PDF library error)."""
     import engine.release_docs.pdf as pdf
 
-    def export_report(*args, **kwargs):
+    def write_report(*args, **kwargs):  # what the release writer calls
         raise RuntimeError("the PDF library failed")
-    monkeypatch.setattr(pdf, "export_report", export_report)
+    monkeypatch.setattr(pdf, "write_report", write_report)
 
 
 def test_a_failed_report_puts_back_the_earlier_outputs(tiny, run, failing_report):
@@ -44,7 +44,7 @@ def test_a_failed_report_leaves_nothing_new(tiny, run, failing_report):
     before = snapshot(tiny)
     assert run("anonymize", tiny / "job.toml", "--output", tiny / "out.csv", "--result",
                tiny / "r.json", "--report", tiny / "report.pdf", "--mapping", tiny / "maps",
-               "--quiet").code == EXIT_INTERNAL
+               "--force", "--quiet").code == EXIT_INTERNAL
     assert snapshot(tiny) == before and not list((tiny / "maps").iterdir())
 
 

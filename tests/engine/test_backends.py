@@ -273,7 +273,7 @@ def test_value_mapping_through_duckdb(adult, capsys):
         (adult / f"{backend}.toml").write_text(text)
         assert main(["anonymize", str(adult / f"{backend}.toml"), "--output",
                      str(adult / f"{backend}.csv"), "--mapping", str(adult / f"map-{backend}"),
-                     "--quiet"]) == 0
+                     "--force", "--quiet"]) == 0  # the mapping beside the table: a test
     capsys.readouterr()
     files = sorted(p.name for p in (adult / "map-memory").iterdir())
     assert files == sorted(p.name for p in (adult / "map-duckdb").iterdir())

@@ -44,6 +44,7 @@ def test_a_wrong_mapping_does_not_reproduce(released, tmp_path):  # noqa: F811
 def test_cli_mapping_option(released, tmp_path, capsys):  # noqa: F811
     folder, result = released
     out, mapping = tmp_path / "out.csv", tmp_path / "internal" / "map"
+    mapping.parent.mkdir()
     assert main(["anonymize", str(folder / "job.toml"), "--quiet", "--output", str(out),
                  "--mapping", str(mapping)]) == 0
     tables, rows = read_mapping(mapping)

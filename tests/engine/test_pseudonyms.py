@@ -73,6 +73,8 @@ def test_the_key_is_in_no_written_file(project, tmp_path, capsys):
     (folder / "job.toml").write_text(_job(f'key_file = "{keys / "study.key"}"'))
     out = tmp_path / "release"
     out.mkdir()
+    (tmp_path / "internal").mkdir()
+    keys.mkdir(exist_ok=True)  # outputs go into existing folders only
     args = ["anonymize", str(folder / "job.toml"), "--quiet", "--create-keys",
             "--output", str(out / "out.csv"), "--result", str(out / "result.json"),
             "--mapping", str(tmp_path / "internal" / "map"), "--report", str(out / "report.pdf"),
