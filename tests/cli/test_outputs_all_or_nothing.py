@@ -114,14 +114,15 @@ def test_sighup_mid_write_cleans_up(tiny):
 
 
 def test_the_app_export_is_all_or_nothing_too(tiny, failing_report):
-    """The export dialog's writer (engine.release_docs.bundle.write_release)."""
+    """The export dialog's writer (engine.release_docs.writer.write_release)."""
     import engine
     from engine.export.targets import file_target
-    from engine.release_docs.bundle import ReleaseRequest, write_release
+    from engine.release_docs.writer import ReleaseRequest, write_release
     result = engine.anonymize(None, tiny / "job.toml")
     (tiny / "out.csv").write_text("the earlier release\n")
     before = snapshot(tiny)
     with pytest.raises(RuntimeError, match="PDF library"):
         write_release(result, ReleaseRequest(file_target(tiny / "out.csv"),
-                                             mapping=tiny / "maps", report=tiny / "r.pdf"))
+                                             mapping=tiny / "maps", report=tiny / "r.pdf",
+                                             force=True))
     assert snapshot(tiny) == before and not (tiny / "maps").exists()
