@@ -6,14 +6,15 @@ sample of its values fits a pattern: e-mail, phone, SSN, ZIP, URL, IP, MAC, VIN,
 UUID, dates, common first names and surnames...). A name match is dropped when the
 sampled values clearly do not fit the category (an ``account_type`` of "checking",
 a ``date`` column of years only, an ``email_opt_in`` of yes/no), and ages count only
-when some value is above 89. Every match says why it matched.
+when some value is above 89. A column whose values hold identifiers inside their text
+(a phone number or a name in a note: ``engine.identifiers``, the scan every release
+runs) matches too. Every match says why it matched.
 
 Sampling keeps the cost independent of the table size: at most ``sample_size``
 rows (10,000 by default, fixed seed), each distinct value tested once.
 """
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,8 @@ import pandas as pd
 from engine.analysis.statistics import Data, column_of, n_rows
 from engine.data.datatypes import DATE_FORMATS, DateType
 from engine.data.table import EncodedTable
+from engine.identifiers import KIND_LABELS, find_spans
+from engine.identifiers.patterns import ip_ok
 
 CATEGORIES = (
     "Names", "Geographic subdivisions smaller than a state", "Dates (except year) and ages "
@@ -161,10 +164,33 @@ def _regex(pattern: str) -> Callable[[str], bool]:
 
 
 def _is_ip(v: str) -> bool:
-    try:
-        return ipaddress.ip_address(v.strip()) is not None
-    except ValueError:
-        return False
+    return ip_ok(v.strip())
+
+
+#: identifiers found inside values (engine.identifiers) by their HIPAA category
+_INSIDE = {"EMAIL": EMAIL, "PHONE": PHONE, "URL": URL, "IP": IP, "IBAN": ACCOUNT,
+           "CARD": ACCOUNT, "NAME": NAMES, "ID": OTHER}
+#: share of sampled values that must hold one for a column to be flagged
+INSIDE_SHARE = 0.02
+
+
+def _inside_matches(name: str, values: np.ndarray) -> list[IdentifierMatch]:
+    """Identifiers inside the values (a phone number in a note), by ``engine.identifiers``:
+    one match per category held by at least `INSIDE_SHARE` of the sampled values."""
+    if not len(values):
+        return []
+    held: dict[str, int] = {}
+    for v in values:
+        for kind in {s.kind for s in find_spans(str(v))}:
+            held[kind] = held.get(kind, 0) + 1
+    out = []
+    for kind, n in sorted(held.items(), key=lambda kv: -kv[1]):
+        share = n / len(values)
+        if share >= INSIDE_SHARE:
+            out.append(IdentifierMatch(name, _INSIDE[kind], "values",
+                                       f"{share:.0%} of sampled values hold "
+                                       f"{KIND_LABELS[kind]}s inside their text"))
+    return out
 
 
 def _is_date(values: np.ndarray) -> tuple[float, str]:
@@ -279,7 +305,8 @@ def detect_identifiers(data: Data, attributes: Sequence[str] | None = None,
             found = [m for m in found if m.category != OTHER]
         found += [m for m in [_age_match(name, values)] if m]
         seen = {m.category for m in found}
-        for m in _value_matches(name, values, distinct, threshold):
+        for m in _value_matches(name, values, distinct, threshold) + \
+                _inside_matches(name, values):
             if not (m.category in seen or m.category == OTHER and seen
                     or m.category == PHONE and FAX in seen):
                 found.append(m)

@@ -134,3 +134,19 @@ def test_release_of_adult_is_not_refused(tmp_path):
     assert {"race", "education", "occupation", "native-country"} <= set(scanned)
     write_released(released, FileTarget(tmp_path / "a.csv", "csv", CsvOptions(";")))
     assert (tmp_path / "a.csv").exists()
+
+
+def test_hipaa_and_the_guide_flag_a_notes_column():
+    """Analyze risk's identifier list and the guide's proposal see identifiers inside
+    free text (the scanner every release runs), not just whole-value patterns."""
+    from engine.analysis.hipaa import ACCOUNT, EMAIL, PHONE, detect_identifiers
+    from engine.data.table import EncodedTable
+    from engine.guide.proposals import propose_attributes
+    from tests.clinical_data import clinical
+    frame = clinical(patients=80, seed=3).frame[["visit_no", "diagnosis", "notes"]]
+    table = EncodedTable.from_dataframe(frame)
+    notes = {m.category for m in detect_identifiers(table) if m.attribute == "notes"}
+    assert {PHONE, EMAIL, ACCOUNT} <= notes
+    assert not [m for m in detect_identifiers(table) if m.attribute == "diagnosis"]
+    proposal = {p.attribute: p for p in propose_attributes(table)}["notes"]
+    assert proposal.type == "identifying" and "inside their text" in proposal.reason
