@@ -408,9 +408,10 @@ class Document(QObject):
         """
         attributes = {}
         for name, a in self.attributes.items():
-            if a.type == INSENSITIVE and a.hierarchy is None and a.weight is None \
-                    and a.min_level is None and a.max_level is None:
-                continue  # columns not named are insensitive
+            if a.type == INSENSITIVE and replace(a, data_type=None, format=None) == \
+                    AttributeConfig():
+                continue  # columns not named are insensitive (with every default:
+                # a scrub, a kept reason or a coding rule names it)
             if name in self.hierarchy_rows and a.hierarchy is None:
                 # re-validate to report the editor's error with its message
                 Hierarchy.from_rows(self.hierarchy_rows[name], attribute=name)

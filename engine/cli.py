@@ -255,7 +255,9 @@ def cmd_verify(args) -> int:
                              encoding=args.encoding)
     if not parts:  # the scan the release ran, on the file (issue 25)
         from engine.verify import identifier_violations
-        found = identifier_violations(args.output, job, args.delimiter, args.encoding)
+        found = identifier_violations(args.output, job, args.delimiter, args.encoding,
+                                      generalized=[q for q, level in report.levels.items()
+                                                   if level])
         if found:
             report.violations += found
             report.ok = False

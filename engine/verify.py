@@ -729,12 +729,20 @@ def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
 
 # --- identifiers in the released columns (engine/identifiers, issue 25) ---------------------
 def identifier_violations(source, job: Job, delimiter: str | None = None,
-                          encoding: str | None = None, chunk_rows: int = CHUNK_ROWS
-                          ) -> list[str]:
+                          encoding: str | None = None, chunk_rows: int = CHUNK_ROWS,
+                          generalized: Iterable[str] = ()) -> list[str]:
     """The scan the release ran before it was written, run again on the released file
     (a CSV, Parquet or xlsx path, or a DataFrame): one violation per column and kind of
-    identifier found (``engine.identifiers.released``)."""
+    identifier found (``engine.identifiers.released``). ``generalized``: quasi-
+    identifiers read at a level above 0 (hierarchy labels, not the data's values)."""
+    import dataclasses
+
     from engine.identifiers import released as scan
+    skip = set(generalized)
+    if skip:  # their labels are the job's hierarchies', not values of the data
+        job = dataclasses.replace(job, attributes={
+            n: (dataclasses.replace(a, identifiers="keep", reason="generalized")
+                if n in skip else a) for n, a in job.attributes.items()})
     if not isinstance(source, (str, Path)):
         chunks = scan.frame_chunks([source])
     elif Path(source).suffix.lower() in (".parquet", ".pq"):

@@ -60,7 +60,8 @@ APP_LAYERS = [
                                                         # records the document keeps, shows
     {"distinct_requests"},                          # the document's background counts
     {"document", "project_file"},                   # the one document; project files
-    {"project_io", "widgets", "file_dialogs"},      # document <-> project; shared widgets
+    {"project_io", "widgets", "file_dialogs",      # document <-> project; shared widgets;
+     "identifier_choice"},                         # identifiers in released columns
     {"models", "hierarchies_beside"},               # Qt item models over engine arrays
     {"perspectives"},                               # the four perspectives, independent
     {"wizards", "actions", "warmup"},               # import, hierarchy, guided release

@@ -51,6 +51,15 @@ _DATE = re.compile(r"\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}[\-/.]\
 _DATE_TIME = re.compile(r"(?<![\d\-/.])(?:\d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}|\d{1,2}[\-/.]\d{1,2}"
                         r"[\-/.]\d{2,4})(?![\d\-/.])|\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _NHS_NEAR = re.compile(r"(?i)\bNHS\b")
+_NHS_SHAPE = re.compile(r"\d{3}[ \-]?\d{3}[ \-]?\d{4}")
+_LETTERS = re.compile(r"[^\W\d_]{2}")
+_IBAN_START = re.compile(r"[A-Z]{2}\d{2}")
+_DATE_HINT = re.compile(r"\d[\-/.:]\d")
+_NON_DIGIT = re.compile(r"\D")
+_PLAIN = re.compile(r"[\d \-]+")
+_RANGE = re.compile(r"(\d+) ?[-–] ?(\d+)")
+_DECIMAL = re.compile(r"\d+\.\d+|\d{1,3}(?:\.\d{3})+")
+_GROUPED = re.compile(r"\d[ ().\-/]+\d")
 _US_PHONE_SHAPE = re.compile(r"(?:\+?1[ .\-]?)?(?:\(\d{3}\) ?|\d{3}[ .\-])\d{3}[ .\-]\d{4}")
 #: default regions for numbers written without their country code
 REGIONS = ("US", "GB", "DE", "NL", "FR", "CA", "AU", "IE", "AT", "CH", "BE", "IT", "ES")
@@ -151,29 +160,31 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
     """The region a telephone number ``candidate`` is valid in (``phonenumbers``), or
     None. A number without separators nor country code counts only within free text
     (``in_text``): a column of bare numbers is amounts or codes."""
-    digits = re.sub(r"\D", "", candidate)
+    digits = _NON_DIGIT.sub("", candidate)
     if not 7 <= len(digits) <= 15 or _DATE.fullmatch(candidate.strip()):
         return None
     international = candidate.startswith("+") or candidate.startswith("00")
-    grouped = bool(re.search(r"\d[ ().\-/]+\d", candidate)) or candidate.startswith("(")
+    grouped = candidate.startswith("(") or _GROUPED.search(candidate) is not None
     if not (international or grouped) and not (in_text and len(digits) >= 10):
         return None
-    if re.fullmatch(r"\d+\.\d+", candidate) or re.fullmatch(r"\d{1,3}(\.\d{3})+", candidate):
+    if _DECIMAL.fullmatch(candidate):
         return None  # a decimal or thousands, not a number to dial
+    span = _RANGE.fullmatch(candidate)
+    if span and len(span.group(1)) == len(span.group(2)) and span.group(1) <= span.group(2):
+        return None  # a range of numbers (1930-1939), a generalized label
     pn = _phones()
-    regions = (None,) if international else REGIONS
     text = "+" + candidate[2:] if candidate.startswith("00") else candidate
-    for region in regions:
+    us_shape = not international and _US_PHONE_SHAPE.fullmatch(candidate.strip())
+    for region in ((None,) if international else ("US",) if us_shape else REGIONS):
         try:
             number = pn.parse(text, region)
         except pn.NumberParseException:
             continue
         if pn.is_valid_number(number):
-            return pn.region_code_for_number(number) or region or "?"
-    # fictional but well-formed North American numbers (555 exchanges, unassigned areas)
-    if _US_PHONE_SHAPE.fullmatch(candidate.strip()):
-        return "US"
-    return None
+            return region or f"+{number.country_code}"
+    # a well-formed North American number that is not assigned (555 exchanges, unused
+    # area codes): fictional, or just not in the library's tables; a number still
+    return "US" if us_shape else None
 
 
 # --- finding ------------------------------------------------------------------------------
@@ -186,38 +197,48 @@ def _add(spans: list[Span], taken: list[tuple[int, int]], start: int, end: int, 
     return True
 
 
+def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    return not any(start < b and a < end for a, b in taken)
+
+
 def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
     """Every pattern identifier in ``text``, without overlaps, in text order. ``in_text``:
     whether the text is free text (letters around the numbers; default: it has a
-    letter): bare numbers count as national identifiers or phones only there."""
+    letter): bare numbers count as national identifiers or phones only there. Each
+    pattern runs only when a character it needs is there."""
     if not PREFILTER.search(text):
         return []
     if in_text is None:
-        in_text = re.search(r"[^\W\d_]{2}", text) is not None
+        in_text = _LETTERS.search(text) is not None
     spans: list[Span] = []
     taken: list[tuple[int, int]] = []
-    for m in _EMAIL.finditer(text):
-        _add(spans, taken, m.start(), m.end(), EMAIL)
-    for m in _URL.finditer(text):
-        end = m.end()
-        while end > m.start() and text[end - 1] in ".,;:!?)]}'\"":
-            end -= 1
-        _add(spans, taken, m.start(), end, URL)
-    for m in _IBAN.finditer(text):
-        if iban_ok(m.group()):
-            _add(spans, taken, m.start(), m.end(), IBAN, m.group()[:2])
-    for m in _IPV4.finditer(text):
-        if ip_ok(m.group()):
-            _add(spans, taken, m.start(), m.end(), IP, "IPv4")
+    if "@" in text:
+        for m in _EMAIL.finditer(text):
+            _add(spans, taken, m.start(), m.end(), EMAIL)
+    if "://" in text or "www." in text or "WWW." in text:
+        for m in _URL.finditer(text):
+            end = m.end()
+            while end > m.start() and text[end - 1] in ".,;:!?)]}'\"":
+                end -= 1
+            _add(spans, taken, m.start(), end, URL)
+    if _IBAN_START.search(text):
+        for m in _IBAN.finditer(text):
+            if _free(taken, m.start(), m.end()) and iban_ok(m.group()):
+                _add(spans, taken, m.start(), m.end(), IBAN, m.group()[:2])
+    if "." in text:
+        for m in _IPV4.finditer(text):
+            if ip_ok(m.group()):
+                _add(spans, taken, m.start(), m.end(), IP, "IPv4")
     if ":" in text:
         for m in _IPV6.finditer(text):
             if m.group().count(":") >= 2 and ip_ok(m.group()):
                 _add(spans, taken, m.start(), m.end(), IP, "IPv6")
     # dates and times are no numbers to find: masked, same length
-    masked = _DATE_TIME.sub(lambda m: "x" * len(m.group()), text)
-    for m in _SSN.finditer(masked):
-        if ssn_ok(*m.groups()):
-            _add(spans, taken, m.start(), m.end(), ID, "US SSN")
+    masked = _DATE_TIME.sub(_mask, text) if _DATE_HINT.search(text) else text
+    if "-" in masked:
+        for m in _SSN.finditer(masked):
+            if ssn_ok(*m.groups()):
+                _add(spans, taken, m.start(), m.end(), ID, "US SSN")
     for m in _DIGIT_RUN.finditer(masked):
         run = m.group()
         if run.startswith("(") and ")" not in run:
@@ -225,9 +246,13 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
         else:
             start = m.start()
         end = start + len(run)
-        digits = re.sub(r"\D", "", run)
-        plain = re.fullmatch(r"[\d \-]+", run) is not None
-        nhs = in_text and nhs_ok(digits) and re.fullmatch(r"\d{3}[ \-]?\d{3}[ \-]?\d{4}", run)
+        if not _free(taken, start, end):
+            continue  # part of an IBAN, an e-mail address...
+        digits = _NON_DIGIT.sub("", run)
+        if len(digits) < 7:
+            continue
+        plain = _PLAIN.fullmatch(run) is not None
+        nhs = in_text and len(digits) == 10 and nhs_ok(digits) and _NHS_SHAPE.fullmatch(run)
         if plain and card_ok(digits):
             _add(spans, taken, start, end, CARD)
         elif nhs and _NHS_NEAR.search(text, max(0, start - 24), start):
@@ -242,3 +267,7 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
             _add(spans, taken, start, end, ID, "UK NHS number")
     spans.sort(key=lambda s: s.start)
     return spans
+
+
+def _mask(m: re.Match) -> str:
+    return "x" * len(m.group())

@@ -147,3 +147,31 @@ def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None
         for s in spans.get(int(codes[row]), ()):  # counted above with the value's rows
             replaced[s.kind] -= 1
     return out, replaced
+
+
+def scan_table(table, identifying: list[str], columns: list[str] | None = None,
+               max_values: int = 20_000) -> dict[str, list[Finding]]:
+    """Findings per column of an ``EncodedTable`` (the app's and the guide's view before
+    a release: ``columns``, default every column not in ``identifying``), the values of
+    ``identifying`` looked for inside them. A column of more than ``max_values``
+    distinct values is judged on the first ``max_values`` of them (its counts are then
+    of the rows holding those)."""
+    names = [n for n in (columns if columns is not None else table.names)
+             if n in table.names and n not in identifying]
+    values = IdentifyingValues.build({n: table.column(n).dictionary for n in identifying
+                                      if n in table.names})
+    number_cols = [table.column(n) for n in values.number_columns]
+    own = OwnNumbers([(c.codes, c.dictionary) for c in number_cols]) if number_cols else None
+    out = {}
+    for name in names:
+        col = table.column(name)
+        dictionary, codes = col.dictionary, col.codes
+        if len(dictionary) > max_values:  # the rows holding the first values only
+            rows = np.flatnonzero(codes < max_values)
+            found = scan_column(name, dictionary[:max_values], codes[rows], values,
+                                rows=rows)
+        else:
+            found = scan_column(name, dictionary, codes, values, own)
+        if found:
+            out[name] = found
+    return out

@@ -198,6 +198,20 @@ def _identifiers(attributes: list[dict]) -> str:
     return "; ".join(parts) or "none declared identifying"
 
 
+def _in_values(found: dict | None) -> str:
+    """What was done about identifiers inside released columns (engine/identifiers)."""
+    if not found:
+        return "not scanned"
+    parts = [f"{c} scrubbed (" + (", ".join(f"{n:,} {k}" for k, n in kinds.items())
+                                  or "nothing found") + ")"
+             for c, kinds in found.get("scrubbed", {}).items()]
+    parts += [f"{c} kept as it is: {reason}" for c, reason in found.get("kept", {}).items()]
+    scanned = found.get("scanned", [])
+    parts.append(f"{len(scanned)} column(s) scanned, none found" if scanned else
+                 "no other column released as it is")
+    return "; ".join(parts)
+
+
 def _limits(conf: dict) -> list[str]:
     """What the report does not cover, in plain words, for the approval board."""
     kept = [a["name"] for a in conf["attributes"] if a["type"] in ("insensitive", "sensitive")]
@@ -269,6 +283,7 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
                      + _persons_affected(out.get("person"))
                      + f"{out['equivalence_classes']:,} equivalence classes"),
         ("Identifiers", _identifiers(conf["attributes"])),
+        ("In the values", _in_values(out.get("identifiers"))),
         ("Privacy models", "; ".join(f"{m.get('model')} ({_params(m)})"
                                      for m in conf["privacy_models"]) or "–"),
         ("Transformation", ", ".join(f"{q} {v}" for q, v in tr["levels"].items())),

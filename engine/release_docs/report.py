@@ -36,7 +36,7 @@ from engine.certificate import certificate, sha256_file
 from engine.config import QUASI_IDENTIFYING
 from engine.project.job_file import job_to_dict
 from engine.sdc.measures import release_section
-from engine.verify import verify_frame
+from engine.verify import identifier_violations, verify_frame
 
 FORMAT_VERSION = 1
 DEFAULT_RISK_THRESHOLD = 0.2
@@ -262,6 +262,12 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     checked = reread if reread is not None else released.frame
     verdict = verify_frame(checked.astype(str), job,
                            subset_of_input if released.subset_release else None)
+    found = identifier_violations(checked, job, generalized=[  # the scan the release ran
+        q for q, level in verdict.levels.items() if level])
+    if found:
+        verdict.violations += found
+        verdict.ok = False
+    output_info["identifiers"] = released.identifier_report()
 
     if hierarchy_files is None:
         hierarchy_files = {name: job.resolve(a.hierarchy_path)

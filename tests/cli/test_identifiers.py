@@ -114,11 +114,21 @@ def test_identifying_column_or_keep_with_reason_releases(data, run, tmp_path):
     assert "notes" not in pd.read_csv(out, sep=";", nrows=1).columns
     kept = job(folder, path, "kept.toml",
                notes='identifiers = "keep"\nreason = "notes go to the treating clinic only"')
-    r = run("anonymize", kept, "--output", out, "--result", result, "--quiet")
+    pdf = tmp_path / "docs" / "report.pdf"
+    pdf.parent.mkdir()
+    r = run("anonymize", kept, "--output", out, "--result", result, "--report", pdf,
+            "--quiet")
     assert r.code == EXIT_OK, r.err
     report = json.loads(result.read_text())["identifiers"]
     assert report["kept"] == {"notes": "notes go to the treating clinic only"}
     assert "notes" not in report["scanned"] and "visit_no" in report["scanned"]
+    # the release report prints the reason, and its verification scanned the release
+    doc = json.loads(pdf.with_suffix(".json").read_text())
+    assert doc["output"]["identifiers"]["kept"] == report["kept"]
+    assert doc["verification"]["ok"]
+    from pypdf import PdfReader
+    text = " ".join(p.extract_text() for p in PdfReader(pdf).pages)
+    assert "notes go to the treating clinic only" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("notes, key", [

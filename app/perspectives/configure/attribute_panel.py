@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleS
 from app.document import Document
 from app.models.attribute_list import AttributeListModel
 from engine.data.datatypes import DATA_TYPES
+from app.identifier_choice import IdentifierEditor, apply_choice, examples, flagged, summary
 from app.perspectives.configure.pseudonym_editor import PseudonymEditor
 from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, role_of, set_role
 from app.theme import TYPE_LABELS, type_icon
@@ -109,6 +110,12 @@ class AttributePanel(QWidget):
         self.pseudonym.edited.connect(self._pseudonym_edited)
         grid.addWidget(QLabel("Release as"), 7, 0)
         grid.addWidget(self.pseudonym, 7, 1, 1, 3)
+        # identifiers inside the values (app/identifier_choice.py): refuse, scrub, keep
+        self.identifiers = IdentifierEditor()
+        self.identifiers.edited.connect(self._identifiers_edited)
+        grid.addWidget(QLabel("Identifiers"), 8, 0)
+        grid.addWidget(self.identifiers, 8, 1, 1, 3)
+        self._flagged: tuple | None = None  # (key, found): the last scan
         for row, col, label, w in ((1, 0, "Type", self.type), (1, 2, "Data type", self.data_type),
                                    (2, 0, "Format", self.format), (2, 2, "Weight", self.weight),
                                    (3, 0, "Min level", self.min_level),
@@ -154,14 +161,42 @@ class AttributePanel(QWidget):
         if verbatim:
             lines.append(f"⚠ Released as they are (insensitive): {_names(verbatim)}. "
                          f"Mark direct identifiers Identifying to remove them.")
+        found = self.flagged_columns()
+        for name, items in found.items():
+            lines.append(f"<span style='color:#b3261e'>⚠ Identifiers in '{escape(name)}': "
+                         f"{escape(summary(items))}</span> (e.g. {escape(examples(items))}). "
+                         f"Mark it Identifying, or choose Scrub or Keep under Identifiers.")
         self.warnings.setText("<br>".join(lines))
         tips = []
         if missing:
             tips.append("Quasi-identifiers without a hierarchy: " + ", ".join(missing))
         if verbatim:
             tips.append("Released unchanged: " + ", ".join(verbatim))
+        if found:
+            tips.append("Identifiers found (the release is refused until each column is "
+                        "removed, scrubbed or kept with a reason): " + ", ".join(found))
         self.warnings.setToolTip("\n".join(tips))
         self.warnings.setVisible(bool(lines))
+
+    def flagged_columns(self) -> dict:
+        """Columns released as they are whose values hold identifiers, neither scrubbed
+        nor kept (scanned once per data and identifying columns)."""
+        table = getattr(self.doc, "table", None)
+        if table is None:
+            return {}
+        attrs = self.doc.attributes
+        types = {n: a.type for n, a in attrs.items()}
+        key = (id(table), tuple(sorted(n for n, t in types.items() if t == "identifying")))
+        if self._flagged is None or self._flagged[0] != key:
+            self._flagged = (key, flagged(table, {n: t for n, t in types.items()
+                                                   if t == "identifying"}))
+        return {n: f for n, f in self._flagged[1].items() if n in attrs
+                and attrs[n].type in ("sensitive", "insensitive")
+                and not attrs[n].scrub and attrs[n].identifiers != "keep"}
+
+    def _identifiers_edited(self, choice: str, reason: str) -> None:
+        if not self._updating and len(self._names) == 1:
+            apply_choice(self.doc, self._names[0], choice, reason)
 
     def _method_widgets(self) -> None:
         """Transformation mode (generalization, microaggregation, coding rules) and its
@@ -269,6 +304,8 @@ class AttributePanel(QWidget):
             self.pseudonym.folder = self._project_folder()
             self.pseudonym.show_spec(a.pseudonym, a.type == IDENTIFYING and not many
                                      and role_of(self.doc, self._names[0]) != ROLE)
+            self.identifiers.show_attribute(a, not many and a.type in ("sensitive",
+                                                                       "insensitive"))
         finally:
             self._updating = False
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QVBoxLayout
 
+from app.identifier_choice import REMOVE, FlaggedColumns, flagged
 from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, set_role
 from app.theme import TYPE_LABELS, dot_icon, TYPE_COLORS
 from app.wizards.guided.common import GuidedPage, explanation, muted, read_only_item, table
@@ -38,6 +39,19 @@ class AttributesPage(GuidedPage):
         self.table = table(["Column", "Type", "OK", "Why"])
         self.table.itemChanged.connect(lambda _i: self.completeChanged.emit())
         lay.addWidget(self.table, 1)
+        # columns whose values hold identifiers (a phone in a note): removed, scrubbed or
+        # kept with a reason (app/identifier_choice.py)
+        self.flag_note = explanation(
+            "These columns hold identifiers inside their values (found in every column "
+            "the release would show as it is). Choose for each: remove the column, scrub "
+            "the identifiers (each replaced by its kind, e.g. [PHONE]), or keep them with "
+            "a reason the report prints.")
+        self.flags = FlaggedColumns()
+        self.flags.changed.connect(self.completeChanged.emit)
+        self.flag_note.hide()
+        self.flags.hide()
+        lay.addWidget(self.flag_note)
+        lay.addWidget(self.flags)
         row = QHBoxLayout()
         self.status = muted()
         self.accept_all = QPushButton("Accept all proposals")
@@ -55,10 +69,21 @@ class AttributesPage(GuidedPage):
         self.table.setRowCount(0)
         self.status.setText("Looking at the columns…")
         table = self.document.table
-        self.wiz.run_task("Proposing attribute types", lambda r, c: propose_roles(table),
-                          self._show)
+        def propose(_report, _cancelled):
+            proposals = propose_roles(table)
+            types = {p.attribute: IDENTIFYING if p.type == ROLE else p.type
+                     for p in proposals}
+            return proposals, flagged(table, {n: t for n, t in types.items()
+                                              if t == IDENTIFYING})
+        self.wiz.run_task("Proposing attribute types", propose, self._show)
 
-    def _show(self, proposals) -> None:
+    def _show(self, found) -> None:
+        proposals, flags = found
+        self.flags.set_found(flags)
+        self.flag_note.setVisible(bool(flags))
+        for name in flags:  # a proposed identifier stays removed unless chosen otherwise
+            if self.proposals_type(proposals, name) != IDENTIFYING:
+                self.flags.choose(name, "scrub")
         self.proposals = {p.attribute: p for p in proposals}
         self.table.blockSignals(True)
         self.table.setRowCount(len(proposals))
@@ -85,8 +110,15 @@ class AttributesPage(GuidedPage):
         self.table.resizeRowsToContents()
         self.completeChanged.emit()
 
+    @staticmethod
+    def proposals_type(proposals, name: str) -> str:
+        return next((p.type for p in proposals if p.attribute == name), "")
+
     def _changed(self, row: int) -> None:
         self.table.item(row, CONFIRMED).setCheckState(Qt.CheckState.Checked)
+        name = self.table.item(row, NAME).text()
+        if name in self.flags.found and self._combos[name].currentData() == IDENTIFYING:
+            self.flags.choose(name, REMOVE)  # the column is removed: nothing to scrub
 
     def confirm_all(self) -> None:
         for row in range(self.table.rowCount()):
@@ -106,6 +138,10 @@ class AttributesPage(GuidedPage):
         missing = self.table.rowCount() - len(chosen)
         verbatim = [n for n, t in chosen.items() if t == INSENSITIVE]
         if not self.table.rowCount():
+            return False
+        problem = self.flags.problem() if self.flags.found else None
+        if problem and not missing:
+            self.status.setText(problem)
             return False
         if missing:
             self.status.setText(f"{missing} column{'' if missing == 1 else 's'} still to "
@@ -128,4 +164,5 @@ class AttributesPage(GuidedPage):
         # (a column given a type is no longer the person column: app/person_role.py)
         for kind, names in by_type.items():
             set_role(doc, kind, names)
+        self.flags.apply(doc)  # each flagged column: removed, scrubbed or kept
         return True
