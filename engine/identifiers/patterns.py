@@ -174,7 +174,7 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
         return None  # a range of numbers (1930-1939), a generalized label
     pn = _phones()
     text = "+" + candidate[2:] if candidate.startswith("00") else candidate
-    us_shape = not international and _US_PHONE_SHAPE.fullmatch(candidate.strip())
+    us_shape = _US_PHONE_SHAPE.fullmatch(candidate.strip()) is not None
     for region in ((None,) if international else ("US",) if us_shape else REGIONS):
         try:
             number = pn.parse(text, region)
