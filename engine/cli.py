@@ -116,8 +116,9 @@ def job_inputs(job, job_path: Path, data: Path | None) -> dict[str, Path | None]
         if a.hierarchy_path:
             inputs[f"the hierarchy of '{name}'"] = job.resolve(a.hierarchy_path)
     subset = job.subset or {}
-    if isinstance(subset.get("rows"), str):
-        inputs["the [subset] rows file"] = job.resolve(subset["rows"])
+    for key in ("rows", "records"):
+        if isinstance(subset.get(key), str):
+            inputs[f"the [subset] {key} file"] = job.resolve(subset[key])
     return inputs
 
 

@@ -222,3 +222,14 @@ def test_metric_and_date_formats():
     assert java_date_format("dd.MM.yyyy") == "%d.%m.%Y"
     assert java_date_format("yyyy-MM-dd'T'HH:mm:ss") == "%Y-%m-%dT%H:%M:%S"
     assert java_date_format("dd.MM.yyyy G") is None
+
+
+def test_subset_records_file_is_an_input_never_overwritten(tmp_path, run):
+    p = adult_project(criteria=["(0.0,0.5)-presence", "5-anonymity"],
+                      subset=(ADULT / "adult_subset.csv").read_text())
+    assert run("import-arx", write_deid(tmp_path / "s.deid", p), "--output",
+               tmp_path / "j").code == 0
+    before = (tmp_path / "j" / "subset.csv").read_bytes()
+    r = run("anonymize", tmp_path / "j" / "job.toml", "--output", tmp_path / "j" / "subset.csv")
+    assert r.code == 2 and "never overwrites" in r.err
+    assert (tmp_path / "j" / "subset.csv").read_bytes() == before
