@@ -58,6 +58,7 @@ class RiskPresenter(Presenter):
         doc.result_changed.connect(self.result_changed)
         doc.settings_changed.connect(self.show_population)
         view.threshold_bar.thresholds_changed.connect(self.remember)
+        view.survey.choice_changed.connect(self.remember)
         view.uniqueness.population_changed.connect(self.population_edited)
         for name in ("data_changed", "subset_changed"):
             getattr(doc, name).connect(self._timer.start)
@@ -74,6 +75,8 @@ class RiskPresenter(Presenter):
         try:
             if "thresholds" in state:
                 self.view.set_thresholds(Thresholds(**state["thresholds"]))
+            if "survey" in state:  # the survey measures' weight, household and method
+                self.view.survey.prefer(**state["survey"])
             self.show_population()
         except (TypeError, ValueError, AnonymistError):
             pass  # a project of another version: keep the defaults
@@ -97,7 +100,8 @@ class RiskPresenter(Presenter):
     def remember(self, *_args) -> None:
         if self._restoring:
             return
-        self.doc.extras[EXTRAS_KEY] = {"thresholds": dict(self.view.thresholds.__dict__)}
+        self.doc.extras[EXTRAS_KEY] = {"thresholds": dict(self.view.thresholds.__dict__),
+                                       "survey": self.view.survey.choice()}
         self.doc.set_modified(True)
 
     def population_edited(self, model) -> None:

@@ -23,6 +23,7 @@ from app.perspectives.risk.controls import ThresholdBar
 from app.perspectives.risk.hipaa_view import IdentifierView
 from app.perspectives.risk.profile_view import NO_OPTIMUM, NOT_RUN, RiskProfileView
 from app.perspectives.risk.qi_view import QIAnalysisView
+from app.perspectives.risk.survey_view import SurveyView
 from app.perspectives.risk.uniqueness_view import UniquenessView
 from app.widgets.empty_state import EmptyState
 from app.workers import TaskController, TaskOutcome
@@ -39,7 +40,7 @@ COUNTING = ("The data is too big for memory: DuckDB is counting the records of e
             "combination of the quasi-identifiers; the risks follow.")
 NO_QIS = ("Mark at least one attribute as quasi-identifying (Configure > Attributes > Type): "
           "risks are measured on the quasi-identifiers.")
-PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS = range(5)
+PROFILE, ATTACKERS, UNIQUENESS, IDENTIFIERS, QUASI_IDENTIFIERS, SURVEY = range(6)
 
 
 class RiskPerspective(QWidget):
@@ -102,10 +103,11 @@ class RiskPerspective(QWidget):
         self.uniqueness = UniquenessView(population)
         self.identifiers = IdentifierView()
         self.qi = QIAnalysisView()
+        self.survey = SurveyView()  # sdcMicro's measures with a sampling weight
         for view, title in ((self.profile, "Risk profile"), (self.attackers, "Attacker models"),
                             (self.uniqueness, "Population uniqueness"),
                             (self.identifiers, "HIPAA identifiers"),
-                            (self.qi, "Quasi-identifiers")):
+                            (self.qi, "Quasi-identifiers"), (self.survey, "Survey measures")):
             self.tabs.addTab(view, title)
         self.tabs.currentChanged.connect(self._tab_shown)
         self.uniqueness.estimated.connect(self._population_uniques)
@@ -202,11 +204,11 @@ class RiskPerspective(QWidget):
         self.profile.set_threshold(self.thresholds.highest_risk)
         short = ("no output: nothing anonymized yet" if missing == NOT_RUN else
                  "no output: no transformation meets the privacy models")
-        for view in (self.uniqueness, self.identifiers, self.qi):
+        for view in (self.uniqueness, self.identifiers, self.qi, self.survey):
             view.set_sides(before, after, short)
         self._summarize()
         self._pending = set() if before is None else {UNIQUENESS, IDENTIFIERS,
-                                                      QUASI_IDENTIFIERS, ATTACKERS}
+                                                      QUASI_IDENTIFIERS, ATTACKERS, SURVEY}
         self._tab_shown(self.tabs.currentIndex())
         self.sides_changed.emit()
 
@@ -258,5 +260,5 @@ class RiskPerspective(QWidget):
     def shutdown(self) -> None:
         """Stop the analyses and wait for their threads (before the app quits)."""
         self.output_task.wait_all()
-        for view in (self.uniqueness, self.identifiers, self.qi):
+        for view in (self.uniqueness, self.identifiers, self.qi, self.survey):
             view.job.wait()
