@@ -342,9 +342,12 @@ def restore_removed(acc: CountAccumulator, job: Job) -> list[str]:
                 f"names no input data to restore the overall distribution"]
     subset = InputSubset(job) if _subset_models(job) else None
     fix: dict[str, dict[str, int]] = {a: {} for a in needs}
+    person = spec.person(job) if acc.persons else None
+    pairs: dict[str, list] = {a: [] for a in needs}  # with persons: (value, person)
     released = 0  # release rows before the chunk
     try:
-        for chunk, _, mask in subset_chunks(job, subset, needs, CHUNK_ROWS):
+        for chunk, _, mask in subset_chunks(job, subset, needs + ([person] if person else []),
+                                            CHUNK_ROWS):
             here = np.arange(len(chunk)) if mask is None else np.flatnonzero(mask)
             numbers = released + np.arange(len(here))  # their rows in the release
             released += len(here)
@@ -352,12 +355,17 @@ def restore_removed(acc: CountAccumulator, job: Job) -> list[str]:
             for a in needs:
                 for v, n in picked[a].value_counts().items():
                     fix[a][str(v)] = fix[a].get(str(v), 0) + int(n)
+                if person:
+                    pairs[a].append(picked[[a, person]].drop_duplicates().to_numpy())
     except DataError as e:
         return [f"cannot restore the suppressed records' removed values: {e}"]
     if released != acc.rows:
         return [f"the input data has {released} rows to release, the output {acc.rows}: "
                 f"cannot restore the suppressed records' removed values"]
     acc.overall_fix = fix
+    if person:
+        acc.person_overall_fix = {a: np.concatenate(p) if p else np.zeros((0, 2), object)
+                                  for a, p in pairs.items()}
     return []
 
 

@@ -108,6 +108,9 @@ class CountAccumulator:
         #: are kept (memory grows with the persons' memberships, not the rows)
         self.persons = False
         self._person_parts: list = []
+        #: with persons and removed values: per attribute the suppressed records'
+        #: (value, person) pairs read back from the input
+        self.person_overall_fix: dict | None = None
 
     def _keys(self, chunk: pd.DataFrame) -> list:
         return self.qis if self.qis else [np.zeros(len(chunk), dtype=np.int8)]
@@ -232,9 +235,16 @@ class CountAccumulator:
         rows = self._persons()
         self._person_parts = [rows]
         n_persons = int(rows[PERSON].nunique())
-        overall = {a: {str(v): int(n) for v, n in
-                       rows[[a, PERSON]].drop_duplicates()[a].value_counts().items()}
-                   for a in self.sensitive}
+        overall = {}
+        for a in self.sensitive:
+            pairs = rows[[a, PERSON]]
+            fix = (self.person_overall_fix or {}).get(a) if suppressed_class else None
+            if fix is not None:  # the suppressed records' own values, not the blanks
+                import pandas as pd
+                pairs = pd.concat([rows.loc[~rows[STAR].astype(bool), [a, PERSON]],
+                                   pd.DataFrame(fix, columns=[a, PERSON])])
+            overall[a] = {str(v): int(n) for v, n in
+                          pairs.drop_duplicates()[a].value_counts().items()}
         kept = rows[~rows[STAR].astype(bool)] if suppressed_class and self.qis else rows
 
         def per(columns: list) -> dict:

@@ -4,6 +4,7 @@ class satisfies k-anonymity with at least k distinct persons, and the l-diversit
 family counts the persons holding each value (docs/reference/person-level-models.md)."""
 from __future__ import annotations
 
+import json
 import random
 
 import pandas as pd
@@ -121,3 +122,57 @@ def test_l_diversity_counts_the_persons_holding_a_value(tmp_path, run):
     release.to_csv(tmp_path / "persons.csv", sep=";", index=False)
     r = run("verify", tmp_path / "persons.csv", job)
     assert r.code == EXIT_OK, r.err
+
+
+def test_removed_values_are_restored_per_person(tmp_path):
+    """remove_suppressed_values blanks the suppressed records' amounts; the table's
+    person distribution takes them back from the input (50 for P3 and P4), not the
+    blanks: class A (10 and 90) is 0.25 from it in numeric order, 0.375 from a table
+    whose 50s read as blanks (ordered last)."""
+    from engine.project.job_file import job_from_dict
+    from engine.verify import verify_frame
+    pd.DataFrame({"pid": ["P1", "P2", "P3", "P4"], "g": ["A", "A", "B", "B"],
+                  "amount": ["10", "90", "50", "50"]}).to_csv(tmp_path / "in.csv", sep=";",
+                                                              index=False)
+    (tmp_path / "g.csv").write_text("A;*\nB;*\n")
+
+    def job(t):
+        return job_from_dict({
+            "data": {"path": "in.csv", "delimiter": ";", "person": "pid"},
+            "attributes": {"g": {"type": "quasi-identifying", "hierarchy": "g.csv"},
+                           "amount": {"type": "sensitive"}},
+            "privacy": [{"model": "t-closeness", "attribute": "amount", "t": t,
+                         "distance": "ordered"}],
+            "transformation": {"suppression_limit": 0.5,
+                               "remove_suppressed_values": True}}, tmp_path)
+
+    release = pd.DataFrame({"g": ["A", "A", "*", "*"], "amount": ["10", "90", "", ""]})
+    report = verify_frame(release, job(0.3))
+    assert report.ok, report.violations
+    strict = job(0.24)
+    assert "at distance 0.2500" in verify_frame(release, strict).violations[0]
+
+
+def test_k_map_of_a_subset_counts_the_population_in_persons(tmp_path, run):
+    """k-map without an estimator with persons: the release is the subset's rows, each
+    class standing for at least k persons of the whole table (counted on the input)."""
+    data = _visits(tmp_path, patients=80)
+    (tmp_path / "rows.txt").write_text("\n".join(map(str, range(0, len(data), 2))) + "\n")
+    job = _job(tmp_path, k=2, extra='[[privacy]]\nmodel = "k-map"\nk = 4\n'
+                                    '[subset]\nrows = "rows.txt"\n')
+    assert run("anonymize", job, "--output", tmp_path / "out.csv", "--quiet").code == EXIT_OK
+    out = _released(tmp_path)
+    assert len(out) == len(range(0, len(data), 2))
+    r = run("verify", tmp_path / "out.csv", job)
+    assert r.code == EXIT_OK, r.err
+    # the test's own recount: persons of the whole input per released class, the input
+    # generalized by the hierarchy files at the levels the release shows
+    levels = json.loads(r.out)["levels"]
+    general = data[QIS].copy()
+    for q in QIS:
+        rows = [line.split(";") for line in (tmp_path / f"{q}.csv").read_text().splitlines()]
+        general[q] = data[q].map({row[0]: row[levels[q]] for row in rows})
+    kept = out[~(out[QIS] == "*").all(axis=1)]
+    for key in kept.drop_duplicates(QIS)[QIS].itertuples(index=False):
+        persons = data.loc[(general == list(key)).all(axis=1), "patient_no"].nunique()
+        assert persons >= 4, (key, persons)
