@@ -294,6 +294,30 @@ def _is_number(v) -> bool:
 _THRESHOLDS = ("highest_risk", "records_at_risk", "success_rate")
 
 
+#: points of a saved search-progress curve at most (one per improvement of the best loss)
+MAX_PROGRESS_POINTS = 100_000
+
+
+def _check_progress(progress, bad: str) -> None:
+    """``explore.progress``: the search's curve, times and losses of equal length."""
+    if not isinstance(progress, dict):
+        raise ProjectError(f"{bad}: 'explore.progress' must be an object")
+    times, losses = progress.get("times", []), progress.get("losses", [])
+    if not isinstance(times, list) or not isinstance(losses, list) \
+            or len(times) != len(losses) or len(times) > MAX_PROGRESS_POINTS:
+        raise ProjectError(f"{bad}: 'explore.progress' needs 'times' and 'losses' lists of "
+                           f"equal length (at most {MAX_PROGRESS_POINTS:,})")
+    for i, (t, loss) in enumerate(zip(times, losses)):
+        parts = loss if isinstance(loss, list) else [loss]
+        if not _is_number(t) or not parts or not all(_is_number(x) for x in parts):
+            raise ProjectError(f"{bad}: 'explore.progress' point {i + 1} is not a time "
+                               f"and a loss")
+    for key in ("checked", "last_time"):
+        if key in progress and not _is_number(progress[key]):
+            raise ProjectError(f"{bad}: 'explore.progress' {key} {progress[key]!r} is not "
+                               f"a number")
+
+
 def check_extras(extras: dict, where: str) -> None:
     """Refuse an ``extras.json`` whose known entries have the wrong shape, rather than
     opening a project the perspectives would half restore."""
@@ -312,6 +336,9 @@ def check_extras(extras: dict, where: str) -> None:
             if pct is not None and not _is_number(pct):
                 raise ProjectError(f"{bad}: clipboard entry {i + 1} has "
                                    f"information_loss_percent {pct!r}, not a number")
+    progress = extras.get("explore.progress")
+    if progress is not None:
+        _check_progress(progress, bad)
     risk = extras.get("risk")
     if risk is not None:
         if not isinstance(risk, dict):

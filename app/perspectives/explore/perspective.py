@@ -332,6 +332,14 @@ class ExplorePerspective(QWidget):
         self.mark_applied(levels)
         self.transformation_applied.emit(levels)
 
+    def select_applied(self) -> None:
+        """Select the applied transformation (a reopened project's), not the optimum."""
+        if self.applied_levels is None or self.nodes is None:
+            return
+        row = self.nodes.row_of(self.applied_levels)
+        if row >= 0:
+            self.select_row(row, source="result")
+
     def mark_applied(self, levels) -> None:
         """Mark ``levels`` as the transformation applied as output (None: the optimum)."""
         self.applied_levels = None if levels is None else tuple(int(v) for v in levels)

@@ -61,6 +61,29 @@ class QualityPlot(QWidget):
         self.curve.setData([], [])
         self.caption.setText("Searching…")
 
+    def state(self) -> dict:
+        """The curve as JSON (kept in the project: a reopened project shows it again)."""
+        def plain(raw):
+            return [float(x) for x in raw] if isinstance(raw, (tuple, list, np.ndarray)) \
+                else float(raw)
+        return {"times": [float(t) for t in self.times],
+                "losses": [plain(r) for r in self._raw], "checked": int(self.checked),
+                "last_time": float(self.last_time)}
+
+    def restore(self, state: dict | None) -> None:
+        """Show a curve saved by `state` (None: none); the result's `finish` closes it."""
+        self.begin_run()
+        self.caption.setText("Best information loss found so far, over time.")
+        if not state:
+            return
+        raws = [tuple(r) if isinstance(r, list) else r for r in state.get("losses", [])]
+        self.times = [float(t) for t in state.get("times", [])][:len(raws)]
+        self._raw = raws[:len(self.times)]
+        self.losses = [scalar_loss(r) for r in self._raw]
+        self.checked = int(state.get("checked", 0))
+        self.last_time = float(state.get("last_time", self.times[-1] if self.times else 0.0))
+        self._redraw()
+
     def add_progress(self, progress) -> None:
         """Add an ``engine.search.Progress`` (reports without a best loss are counted only)."""
         self.checked = max(self.checked, int(getattr(progress, "checked", 0)))
