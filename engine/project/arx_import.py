@@ -244,6 +244,25 @@ def _safe_name(name: str, taken: set[str]) -> str:
     return out
 
 
+def _identity(data: bytes, encoding: str, delimiter: str, name: str) -> str:
+    """A one-level hierarchy of the column's distinct values (ARX's identity)."""
+    import csv
+    import io
+    reader = csv.reader(io.StringIO(data.decode(encoding, errors="replace")),
+                        delimiter=delimiter)
+    header = next(reader, [])
+    if name not in header:
+        raise AnonymistError(f"attribute '{name}' of the project's definition is not a "
+                             f"column of its data/input.csv")
+    j = header.index(name)
+    values = dict.fromkeys(row[j] for row in reader if len(row) > j)
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
+    for v in values:
+        writer.writerow([v])
+    return out.getvalue()
+
+
 # --- the import ---------------------------------------------------------------------------
 def import_arx(project: str | Path, output: str | Path) -> ArxImport:
     """Write ``output/job.toml`` with the data and hierarchies beside it (relative
@@ -316,8 +335,8 @@ def import_arx(project: str | Path, output: str | Path) -> ArxImport:
                     else:
                         a["format"] = py
                 else:
-                    lost.append(f"attribute '{name}': number format {fmt!r} (a Java "
-                                f"DecimalFormat) is not carried over")
+                    lost.append(f"attribute '{name}': the {dtype} format {fmt!r} (Java's) is "
+                                f"not carried over")
             if _text(assignment, "locale"):
                 lost.append(f"attribute '{name}': locale "
                             f"{_text(assignment, 'locale')!r} is not carried over")
@@ -342,6 +361,16 @@ def import_arx(project: str | Path, output: str | Path) -> ArxImport:
                             except ValueError:
                                 lost.append(f"attribute '{name}': {tag} level {level!r} "
                                             f"is not a number; not carried over")
+            elif a["type"] == "quasi-identifying":
+                # ARX gives a quasi-identifier without a hierarchy the identity: its values
+                # are released as they are or suppressed, never generalized
+                file = f"hierarchies/{_safe_name(name, taken)}.csv"
+                (output / "hierarchies").mkdir(exist_ok=True)
+                atomic_write_text(output / file, _identity(data, encoding, delimiter, name))
+                a["hierarchy"] = file
+                lost.append(f"quasi-identifier '{name}' has no hierarchy in the project: "
+                            f"ARX's identity (released as it is, or suppressed) is written "
+                            f"as {file}")
             function = _text(assignment, "microaggregationFunction")
             if function:
                 fn = FUNCTIONS.get(function.strip().lower(), "?")

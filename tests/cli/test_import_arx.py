@@ -137,7 +137,7 @@ def test_what_cannot_be_carried_over_is_listed_in_the_job_and_on_stderr(tmp_path
     assert job["transformation"]["suppression_string"] == "?"
     assert job["transformation"]["remove_suppressed_values"] is True
     for lost in ("avg-reidentification-risk", "profitability (prosecutor)",
-                 "Publisher payout", "'#.##'", ".dat"):
+                 "Publisher payout", "'#.##'", ".dat", "identity"):
         assert lost in r.err and lost in text.split("\n[")[0], lost
     out = tmp_path / "out.csv"
     r = run("anonymize", tmp_path / "j" / "job.toml", "--output", out, "--quiet")
@@ -233,3 +233,24 @@ def test_subset_records_file_is_an_input_never_overwritten(tmp_path, run):
     r = run("anonymize", tmp_path / "j" / "job.toml", "--output", tmp_path / "j" / "subset.csv")
     assert r.code == 2 and "never overwrites" in r.err
     assert (tmp_path / "j" / "subset.csv").read_bytes() == before
+
+
+def test_a_quasi_identifier_without_hierarchy_gets_arx_identity(tmp_path, run):
+    from tests.cli.conftest import tiny_rows
+    data = "name;age;sex;zip;disease\n" + "".join(";".join(r) + "\n" for r in tiny_rows())
+    age = "".join(f"{a};{a // 10 * 10}-{a // 10 * 10 + 9};*\n" for a in range(20, 80))
+    p = ArxProject(data=data, criteria=["2-anonymity"], suppression_limit=0.2, attributes=[
+        Attribute("name", "IDENTIFYING_ATTRIBUTE"),
+        Attribute("age", "QUASI_IDENTIFYING_ATTRIBUTE", "Integer", hierarchy=age),
+        Attribute("sex", "QUASI_IDENTIFYING_ATTRIBUTE", hierarchy="M;*\nF;*\n"),
+        Attribute("zip", "QUASI_IDENTIFYING_ATTRIBUTE"),  # none: ARX's identity
+        Attribute("disease", "INSENSITIVE_ATTRIBUTE")])
+    r = run("import-arx", write_deid(tmp_path / "p.deid", p), "--output", tmp_path / "j")
+    assert r.code == 0, r.err
+    assert "quasi-identifier 'zip' has no hierarchy" in r.err
+    assert sorted((tmp_path / "j" / "hierarchies" / "zip.csv").read_text().split()) == \
+        ["11111", "11122", "11133"]
+    out = tmp_path / "out.csv"
+    assert run("anonymize", tmp_path / "j" / "job.toml", "--output", out, "--quiet").code == 0
+    assert run("verify", out, tmp_path / "j" / "job.toml").code == 0
+    assert {row["zip"] for row in released_rows(out)} <= {"11111", "11122", "11133", "*"}
