@@ -158,7 +158,8 @@ def _uniqueness(K: np.ndarray, mult: np.ndarray, singles: np.ndarray, n: int) ->
     rows with a missing value in ``S`` are never asked about ``S``."""
     D, m = K.shape
     unique = np.zeros((1 << m, len(singles)), dtype=bool)
-    unique[0] = n == 1
+    # the empty set is never unique (sdcMicro: a lone record's values are 1-MSUs)
+    unique[0] = False
     shifted = [(K[:, j].astype(np.int64) + 1) for j in range(m)]   # missing -> 0
     card = [int(c.max(initial=0)) + 1 for c in shifted]
     weights = mult.astype(float)
