@@ -314,6 +314,7 @@ def release_section(before: pd.DataFrame, after: pd.DataFrame, qis: Sequence[str
     """The survey measures of a release's input and released table for the report
     (``survey_risk``): the figures of `measure_risk`'s summary that compare."""
     suda = len(qis) <= REPORT_SUDA_VARIABLES
+    after = with_survey_columns(after, before, [weight, household])
     keep = ("expected_reidentifications", "global_risk_percent", "records_at_risk",
             "records_at_risk_rule", "highest_individual_risk", "k_anonymity",
             "household_risk")
@@ -329,3 +330,18 @@ def release_section(before: pd.DataFrame, after: pd.DataFrame, qis: Sequence[str
 
     return {"weight": weight, "household": household, "quasi_identifiers": list(qis),
             "method": "approx", "before": figures(before), "after": figures(after)}
+
+
+def with_survey_columns(released: pd.DataFrame, source: pd.DataFrame,
+                        columns: Sequence[str | None]) -> pd.DataFrame:
+    """``released`` with the weight and household columns of ``source`` (its records,
+    row for row) where the release leaves them out (an identifying weight is not
+    released, but its records keep their weights)."""
+    absent = [c for c in columns if c is not None and c not in released.columns
+              and c in source.columns]
+    if not absent or len(released) != len(source):
+        return released
+    released = released.copy()
+    for c in absent:
+        released[c] = source[c].to_numpy()
+    return released

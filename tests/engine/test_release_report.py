@@ -226,3 +226,25 @@ def test_report_survey_measures_with_a_weight(tmp_path):
     assert survey["before"]["expected_reidentifications"] > sum(risk)
     assert not math.isnan(survey["before"]["global_risk_percent"])
     assert "Survey measures" in _text(pdf)
+
+
+def test_report_survey_measures_with_an_identifying_weight(tmp_path):
+    """A weight the job does not release (identifying) still weighs the released
+    records in the report: each keeps its input weight."""
+    from tests.engine.conftest import ADULT, adult_job_text
+    for f in ADULT.glob("adult_hierarchy*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    lines = (ADULT / "adult.csv").read_text(encoding="utf-8").splitlines()[:801]
+    rows = [lines[0] + ";w"] + [f"{line};{5 + i % 4}" for i, line in enumerate(lines[1:])]
+    (tmp_path / "survey.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    job = adult_job_text(qis=QIS4, data="survey.csv").replace(
+        'encoding = "utf-8"\n', 'encoding = "utf-8"\nweight = "w"\n', 1)
+    (tmp_path / "job.toml").write_text(job + '\n[attributes."w"]\ntype = "identifying"\n')
+    out, pdf = tmp_path / "out.csv", tmp_path / "report.pdf"
+    assert main(["anonymize", str(tmp_path / "job.toml"), "--quiet", "--output", str(out),
+                 "--report", str(pdf)]) == 0
+    assert "w" not in pd.read_csv(out, sep=";", nrows=1).columns
+    survey = json.loads((tmp_path / "report.json").read_text())["survey_risk"]
+    assert survey["after"]["records_at_risk"] >= 0
+    assert survey["after"]["expected_reidentifications"] < \
+        survey["before"]["expected_reidentifications"]

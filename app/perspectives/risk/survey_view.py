@@ -194,6 +194,11 @@ class SurveyView(QWidget):
         frames = [side_frame(before), side_frame(after)]
         if frames[0] is None:
             return
+        if frames[1] is not None:  # a weight not released: its records keep theirs
+            from engine.sdc.measures import with_survey_columns
+            frames[1] = with_survey_columns(frames[1], frames[0],
+                                            [self._choice(self.weight),
+                                             self._choice(self.household)])
         qis = list(before.qis)
         weight, household = self._choice(self.weight), self._choice(self.household)
         method = self.method.currentText()
