@@ -124,6 +124,28 @@ def test_output_side_withholds_records_outside_a_dp_sample(perspective, qtbot):
     assert cells.astype(str).equals(result.output.astype(str))
 
 
+def test_a_subset_jobs_release_beside_its_own_input_records(perspective, qtbot):
+    """δ-presence counts the research subset, so only its records are released (issue
+    26): the output side is that release, the input side the same records, row for
+    row (not the whole table, whose rows would no longer line up)."""
+    frame = read_csv(ADULT / "adult.csv", delimiter=";", header=True, categorical=True)
+    table = EncodedTable.from_dataframe(frame.head(3000))
+    cfg = {"attributes": {q: {"type": "quasi-identifying",
+                              "hierarchy": str(ADULT / f"adult_hierarchy_{q}.csv")}
+                          for q in QIS},
+           "privacy": [{"model": "k-anonymity", "k": 2},
+                       {"model": "delta-presence", "delta_min": 0.0, "delta_max": 0.9}],
+           "transformation": {"suppression_limit": 0.1}, "metric": {"name": "loss"},
+           "subset": {"indices": list(range(0, 3000, SUBSET_STEP))}}
+    result = engine.anonymize(table, cfg)
+    shown(qtbot, perspective, result)
+    t = perspective.tables
+    assert t.input_model.rowCount() == t.output_model.rowCount() == 300
+    cells = output_cells(t.output_model)
+    assert cells.astype(str).equals(result.output.astype(str))
+    assert t.input_model.text(5, 0) == str(frame.iloc[5 * SUBSET_STEP, 0])
+
+
 # --- models ---------------------------------------------------------------------------------
 def test_models_pass_the_model_tester(qtmodeltester, perspective, qtbot):
     from app.perspectives.utility.frame_model import FrameModel

@@ -223,8 +223,12 @@ class UtilityPerspective(QWidget):
             self.table_pages.setCurrentWidget(self.records)
         else:
             self.records.set_release(None)
-            self.tables.set_data(problem.table, view, problem.model_context.subset, types,
-                                 an.job_data_types(problem))
+            if getattr(view, "subset_release", False):
+                # the release is the subset's records: beside them, their input rows
+                table, subset = view.input_table(), None
+            else:
+                table, subset = problem.table, problem.model_context.subset
+            self.tables.set_data(table, view, subset, types, an.job_data_types(problem))
             self.table_pages.setCurrentWidget(self.tables)
         self._fill_choices()
         self._update_header(view)
