@@ -17,6 +17,7 @@ from engine.data.sources import ImportSpec, load, needs_password
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, DataError, HierarchyError
 from engine.hierarchy.csv_io import read_hierarchy
+from engine.hierarchy.from_spec import bind_built
 from engine.hierarchy.model import Hierarchy
 from engine.project.job_file import job_to_dict, load_job
 from engine.saved_result import ResultMismatch, load_array, restore_result, result_state
@@ -225,6 +226,9 @@ def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
     from engine.backends.browse import OutOfCoreData, out_of_core_backend
     job = load_job(path)
     table = None
+    from engine.project.job_data import data_kind
+    if job.data.url or (job.data.path and data_kind(job) not in ("csv", "parquet")):
+        return _snapshot_read_by_job(job)  # a workbook, statistics file or database
     if job.data.path:
         location = str(job.resolve(job.data.path))
         if out_of_core_backend(location, job.engine, job.data.delimiter, job.data.encoding):
@@ -243,7 +247,23 @@ def snapshot_from_job_file(path: str | Path) -> ProjectSnapshot:
             return snap
         table = source_table(DataSource("csv", location, delimiter=job.data.delimiter,
                                         encoding=job.data.encoding))
+        job = bind_built(job, table)  # hierarchies named by a builder: built now
     return snapshot_from_job(job, table)
+
+
+def _snapshot_read_by_job(job: Job) -> ProjectSnapshot:
+    """A job whose data is no CSV or Parquet file, read by the job's own readers
+    (``engine.data.readers``); its source names the kind, file or URL and sheet/table."""
+    from engine.project.job_data import data_kind, database_url
+    from engine.project.job_file import load_encoded
+    table = load_encoded(job)
+    job = bind_built(job, table)  # hierarchies named by a builder: built now
+    snap = snapshot_from_job(job, table)
+    location = database_url(job) if job.data.url else str(job.resolve(job.data.path))
+    snap.source = DataSource(data_kind(job), location,
+                             table=job.data.table or job.data.sheet or "").to_dict()
+    snap.table = table
+    return snap
 
 
 def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:

@@ -50,3 +50,26 @@ def test_file_open_imports_an_arx_project(qtbot, window, tmp_path, capsys):
     assert cli_main(["anonymize", str(tmp_path / "cli" / "job.toml"), "--output",
                      str(tmp_path / "cli.csv"), "--quiet"]) == 0
     assert read_export(out).equals(read_export(tmp_path / "cli.csv"))
+
+
+def test_file_open_reads_a_job_whose_data_is_a_workbook(qtbot, window, tmp_path, capsys):
+    """The app opens a job file whose [data] is a workbook with the job's readers, and
+    a hierarchy the job names by its builder is built when it runs."""
+    import pandas as pd
+
+    from tests.cli.conftest import job_text, write_tiny
+    write_tiny(tmp_path)
+    frame = pd.read_csv(tmp_path / "data.csv", sep=";", dtype=str)
+    frame.to_excel(tmp_path / "data.xlsx", index=False)
+    text = job_text().replace('path = "data.csv"\ndelimiter = ";"\n',
+                              'path = "data.xlsx"\ndelimiter = ";"\n')
+    text = text.replace('hierarchy = "zip.csv"',
+                        'hierarchy = { builder = "masking", align = "right", max_levels = 2 }')
+    (tmp_path / "job.toml").write_text(text)
+    with qtbot.waitSignal(window.files.loaded, timeout=60_000):
+        window.files.open_path(tmp_path / "job.toml")
+    doc = window.document
+    assert doc.table.n_rows == 60 and doc.source.kind == "excel"
+    anonymize(qtbot, window)
+    out = export(qtbot, window, tmp_path / "app.csv")
+    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0
