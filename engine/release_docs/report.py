@@ -328,8 +328,8 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
 
 def public_report(report: dict) -> dict:
     """The report without what may name an original value or a path: the research
-    subset's definition (a query or row file), the output target's path (its file name
-    stays), the key sources of pseudonyms; the PDF gets no distribution charts (the
+    subset's definition (a query or row file), the output target's path or database URL
+    (its file name stays), the key sources of pseudonyms; the PDF gets no distribution charts (the
     input's values). Marked ``"scope": "public"``."""
     import copy
     out = copy.deepcopy(report)
@@ -341,7 +341,9 @@ def public_report(report: dict) -> dict:
         p = a.get("pseudonym")
         if p is not None:
             a["pseudonym"] = {k: v for k, v in p.items() if k not in ("key_file", "key_env")}
-    out["output"]["target"] = out["output"].get("file")
+    target = out["output"].get("target")
+    out["output"]["target"] = out["output"].get("file") or ("a database table" if target
+                                                            else None)
     return out
 
 
