@@ -281,11 +281,28 @@ class Document(QObject):
                 if a.type == INSENSITIVE and a.transformation in ("generalization", "identity")]
 
     # --- settings ------------------------------------------------------------------------
-    def update_settings(self, **values) -> None:
-        """Replace ``privacy`` (list of ``[[privacy]]`` tables), ``metric`` (the
-        ``[metric]`` table), ``transformation`` (``TransformationConfig``) or
-        ``population`` (the ``[population]`` table); any other name is a TypeError."""
-        self.settings = replace(self.settings, **values)
+    def set_privacy(self, models: list[dict]) -> None:
+        """The privacy models, as ``[[privacy]]`` tables (``build_job`` reads them with
+        ``engine.privacy.model_from_dict``)."""
+        self.settings.privacy = [dict(m) for m in models]
+        self._settings_changed()
+
+    def set_metric(self, metric: dict) -> None:
+        """The ``[metric]`` table (read by ``engine.metrics.metric_from_dict``)."""
+        self.settings.metric = dict(metric)
+        self._settings_changed()
+
+    def set_transformation(self, transformation: TransformationConfig) -> None:
+        """The ``[transformation]`` settings (suppression limit, search, limits...)."""
+        self.settings.transformation = transformation
+        self._settings_changed()
+
+    def set_population(self, population: dict | None) -> None:
+        """The ``[population]`` table (None: no population)."""
+        self.settings.population = None if population is None else dict(population)
+        self._settings_changed()
+
+    def _settings_changed(self) -> None:
         self.settings_changed.emit()
         self.set_modified(True)
 

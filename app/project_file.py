@@ -401,8 +401,8 @@ def read_project(path: str | Path) -> ProjectSnapshot:
                 snap.hierarchies[name] = _read_hierarchy(z, a.pop("hierarchy"), name, where)
         checked = dict(job)
         subset_table = checked.pop("subset", None)
-        try:  # validates every key and value with the engine's messages
-            job_from_dict(checked)
+        try:  # the engine's reader: every key and value checked, with its messages
+            read = job_from_dict(checked)
         except AnonymistError as e:
             raise type(e)(f"{where}: job.toml: {e}") from None
         except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as e:
@@ -411,9 +411,7 @@ def read_project(path: str | Path) -> ProjectSnapshot:
         snap.attributes = {n: dict(a) for n, a in attrs.items()}
         snap.privacy = list(job.get("privacy", []))
         snap.metric = dict(job.get("metric", {"name": "loss"}))
-        t = dict(job.get("transformation", {}))
-        snap.transformation = TransformationConfig(**{
-            k: v for k, v in t.items() if k in TransformationConfig.__dataclass_fields__})
+        snap.transformation = read.transformation
         snap.source = _read_json(z, "source.json", where) or {}
         if manifest.get("data_included") and "data.csv" in z.namelist():
             snap.table = _read_table(z, where)

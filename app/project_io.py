@@ -19,28 +19,21 @@ from engine.errors import AnonymistError, DataError, HierarchyError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.from_spec import bind_built
 from engine.hierarchy.model import Hierarchy
-from engine.project.job_file import job_to_dict, load_job
+from engine.project.job_file import attribute_table, job_to_dict, load_job, read_attribute
 from engine.saved_result import ResultMismatch, load_array, restore_result, result_state
 
 log = logging.getLogger(__name__)
 
-_ATTR_KEYS = ("type", "min_level", "max_level", "weight", "data_type", "format",
-              "transformation", "function", "ignore_missing", "clustering", "top", "bottom")
-
-
-def _attribute_dict(a: AttributeConfig) -> dict:
-    """An attribute's job-file keys for a project (its pseudonym spec flattened, as in a
-    job file: method and key source, never a key)."""
-    d = {k: getattr(a, k) for k in _ATTR_KEYS}
-    if getattr(a, "pseudonym", None) is not None:
-        d.update(a.pseudonym.to_dict())
-    return d
+def _attribute_table(a: AttributeConfig) -> dict:
+    """An attribute's job-file table for a project, its hierarchy left out (the project
+    keeps its rows)."""
+    return {k: v for k, v in attribute_table(a).items() if k != "hierarchy"}
 
 
 def snapshot_of(doc: Document) -> ProjectSnapshot:
     """Take what a project file needs; cheap (the table is shared, it is immutable;
     the result's solution space is copied into plain data)."""
-    attrs = {n: _attribute_dict(a) for n, a in doc.attributes.items()}
+    attrs = {n: _attribute_table(a) for n, a in doc.attributes.items()}
     state, arrays = None, {}
     if doc.result is not None:
         try:
@@ -85,13 +78,6 @@ def _subset_spec(doc) -> dict | None:
     if not spec or (doc.subset is None and ("rows" in spec or "indices" in spec)):
         return None
     return dict(spec)
-
-
-def _attribute(d: dict) -> AttributeConfig:
-    from engine.pseudonyms import JOB_KEYS, read_pseudonym
-    spec = read_pseudonym({k: d[k] for k in JOB_KEYS if k in d}, "project attribute",
-                          d.get("type", "insensitive"))
-    return AttributeConfig(**{k: d.get(k) for k in _ATTR_KEYS if k in d}, pseudonym=spec)
 
 
 def source_table(source: DataSource, password: str = "") -> EncodedTable:
@@ -140,7 +126,8 @@ def apply_snapshot(doc: Document, snap: ProjectSnapshot, path: Path | None) -> N
         doc.source = DataSource.from_dict(snap.source)
         doc.data_changed.emit()
     names = list(doc.attributes) if doc.has_data else list(snap.attributes)
-    doc.attributes = {n: _attribute(snap.attributes[n]) if n in snap.attributes
+    doc.attributes = {n: read_attribute(n, snap.attributes[n], f"attribute '{n}'")
+                      if n in snap.attributes
                       else AttributeConfig(INSENSITIVE) for n in names}
     doc.hierarchy_rows = {}
     for name, rows in snap.hierarchies.items():
@@ -272,7 +259,7 @@ def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:
     ``[subset]`` and ``[population]``) reaches the document."""
     d = job_to_dict(job)
     snap = ProjectSnapshot(
-        attributes={n: _attribute_dict(a) for n, a in job.attributes.items()},
+        attributes={n: _attribute_table(a) for n, a in job.attributes.items()},
         privacy=d["privacy"], metric=d["metric"],
         transformation=replace(job.transformation) if job.transformation
         else TransformationConfig(),

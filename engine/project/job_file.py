@@ -142,6 +142,24 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
     return job
 
 
+def read_attribute(name: str, table: dict, where: str) -> AttributeConfig:
+    """One ``[attributes."name"]`` table read as a job file's is, its hierarchy left out
+    (the caller holds its rows: a project file)."""
+    return _attribute(name, {k: v for k, v in table.items() if k != "hierarchy"}, where,
+                      resolve=None)
+
+
+def attribute_table(a: AttributeConfig) -> dict:
+    """An attribute's ``[attributes."name"]`` table: its declared keys (the hierarchy by
+    its path, or its builder), its pseudonym's (method and key source, never a key)."""
+    t = dataclass_to_table(a)
+    if a.pseudonym is not None:
+        t.update(a.pseudonym.to_dict())
+    if a.hierarchy_builder is not None and a.hierarchy_path is None:
+        t["hierarchy"] = plain(a.hierarchy_builder)
+    return t
+
+
 def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
     """One ``[attributes."name"]`` table: the declared keys, the pseudonym keys (read by
     engine.pseudonyms), then the combination of the transformation-method keys."""
@@ -196,15 +214,7 @@ def transformation_to_dict(tr: TransformationConfig) -> dict:
 def job_to_dict(job: Job) -> dict:
     """The TOML structure of a job (hierarchies by their paths)."""
     d: dict = {"format_version": JOB_VERSION, "data": dataclass_to_table(job.data)}
-    attrs = {}
-    for name, a in job.attributes.items():
-        t = dataclass_to_table(a)
-        if a.pseudonym is not None:
-            t.update(a.pseudonym.to_dict())
-        if a.hierarchy_builder is not None and a.hierarchy_path is None:
-            t["hierarchy"] = plain(a.hierarchy_builder)
-        attrs[name] = t
-    d["attributes"] = attrs
+    d["attributes"] = {name: attribute_table(a) for name, a in job.attributes.items()}
     d["privacy"] = [m.to_dict() for m in job.privacy]
     d["transformation"] = transformation_to_dict(job.transformation)
     d["metric"] = job.metric.to_dict()

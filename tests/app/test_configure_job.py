@@ -87,7 +87,7 @@ def test_population_in_configure_is_the_jobs(qtbot, window, tmp_path):
 def test_save_job_file_then_open_it_again(qtbot, window, tmp_path):
     open_sample(qtbot, window)
     doc = window.document
-    doc.update_settings(population={"region": "UK"})
+    doc.set_population({"region": "UK"})
     doc.set_subset_spec({"sample": 0.5, "seed": 3})
     path = tmp_path / "job.toml"
     with qtbot.waitSignal(window.files.tasks.finished, timeout=30_000):
@@ -182,8 +182,8 @@ def test_genetic_settings_are_edited_from_their_declarations(qtbot, window):
     open_sample(qtbot, window)
     doc = window.document
     panel = window.configure.search
-    doc.update_settings(transformation=replace(doc.settings.transformation,
-                                               algorithm="genetic"))
+    doc.set_transformation(replace(doc.settings.transformation,
+                                   algorithm="genetic"))
     form = panel.genetic_forms["genetic"]
     assert form.isVisibleTo(panel) and not panel.genetic_forms["kgen"].isVisibleTo(panel)
     assert doc.settings.transformation.genetic in ({}, None)  # nothing written by showing
@@ -193,16 +193,16 @@ def test_genetic_settings_are_edited_from_their_declarations(qtbot, window):
     job = doc.build_job()
     assert dict(job.transformation.genetic) == {"elite_fraction": 0.1,
                                                  "subpopulation_size": 20}
-    doc.update_settings(transformation=replace(doc.settings.transformation,
-                                               algorithm="kgen"))
+    doc.set_transformation(replace(doc.settings.transformation,
+                                   algorithm="kgen"))
     kgen = panel.genetic_forms["kgen"]
     assert kgen.isVisibleTo(panel) and not form.isVisibleTo(panel)
     kgen.editors["population_size"].setValue(40)
     assert doc.settings.transformation.genetic == {"elite_fraction": 0.1,
                                                    "subpopulation_size": 20,
                                                    "population_size": 40}
-    doc.update_settings(transformation=replace(doc.settings.transformation,
-                                               algorithm="optimal"))
+    doc.set_transformation(replace(doc.settings.transformation,
+                                   algorithm="optimal"))
     assert not panel.genetic_box.isVisibleTo(panel)
 
 
@@ -255,12 +255,3 @@ def test_large_counts_in_declared_forms_show_group_separators(qtbot, window):
     assert editor.text() == f"{value:,} transformations".replace(",", sep)
     editor.setValue(250_000)  # and it still reads back as the number
     assert window.configure.search.limits.value("heuristic_threshold") == 250_000
-
-
-def test_update_settings_refuses_a_name_the_settings_do_not_have(qapp):
-    from app.document import Document
-    doc = Document()
-    with pytest.raises(TypeError):
-        doc.update_settings(suppression_limit=0.04)  # a [transformation] key: not here
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 3}])
-    assert doc.settings.privacy == [{"model": "k-anonymity", "k": 3}]

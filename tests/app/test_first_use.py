@@ -81,9 +81,9 @@ def test_search_limits_are_disabled_where_the_algorithm_ignores_them(qtbot, wind
 
     def use(algorithm, threshold=tr.heuristic_threshold):
         from dataclasses import replace
-        doc.update_settings(transformation=replace(doc.settings.transformation,
-                                                   algorithm=algorithm,
-                                                   heuristic_threshold=threshold))
+        doc.set_transformation(replace(doc.settings.transformation,
+                                       algorithm=algorithm,
+                                       heuristic_threshold=threshold))
 
     use("optimal", 100_000)
     assert not panel.time_limit.isEnabled() and not panel.step_limit.isEnabled()

@@ -82,7 +82,7 @@ def test_hierarchy_model(qtmodeltester):
 
 def test_privacy_list_model(qtmodeltester):
     doc = small_document()
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 5}])
+    doc.set_privacy([{"model": "k-anonymity", "k": 5}])
     model = PrivacyModelList(doc)
     qtmodeltester.check(model)
     assert model.data(model.index(0, 0)) == "5-anonymity"

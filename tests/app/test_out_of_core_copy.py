@@ -49,7 +49,7 @@ def test_scans_read_the_parquet_copy_with_the_same_figures(qapp, adult_part, tmp
         doc.set_hierarchy_rows(name, read_hierarchy(ADULT / f"adult_hierarchy_{name}.csv",
                                                     name).rows)
     doc.update_attributes(list(QIS), type="quasi-identifying")
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 5}])
+    doc.set_privacy([{"model": "k-anonymity", "k": 5}])
     result = engine.anonymize(None, doc.build_job())
     backend = result.problem.backend
     try:

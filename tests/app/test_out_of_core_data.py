@@ -95,7 +95,7 @@ def test_released_page_is_the_backend_release(qapp, adult_part, tmp_path):
         h = read_hierarchy(ADULT.parent / f"adult_hierarchy_{name}.csv", name)
         doc.set_hierarchy_rows(name, h.rows)
     doc.update_attributes(["age", "sex", "race"], type="quasi-identifying")
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 5}])
+    doc.set_privacy([{"model": "k-anonymity", "k": 5}])
     job = doc.build_job()
     result = engine.anonymize(None, job)
     assert result.problem.backend is not None and result.optimum is not None

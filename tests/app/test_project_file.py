@@ -155,3 +155,28 @@ def test_not_a_zip_is_a_project_error(tmp_path):
     with pytest.raises(ProjectError, match="not a zip"):
         read_project(path)
     assert np is not None
+
+
+def test_every_declared_attribute_key_survives_save_and_reopen(qtbot, window, tmp_path):
+    """A project keeps an attribute as the job file's table (engine.project.job_file
+    attribute_table / read_attribute): keys declared since (identifiers in a column,
+    scrubbing) are kept too, not only a hand-made list of them."""
+    open_sample(qtbot, window)
+    doc = window.document
+    doc.update_attributes(["sex"], type=SENSITIVE, scrub=True)
+    doc.update_attributes(["race"], type=SENSITIVE, identifiers="keep",
+                          reason="the race column holds no identifier")
+    before = {n: doc.attributes[n] for n in ("sex", "race")}
+    path = tmp_path / "keys.anonymist"
+    with qtbot.waitSignal(window.files.saved, timeout=30_000):
+        window.files.save_to(path)
+    other = MainWindow(AppSettings())
+    qtbot.addWidget(other)
+    with qtbot.waitSignal(other.files.loaded, timeout=30_000):
+        other.open_path(path)
+    after = other.document.attributes
+    for name, a in before.items():
+        assert (after[name].scrub, after[name].identifiers, after[name].reason) == \
+            (a.scrub, a.identifiers, a.reason), name
+    assert after["sex"].scrub and after["race"].identifiers == "keep"
+    other.files.tasks.wait_all(5000)

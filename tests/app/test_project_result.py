@@ -32,7 +32,7 @@ def configured(qtbot, window, path):
     for name in QIS:
         conf.attributes.select([name])
         assert conf.hierarchy.load_file(ADULT / f"adult_hierarchy_{name}.csv")
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 3}])
+    doc.set_privacy([{"model": "k-anonymity", "k": 3}])
     with qtbot.waitSignal(window.search.finished, timeout=60_000):
         window.actions["anonymize"].trigger()
     assert doc.result is not None and doc.result.optimum is not None
@@ -124,7 +124,7 @@ def test_a_result_of_another_configuration_is_not_restored(qtbot, window, tmp_pa
         pytest.skip("../shared/data/adult is not available")
     path, _frame = small_adult(tmp_path)
     doc = configured(qtbot, window, path)
-    doc.update_settings(privacy=[{"model": "k-anonymity", "k": 4}])  # after the run
+    doc.set_privacy([{"model": "k-anonymity", "k": 4}])  # after the run
     with qtbot.waitSignal(window.files.saved, timeout=30_000):
         window.files.save_to(tmp_path / "p.anonymist")
     again = new_window(qtbot)

@@ -58,7 +58,7 @@ def test_thresholds_and_population_are_kept_in_the_project(qtbot, window,
     assert view.uniqueness.editor.model().region == "UK"
     doc.extras["risk"] = {"thresholds": {"highest_risk": 0.05, "records_at_risk": 0.01,
                                          "success_rate": 0.02}}
-    doc.update_settings(population={"region": "Canada"})
+    doc.set_population({"region": "Canada"})
     doc.set_modified(False)
     doc.set_result(adult_result)  # as when a project is opened
     assert view.thresholds.highest_risk == pytest.approx(0.05)

@@ -93,7 +93,7 @@ class PrivacyPanel(QWidget):
     def _population_edited(self, model: PopulationModel | None) -> None:
         population = None if model is None else model.to_job(self._records())
         if population != self.doc.settings.population:
-            self.doc.update_settings(population=population)
+            self.doc.set_population(population)
 
     def _refresh(self) -> None:
         self.population.n_records = self._records()
@@ -111,7 +111,7 @@ class PrivacyPanel(QWidget):
     def _suppression_edited(self, value: float) -> None:
         from dataclasses import replace
         tr = replace(self.doc.settings.transformation, suppression_limit=round(value / 100, 6))
-        self.doc.update_settings(transformation=tr)
+        self.doc.set_transformation(tr)
 
     def _sensitive(self) -> list[str]:
         return [n for n, a in self.doc.attributes.items() if a.type == SENSITIVE]
@@ -128,18 +128,17 @@ class PrivacyPanel(QWidget):
         return PrivacyModelDialog(model, choices, self, sensitive=sensitive)
 
     def add_model(self, model: dict) -> None:
-        self.doc.update_settings(privacy=[dict(p) for p in self.doc.settings.privacy]
-                                 + [dict(model)])
+        self.doc.set_privacy([*self.doc.settings.privacy, model])
 
     def replace_model(self, row: int, model: dict) -> None:
         items = [dict(p) for p in self.doc.settings.privacy]
         items[row] = dict(model)
-        self.doc.update_settings(privacy=items)
+        self.doc.set_privacy(items)
 
     def remove_model(self, row: int) -> None:
         items = [dict(p) for p in self.doc.settings.privacy]
         del items[row]
-        self.doc.update_settings(privacy=items)
+        self.doc.set_privacy(items)
 
     def add_dialog(self) -> None:
         dlg = self.make_dialog()

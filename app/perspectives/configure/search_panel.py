@@ -182,4 +182,4 @@ class SearchPanel(SettingsForm):
                     remove_suppressed_values=self.remove_values.isChecked(),
                     genetic=self._genetic_table(self.algorithm.currentData()))
         if t != self.doc.settings.transformation:
-            self.doc.update_settings(transformation=t)
+            self.doc.set_transformation(t)

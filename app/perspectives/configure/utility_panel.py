@@ -128,7 +128,7 @@ class UtilityPanel(SettingsForm):
         else:
             d.pop("response", None)
         if d != self.doc.settings.metric:
-            self.doc.update_settings(metric=d)
+            self.doc.set_metric(d)
 
     def _default_response(self) -> str | None:
         """A first guess: the last column that is not a quasi-identifier (ARX's data

@@ -109,7 +109,7 @@ class RiskPresenter(Presenter):
             return
         population = model.to_job(self.n_records())
         if population != self.doc.settings.population:
-            self.doc.update_settings(population=population)
+            self.doc.set_population(population)
 
     def refresh(self) -> None:
         doc, view = self.doc, self.view

@@ -128,10 +128,9 @@ class GoalPage(GuidedPage):
         if goal is None:
             return True
         doc = self.document
-        values = {"privacy": goal.privacy(self.sensitive()),
-                  "transformation": replace(doc.settings.transformation,
-                                            suppression_limit=goal.suppression_limit)}
+        doc.set_privacy(goal.privacy(self.sensitive()))
+        doc.set_transformation(replace(doc.settings.transformation,
+                                       suppression_limit=goal.suppression_limit))
         if goal.needs_population:
-            values["population"] = {"region": self.region.currentData()}
-        doc.update_settings(**values)
+            doc.set_population({"region": self.region.currentData()})
         return True
