@@ -25,7 +25,16 @@ INSENSITIVE = "insensitive"
 ATTRIBUTE_TYPES = (IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE, INSENSITIVE)
 #: how an attribute is transformed (engine/transform/, README "Transformation methods")
 TRANSFORMATIONS = ("generalization", "microaggregation", "identity", "suppression",
-                   "top-bottom-coding")
+                   "top-bottom-coding", "pram", "noise", "rank-swapping", "shuffling")
+#: sdcMicro's perturbative methods on insensitive attributes (engine/transform/perturbation.py,
+#: docs/guide/survey-methods.md)
+PERTURBATIONS = ("pram", "noise", "rank-swapping", "shuffling")
+#: addNoise's methods (sdcMicro): independent normal noise, noise correlated as the
+#: attributes are (Kim 1986), and the mean- and variance-preserving "correlated2"
+NOISE_METHODS = ("additive", "correlated", "correlated2")
+#: how records violating the privacy models are treated: ARX's record suppression, or
+#: sdcMicro's local suppression of cells (engine/transform/cell_suppression.py)
+SUPPRESSION_KINDS = ("records", "cells")
 #: microaggregation's aggregate functions (engine/transform/microaggregation.py)
 AGGREGATE_FUNCTIONS = ("arithmetic-mean", "geometric-mean", "median", "mode", "interval")
 #: what a column's identifiers do to the release: refuse it, or keep them with a reason
@@ -118,6 +127,49 @@ class AttributeConfig:
         "text", None, label="Reason",
         help="identifiers = \"keep\": why the identifiers may be released (printed in "
              "the report)")
+    # [transformation] suppression = "cells" (engine/transform/cell_suppression.py)
+    importance: int | None = param_field(
+        "int", None, low=1, label="Importance",
+        help="suppression = \"cells\": 1 = suppress this quasi-identifier's cells last; "
+             "higher numbers are suppressed first (absent: attributes with more distinct "
+             "values are suppressed first, as sdcMicro)")
+    # sdcMicro's perturbative methods on insensitive attributes
+    # (engine/transform/perturbation.py, docs/guide/survey-methods.md)
+    pd: float | None = param_field(
+        "float", None, low=0, high=1, label="Keep probability",
+        help="pram: the least probability of keeping a value (each category's is drawn "
+             "between it and 1; absent: 0.8, sdcMicro's)")
+    alpha: float | None = param_field(
+        "float", None, low=0, high=1, label="Alpha",
+        help="pram, invariant: the amount of perturbation mixed in (absent: 0.5, "
+             "sdcMicro's)")
+    invariant: bool | None = param_field(
+        "bool", None, label="Invariant PRAM",
+        help="pram: an invariant transition matrix that keeps the expected frequencies "
+             "(absent: true, as sdcMicro; false: the plain matrix)")
+    strata: str | None = param_field(
+        "attribute", None, many=True, label="Strata",
+        help="pram, shuffling: perturb within the groups of these columns' input values")
+    noise: float | None = param_field(
+        "float", None, low=0, low_open=True, unit="%", label="Noise",
+        help="noise: the noise's size in percent (additive: of the standard deviation; "
+             "correlated: of the covariance; absent: 150, sdcMicro's)")
+    noise_method: str | None = param_field(
+        "choice", None, choices=NOISE_METHODS, label="Noise method",
+        help="noise: additive (independent), correlated (as the attributes covary, Kim "
+             "1986) or correlated2 (keeps means and variances; delta); absent: additive")
+    delta: float | None = param_field(
+        "float", None, low=0, high=1, low_open=True, label="Delta",
+        help="noise_method = \"correlated2\": the noise's weight (absent: 0.1, sdcMicro's)")
+    swap_percent: float | None = param_field(
+        "float", None, low=0, high=100, low_open=True, unit="% of records",
+        label="Swap range",
+        help="rank-swapping: values are swapped with ranks at most this percent of the "
+             "records apart (sdcMicro's P; absent: 5)")
+    seed: int | None = param_field(
+        "int", None, low=0, label="Seed",
+        help="pram, noise, rank-swapping, shuffling: the random seed (absent: "
+             "[transformation] seed, else a new draw each run); never printed in the report")
 
 
 @dataclass(frozen=True)
@@ -223,6 +275,16 @@ class TransformationConfig:
     remove_suppressed_values: bool = param_field(
         "bool", False, label="Remove suppressed values",
         help="suppressed records also lose their sensitive and insensitive values")
+    suppression: str = param_field(
+        "choice", "records", choices=SUPPRESSION_KINDS, label="Suppression",
+        choice_labels=("whole records (ARX)", "cells (sdcMicro's local suppression)"),
+        help="records: records violating the models lose all quasi-identifiers; cells: "
+             "they lose as few quasi-identifier cells as k-anonymity needs (a suppressed "
+             "cell matches any value)")
+    combinations: int | None = param_field(
+        "int", None, low=1, label="Combinations",
+        help="suppression = \"cells\": k-anonymity for every combination of this many "
+             "quasi-identifiers instead of all together (sdcMicro's combs; absent: all)")
 
     def __post_init__(self):
         object.__setattr__(self, "genetic", frozen(dict(self.genetic or {})))

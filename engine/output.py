@@ -44,6 +44,7 @@ from engine.markers import SUPPRESSED, suppression_marker
 from engine.privacy.differential_privacy import dp_model
 from engine.problem import Problem
 from engine.pseudonyms import pseudonymize
+from engine.transform.cell_suppression import cells_mode, class_cells
 from engine.transform.release import finish_columns, finished_names
 
 if TYPE_CHECKING:
@@ -102,6 +103,12 @@ def transform(problem: Problem, levels) -> "ReleasedTable":
     classes, base_to_class = classifier.rollup(classifier.base,
                                                np.asarray(levels, dtype=np.int64))
     violating = np.asarray(problem.violating(classes), dtype=bool)
+    if cells_mode(problem.job):  # sdcMicro's local suppression: cells, not records
+        cells = class_cells(problem, levels, classes)
+        none = np.zeros(len(violating), dtype=bool)
+        return ReleasedTable(problem, levels, classes, base_to_class, none,
+                             none[base_to_class], withheld_rows(problem),
+                             base_cells=cells[base_to_class])
     return ReleasedTable(problem, levels, classes, base_to_class, violating,
                          violating[base_to_class], withheld_rows(problem),
                          rows=released_rows(problem))
@@ -153,7 +160,8 @@ class ReleasedTable:
     def __init__(self, problem: Problem, levels: tuple[int, ...], classes: Classes,
                  base_to_class: np.ndarray, violating: np.ndarray,
                  base_suppressed: np.ndarray, withheld: np.ndarray | None = None,
-                 base_levels: np.ndarray | None = None, rows: np.ndarray | None = None):
+                 base_levels: np.ndarray | None = None, rows: np.ndarray | None = None,
+                 base_cells: np.ndarray | None = None):
         qis = list(problem.qis)
         self.problem = problem
         self.levels: tuple[int, ...] = levels
@@ -186,6 +194,9 @@ class ReleasedTable:
         self.input_rows: np.ndarray | None = (
             None if rows is None or problem.table.weights is not None
             else np.asarray(rows, dtype=np.int64))
+        #: cell suppression (``suppression = "cells"``): per base item, which
+        #: quasi-identifier cells are the marker (None: records are suppressed whole)
+        self.base_cells = base_cells
         self._row_to_base = problem.classifier.row_to_base  # the engine's array
         self._finished_names = finished_names(problem, self.names) | self.pseudonymized
         self._finished: dict[str, np.ndarray] = {}
@@ -323,7 +334,8 @@ class ReleasedTable:
         if maps is None:
             return str(col.dictionary[col.codes[row]])
         if self._base_suppressed[self._row_to_base[row]] or (
-                self.withheld is not None and self.withheld[row]):
+                self.withheld is not None and self.withheld[row]) or \
+                self._cell_suppressed(name, np.array([row]))[0]:
             return self.marker
         if self.base_levels is not None:
             return str(self._recoded_labels(name, np.array([row]))[0])
@@ -355,7 +367,20 @@ class ReleasedTable:
             if sup.any():
                 out = out.copy()
                 out[sup] = self.marker
+        if self.base_cells is not None:
+            every = np.arange(self._table.n_rows)
+            sup = self._cell_suppressed(name, every if rows is None else every[rows])
+            if sup.any():
+                out = out.copy()
+                out[sup] = self.marker
         return out
+
+    def _cell_suppressed(self, name: str, rows: np.ndarray) -> np.ndarray:
+        """Rows among ``rows`` whose cell of quasi-identifier ``name`` is suppressed
+        (cell suppression; all False otherwise)."""
+        if self.base_cells is None or name not in self.level_of:
+            return np.zeros(len(rows), dtype=bool)
+        return self.base_cells[self._row_to_base[rows], self.qis.index(name)]
 
     def _recoded_labels(self, name: str, rows: np.ndarray) -> np.ndarray:
         """A local recoding's labels of ``rows``: each at its own record's levels."""
@@ -417,6 +442,9 @@ class ReleasedTable:
         codes = compact_codes(self._maps[name], len(dictionary))[self._out(col.codes)]
         if self.any_suppressed:
             codes[self.suppressed_rows] = star_code
+        if self.base_cells is not None:
+            codes[self._out(self.base_cells[self._row_to_base,
+                                            self.qis.index(name)])] = star_code
         built = EncodedColumn(name, codes, dictionary)
         with self._lock:
             self._columns.setdefault(name, built)
@@ -440,6 +468,8 @@ class ReleasedTable:
             base_codes = self.problem.classifier.base.rep[:, self.qis.index(name)]
             codes = compact_codes(self._maps[name], len(dictionary))[base_codes]
             codes[self._base_suppressed] = star
+            if self.base_cells is not None:
+                codes[self.base_cells[:, self.qis.index(name)]] = star
             return (self._out(self._row_to_base), codes), as_text(dictionary)
         col = self.column(name)
         return col.codes, as_text(col.dictionary)
@@ -480,9 +510,11 @@ class ReleasedTable:
                          and (n not in micro or micro[n].clustering == "mdav"))
         sample = problem.table.sample_bits if self.withheld is not None else None
         if special or (self.withheld is not None and sample is None) or \
-                self.base_levels is not None:
-            what = ", ".join(special) or ("a local recoding" if self.base_levels is not None
-                                          else "a differential-privacy sample")
+                self.base_levels is not None or self.base_cells is not None:
+            what = ", ".join(special) or (
+                "a local recoding" if self.base_levels is not None else
+                "cell suppression" if self.base_cells is not None
+                else "a differential-privacy sample")
             raise DataError(f"the release of {what} is built in memory only: run the job "
                             f"with [engine] backend = \"memory\"")
         recoded = []

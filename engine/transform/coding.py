@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.config import TRANSFORMATIONS
+from engine.config import PERTURBATIONS, TRANSFORMATIONS
 from engine.errors import JobError
 from engine.hierarchy.model import Hierarchy
 from engine.markers import SUPPRESSED
 from engine.transform.microaggregation import MISSING, format_number, numbers
 
-RULES = tuple(t for t in TRANSFORMATIONS if t not in ("generalization", "microaggregation"))
+RULES = tuple(t for t in TRANSFORMATIONS
+              if t not in ("generalization", "microaggregation") + PERTURBATIONS)
 
 
 def check_rule(cfg, where: str) -> None:

@@ -22,6 +22,7 @@ from engine.config import AGGREGATE_FUNCTIONS, CLUSTERINGS, TRANSFORMATIONS  # n
 from engine.errors import JobError
 from engine.schema import Param, read_table, write_table
 from engine.transform.coding import check_rule
+from engine.transform.perturbation import check_keys as check_perturbation_keys
 
 #: the attribute keys' choices (declared on engine.config.AttributeConfig)
 CLUSTERING = CLUSTERINGS
@@ -60,6 +61,7 @@ def read_attribute_transformation(cfg, a: dict, where: str) -> None:
         raise JobError(f"{where}: clustering = \"hierarchy\" forms the classes with the "
                        f"attribute's hierarchy: give it a 'hierarchy'")
     check_rule(cfg, where)
+    check_perturbation_keys(cfg, where)
 
 
 def read_local_recoding(v, where: str = "[transformation] local_recoding") -> dict | None:

@@ -14,6 +14,7 @@ from engine.transform.coding import RULES, code_values
 from engine.transform.identifiers import scrub_values, scrubbed_names
 from engine.transform.clustering import scaled_matrix, split_classes
 from engine.transform.microaggregation import aggregate_by_class, numbers, utility
+from engine.transform.perturbation import perturbed, perturbed_names
 
 
 def finished_names(problem, names) -> set[str]:
@@ -30,6 +31,7 @@ def finished_names(problem, names) -> set[str]:
             out.add(name)
         if a is not None and getattr(a, "scrub", False):
             out.add(name)
+    out.update(perturbed_names(job))
     return out & set(names)
 
 
@@ -55,6 +57,11 @@ def finish_columns(problem, columns: dict, row_class: np.ndarray,
     for name, a in job.attributes.items():
         if name in columns and a.type == INSENSITIVE and a.transformation in RULES:
             columns[name] = code_values(columns[name], a, name, marker)
+    moved = [n for n in perturbed_names(job) if n in columns]
+    if moved:  # PRAM, noise, rank swapping, shuffling (engine/transform/perturbation.py)
+        done = perturbed(problem)
+        for name in moved:
+            columns[name] = done.values[name].copy()
     for name in scrubbed_names(job):  # identifiers replaced by their kind: [PHONE]
         if name in columns:
             columns[name] = scrub_values(problem, name, np.asarray(columns[name],
