@@ -15,6 +15,7 @@ from engine.classes import Classes, Classifier
 from engine.config import IDENTIFYING, QUASI_IDENTIFYING, Job
 from engine.data.table import EncodedTable
 from engine.errors import DataError, HierarchyError, JobError
+from engine.hierarchy.model import Hierarchy
 from engine.hierarchy.encoded import EncodedHierarchy
 from engine.hierarchy.from_spec import bind_built
 from engine.kernel.reduce import suppressed_and_released
@@ -215,6 +216,10 @@ class Problem:
         if a.transformation in RULES:
             h, _ = rule_hierarchy(a, name, column.dictionary,
                                   self.job.transformation.suppression_string)
+            return EncodedHierarchy.build(h, column.dictionary, name)
+        if a.hierarchy is None and self.job.transformation.suppression == "cells":
+            # cell suppression alone protects a quasi-identifier without a hierarchy
+            h = Hierarchy.identity([str(v) for v in column.dictionary], name)
             return EncodedHierarchy.build(h, column.dictionary, name)
         if a.hierarchy is None:
             raise HierarchyError(f"quasi-identifier '{name}' has no hierarchy: load one or "

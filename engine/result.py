@@ -205,6 +205,9 @@ class AnonymizationResult:
             from engine.transform.release import microaggregation_utility
             out["microaggregation"] = microaggregation_utility(self.problem,
                                                                self.transformed())
+        if self.optimum is not None:  # sdcMicro's methods (engine/transform/sdc_report.py)
+            from engine.transform.sdc_report import sdc_methods_report
+            out.update(sdc_methods_report(self.problem, self.transformed()))
         return out
 
     @property
@@ -213,6 +216,8 @@ class AnonymizationResult:
         parts = ["global generalization"]
         if self.local_recoding is not None:
             parts = ["global generalization + local recoding"]
+        if getattr(self.problem.job.transformation, "suppression", "records") == "cells":
+            parts.append("cell suppression")
         if self.problem.micro:
             parts.append("microaggregation (" + ", ".join(
                 f"{m.attribute}: {m.function}"

@@ -52,6 +52,7 @@ from engine.errors import DataError
 from engine.markers import SUPPRESSED, suppression_marker
 from engine.verifier import job as spec
 from engine.verifier.checks import CHECKS
+from engine.verifier.cells import cells_job, treated_records, wildcard_violations
 from engine.verifier.counts import CountAccumulator, ReleasedCounts
 
 if TYPE_CHECKING:
@@ -177,14 +178,16 @@ def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
     levels: dict[str, int | None] = {}
     star_label = []
     special = [q for q in qis if column_kind(job, q) != "generalized" or local_recoding(job)]
+    cells = cells_job(job)  # sdcMicro's local suppression: engine/verifier/cells.py
+    label_columns: set[int] = set()
     for q in qis:
         if q in special:  # microaggregated, coded or locally recoded: checked below
             levels[q] = None
             star_label.append(False)
             continue
         h = job.attributes[q].hierarchy
-        lvl = _level(acc.values[q], h, marker,
-                     marker_is_label=acc.star_counts[q] > acc.all_star_rows)
+        lvl = _level(acc.values[q], h, marker,  # cells: the marker is a wildcard
+                     marker_is_label=acc.star_counts[q] > acc.all_star_rows and not cells)
         levels[q] = lvl
         if h is not None and lvl is None:
             violations.append(f"column '{q}' holds values that are not labels of one "
@@ -193,7 +196,9 @@ def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
         star_label.append(is_label or (
             h is not None and _level(acc.values[q], h, marker, marker_is_label=True)
             is not None))  # the all-marker rows may be labels of a level that has it
-        if not is_label and acc.star_counts[q] > acc.all_star_rows:
+        if is_label:
+            label_columns.add(qis.index(q))
+        if not is_label and acc.star_counts[q] > acc.all_star_rows and not cells:
             violations.append(f"column '{q}' holds '{marker}' in "
                               f"{acc.star_counts[q] - acc.all_star_rows} record(s) that are "
                               f"not suppressed")
@@ -206,8 +211,10 @@ def judge(acc: CountAccumulator, job: Job, columns: list[str], has_subset: bool,
         source, problems = _subset_classes(acc, job, qis, special, levels, subset_mask,
                                            input_frame)
         violations += problems
-    ambiguous = bool(qis) and all(star_label)
-    counts, n_sup, found = _judge_counts(acc, job, has_subset, context, not ambiguous, source)
+    ambiguous = bool(qis) and all(star_label) and not cells
+    context["label_columns"] = label_columns
+    counts, n_sup, found = _judge_counts(acc, job, has_subset, context,
+                                         not ambiguous and not cells, source)
     if ambiguous and found:  # the all-* rows may as well be suppressed records
         alt = _judge_counts(acc, job, has_subset, context, True, source)
         if not alt[2]:
@@ -285,6 +292,8 @@ class _GivenSubset:
 
 def _judge_counts(acc: CountAccumulator, job: Job, has_subset: bool, context: dict,
                   suppressed: bool, source=None) -> tuple[ReleasedCounts, int, list[str]]:
+    context = dict(context)
+    label_columns = context.pop("label_columns", set())
     counts = acc.counts(suppressed_class=suppressed, has_subset=has_subset, **context)
     found = []
     if source is not None:  # every released class: the subset's records of it, no other
@@ -301,6 +310,9 @@ def _judge_counts(acc: CountAccumulator, job: Job, has_subset: bool, context: di
     n_sup = 0
     if suppressed:
         n_sup = acc.all_star_subset_rows if has_subset else acc.all_star_rows
+    cells = cells_job(job)
+    if cells:  # the limit counts the records with suppressed cells
+        n_sup = treated_records(counts.sizes, acc.marker, label_columns)
     if _limit_applies(job):
         n = counts.n_records
         limit = job.transformation.suppression_limit
@@ -310,7 +322,10 @@ def _judge_counts(acc: CountAccumulator, job: Job, has_subset: bool, context: di
                          f"{limit:g} x {n} = {allowed}")
     for model in job.privacy:
         check = CHECKS.get(model.name)
-        if check is None:
+        if cells and model.name == "k-anonymity":
+            found.extend(wildcard_violations(counts.sizes, counts.qis, acc.marker, model.k,
+                                             job.transformation.combinations))
+        elif check is None:
             found.append(f"no independent check is available for model '{model.name}'")
         else:
             found.extend(check(model, counts))
