@@ -107,6 +107,31 @@ def build_from_spec(spec: dict, column: EncodedColumn, attribute: str,
                              f"\"{spec['builder']}\" ... }}: {e}") from None
 
 
+def record_column(table, name: str):
+    """``table``'s column ``name`` counting records: a backend's frequency table
+    (``weights``) stands for more records than rows, and a builder that orders values by
+    frequency (priority) or detects types from counts must see the records' counts, so
+    that the hierarchy is the same in memory and out of core."""
+    from dataclasses import dataclass
+
+    import numpy as np
+
+    from engine.data.table import EncodedColumn
+    column = table.column(name)
+    if getattr(table, "weights", None) is None:
+        return column
+
+    @dataclass(frozen=True)
+    class RecordCounts(EncodedColumn):
+        counts: np.ndarray = None
+
+        def value_counts(self) -> np.ndarray:
+            return self.counts
+
+    return RecordCounts(column.name, column.codes, column.dictionary,
+                        table.value_counts(name))
+
+
 def bind_built(job, table):
     """``job`` with each attribute that names a builder given the hierarchy it builds
     from ``table``'s column (the job itself when none does)."""
@@ -118,7 +143,8 @@ def bind_built(job, table):
         if name not in table.names:
             raise HierarchyError(f"attribute '{name}' builds its hierarchy from its column, "
                                  f"which the data does not have")
-        h = build_from_spec(builder, table.column(name), name, a.data_type, a.format)
+        h = build_from_spec(builder, record_column(table, name), name, a.data_type,
+                            a.format)
         changed[name] = replace(a, hierarchy=h)
     if not changed:
         return job

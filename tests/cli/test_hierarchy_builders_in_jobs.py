@@ -197,3 +197,23 @@ def test_hierarchies_beside_the_data_by_arx_names(tmp_path, run):
     (tmp_path / "data_hierarchy_zip.csv").unlink()
     r = run("anonymize", tmp_path / "job.toml", "--output", out, "--quiet")
     assert r.code == 2 and "data_hierarchy_zip.csv is not there" in r.err
+
+
+def test_a_frequency_table_builds_what_the_records_build():
+    """Out of core the data is a frequency table (rows with record weights): a builder
+    ordering by frequency must count records, not rows, to build the same hierarchy."""
+    import numpy as np
+
+    from engine.data.table import EncodedColumn
+    from engine.hierarchy.from_spec import build_from_spec, record_column
+    dictionary = np.array(["a", "b", "c", "d"], dtype=object)
+    # rows: a b c d c d d; weights make the records a:1 b:9 c:2 d:3
+    rows = EncodedTable([EncodedColumn("x", np.array([0, 1, 2, 3, 2, 3, 3], np.int32),
+                                       dictionary)],
+                        weights=np.array([1, 9, 1, 1, 1, 1, 1]))
+    records = EncodedTable([EncodedColumn("x", np.repeat(
+        np.array([0, 1, 2, 3, 2, 3, 3], np.int32), [1, 9, 1, 1, 1, 1, 1]), dictionary)])
+    spec = {"builder": "priority", "max_levels": 3}
+    by_records = build_from_spec(spec, records.column("x"), "x")
+    assert build_from_spec(spec, record_column(rows, "x"), "x").rows == by_records.rows
+    assert build_from_spec(spec, rows.column("x"), "x").rows != by_records.rows
