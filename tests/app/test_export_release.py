@@ -72,6 +72,9 @@ def test_export_xlsx_with_mapping_and_report(qtbot, window, tmp_path, messages):
     assert (internal / "release-report-full.pdf").read_bytes().startswith(b"%PDF")
     public = json.loads((share / "release-report.json").read_text())
     assert public["scope"] == "public" and public["certificate"] == report["certificate"]
+    # the shared table, under the internal job, is the one the shared report certifies
+    assert main(["verify", str(share / "release.xlsx"), str(internal / "release-job.toml"),
+                 "--report", str(share / "release-report.json")]) == 0
 
 
 def test_export_csv_options_and_database(qtbot, window, tmp_path, messages):
