@@ -51,6 +51,7 @@ from engine.data.files import is_glob
 from engine.errors import DataError
 from engine.markers import SUPPRESSED, suppression_marker
 from engine.verifier import job as spec
+from engine.verifier.formula_cells import unquote_array, unquote_frame
 from engine.verifier.checks import CHECKS
 from engine.verifier.cells import cells_job, treated_records, wildcard_violations
 from engine.verifier.counts import CountAccumulator, ReleasedCounts
@@ -502,8 +503,8 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     fast = fast and not _removed_values(job) and not spec.person(job)
     plain = _plain_header(path, delimiter, encoding) if fast else None
     if plain is not None:
-        report = _verify_stream(plain[0], job, None, _coded(path, delimiter, *plain,
-                                                            block_bytes))
+        report = _verify_stream(plain[0], job, None, csv=True,
+                                coded=_coded(path, delimiter, *plain, block_bytes))
         if report is not None:
             return report
         fast = False  # Arrow refused the file: pandas reads it, as below
@@ -524,7 +525,7 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
             raise DataError(f"{path} is not {encoding} text after row {start}") from None
 
     coded = _coded(path, delimiter, columns, encoding, block_bytes) if fast else None
-    return _verify_stream(columns, job, read, coded)
+    return _verify_stream(columns, job, read, coded, csv=True)
 
 
 def _coded(path: Path, delimiter: str, columns: list[str], encoding: str,
@@ -590,13 +591,15 @@ def _one_column(path, columns: list[str], delimiter: str, job: Job) -> None:
                         f"'{delimiter}'{hint}")
 
 
-def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyReport:
+def _verify_stream(columns: list[str], job: Job, read, coded=None,
+                   csv: bool = False) -> VerifyReport:
     """Count the chunks ``read(present columns)`` yields (string columns, the file's
     rows in order) and judge them: the one place a file-backed release is checked.
     ``coded(counted columns, subset mask or None, pseudonyms, looks_pseudonymized)``,
     if given, is tried first: the file's distinct rows with their records
     (`engine.data.csv_distinct.CodedRows`), or None to read the chunks. With ``read``
-    None the report is None when ``coded`` declines the file."""
+    None the report is None when ``coded`` declines the file. ``csv``: the cells are a
+    CSV export's, formula cells quoted (`engine.verifier.formula_cells`): read as released."""
     qis = _qis(job)
     wanted = set(qis + _sensitive(job))
     pseudonyms = {n: spec for n, spec in _pseudonymized(job).items() if n in columns}
@@ -607,6 +610,8 @@ def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyRepo
 
     def chunks():
         for chunk in read(present):
+            if csv:
+                unquote_frame(chunk, present)
             if pseudonyms:
                 bad_pseudonyms.update(n for n, p in pseudonyms.items()
                                       if not looks_pseudonymized(chunk[n], p))
@@ -620,7 +625,9 @@ def _verify_stream(columns: list[str], job: Job, read, coded=None) -> VerifyRepo
                     None, pseudonyms, looks_pseudonymized)
         if got is not None:
             bad_pseudonyms.update(got.bad_pseudonyms)
-            source = [(got.columns, got.in_subset, got.weights)]
+            counted = ({n: unquote_array(v) for n, v in got.columns.items()} if csv
+                       else got.columns)
+            source = [(counted, got.in_subset, got.weights)]
     if source is None:
         return None  # no reader given but the coded one, and it declined the file
     acc, problems = count_released(source, counted_qis, counted_sensitive, job)
@@ -745,7 +752,7 @@ def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
                     raise DataError(f"{f} cannot be read as {kind.upper()}: "
                                     f"{str(e).splitlines()[0][:200]}") from None
 
-        return _verify_stream(columns, job, read)
+        return _verify_stream(columns, job, read, csv=kind == "csv")
     finally:
         con.close()
 

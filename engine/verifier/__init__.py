@@ -6,6 +6,7 @@ a released file and judge it, written apart from the engine's search path.
 - ``order``: the value order of ordered t-closeness;
 - ``estimators``: population-uniqueness estimators and k-map's derived k;
 - ``columns``: microaggregated, coded and locally recoded quasi-identifier columns;
+- ``formula_cells``: a CSV export's quoted formula cells read back as the released values;
 - ``source``: the job's input data: the research subset resolved on it, the
   population of each released class;
 - ``job``: what the verifier reads of a job (roles, models, population).

@@ -120,10 +120,6 @@ def test_duckdb_release_quotes_as_in_memory(notes, run):
     assert list(counts[0].values())[0]["neutralised"] > 20
 
 
-@pytest.mark.xfail(strict=True, reason="engine/verify.py reads cells as written: it should "
-                   "read a quoted formula cell as its released value (engine.formulas."
-                   "unquoted's rule); until then a release whose checked columns hold "
-                   "formula cells is rejected (a false alarm, never a pass)")
 def test_verify_reads_quoted_cells_as_released(tiny, run):
     """A quasi-identifier label beginning with '-' (a hierarchy of negative ranges)."""
     hierarchy = (tiny / "zip.csv").read_text().replace("111**", "-111**")

@@ -168,6 +168,17 @@ def test_coded_values_pass_the_verifiers_rule_check(values, top, bottom):
         assert rule_problem([str(top + 1)], cfg, "*") is not None
 
 
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.one_of(st.text(alphabet="'=+-@\t\r0123456789.,eE ax", max_size=8),
+                      st.text(max_size=6)))
+def test_formula_quoting_is_read_back_as_the_export_writes_it(text):
+    from engine import formulas
+    from engine.verifier import formula_cells as cells
+    assert cells.is_formula(text) == formulas.is_formula(text)
+    assert cells.unquoted(formulas.quoted(text)) == text
+    assert cells.unquoted(text) == formulas.unquoted(text)
+
+
 AGES = [str(a) for a in range(20, 40)]
 
 
