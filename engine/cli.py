@@ -262,6 +262,12 @@ def cmd_verify(args) -> int:
         if found:
             report.violations += found
             report.ok = False
+    if not parts:  # PRAM'd, noisy, swapped and shuffled columns (issue 28)
+        from engine.verify import perturbation_violations
+        found = perturbation_violations(args.output, job, args.delimiter, args.encoding)
+        if found:
+            report.violations += found
+            report.ok = False
     out = report.to_dict()
     certified = True
     if args.report is not None:  # the release's certificate (engine/certificate.py)

@@ -450,6 +450,7 @@ def verify_frame(frame: pd.DataFrame, job: Job, subset_mask=None,
                     if n in frame.columns and not looks_pseudonymized(frame[n], pseudonym))
     report = judge(acc, job, list(frame.columns), has_subset, not_pseudonyms=bad,
                    subset_mask=subset_mask, input_frame=input_frame)
+    problems += perturbation_violations(frame, job, input_frame=input_frame)
     if problems:
         report.violations[:0] = problems
         report.ok = False
@@ -803,3 +804,38 @@ def _read_xlsx(path: Path) -> pd.DataFrame:
     finally:
         wb.close()
     return pd.DataFrame(data, columns=["" if h is None else str(h) for h in header])
+
+
+# --- sdcMicro's perturbative methods (engine/verifier/perturbation.py, issue 28) -------------
+def perturbation_violations(source, job: Job, delimiter: str | None = None,
+                            encoding: str | None = None, input_frame=None) -> list[str]:
+    """The checks of PRAM'd, noisy, rank-swapped and shuffled columns: the released
+    file (a CSV, Parquet or xlsx path, or a DataFrame) against the job's input data
+    (or ``input_frame``), row by row."""
+    from engine.verifier import perturbation as checks
+    names = checks.perturbed_attributes(job)
+    if not names:
+        return []
+    import pandas as pd
+    if not isinstance(source, (str, Path)):
+        released = source
+    elif Path(source).suffix.lower() in (".parquet", ".pq"):
+        released = pd.read_parquet(source).astype(str)
+    elif Path(source).suffix.lower() == ".xlsx":
+        released = _read_xlsx(Path(source))
+    else:
+        try:
+            released = pd.read_csv(source, sep=delimiter or job.data.delimiter or ";",
+                                   encoding=encoding or "utf-8", dtype=str,
+                                   keep_default_na=False, na_filter=False,
+                                   usecols=lambda c: c in set(names))
+        except (OSError, ValueError, UnicodeDecodeError) as e:
+            return [f"cannot read {source} to check the perturbed attributes: {str(e)[:200]}"]
+    needed = checks.columns_needed(job)
+    if input_frame is not None:
+        original = input_frame[[c for c in needed if c in input_frame.columns]].astype(str)
+    else:
+        original, problem = checks.read_input(job, needed)
+        if problem:
+            return [problem]
+    return checks.check(released, original, job)

@@ -260,8 +260,12 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
     after = risk_summary(class_sizes(output, linked, suppressed, subset, persons), threshold)
 
     checked = reread if reread is not None else released.frame
+    from engine.transform.perturbation import perturbed_names
+    from engine.transform.sdc_report import sdc_methods_report
     verdict = verify_frame(checked.astype(str), job,
-                           subset_of_input if released.subset_release else None)
+                           subset_of_input if released.subset_release else None,
+                           input_frame=(problem.table.to_dataframe()
+                                        if perturbed_names(job) else None))
     found = identifier_violations(checked, job, generalized=[  # the scan the release ran
         q for q, level in verdict.levels.items() if level])
     if found:
@@ -314,6 +318,7 @@ def build_report(result, levels=None, *, input_path: str | Path | None = None,
         **({"survey_risk": release_section(
             input_frame.to_dataframe(), released.frame, linked, job.weight, job.household)}
            if job.weight is not None else {}),
+        **sdc_methods_report(problem, released),  # cell suppression, PRAM, noise...
         "verification": {"ok": verdict.ok, "violations": list(verdict.violations),
                          "records": verdict.records,
                          "suppressed_records": verdict.suppressed_records,
