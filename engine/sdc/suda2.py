@@ -45,7 +45,7 @@ from engine.sdc.keys import Keys, group_ids
 DIS_FRACTION = 0.01
 #: the most key variables searched (2**16 subsets)
 MAX_VARIABLES = 16
-#: the most bytes the per-subset uniqueness of the single records may take
+#: the most bytes the per-subset uniqueness of the single records may take (a bit each)
 MAX_BYTES = 600_000_000
 
 
@@ -108,7 +108,7 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION,
     K = codes[first]                                   # the distinct keys
     singles = np.flatnonzero(mult == 1)                # keys of one record only
     n1 = len(singles)
-    if (1 << m) * max(n1, 1) > MAX_BYTES:
+    if (1 << m) * ((max(n1, 1) + 7) // 8) > MAX_BYTES:
         raise DataError(f"SUDA2 over {m} quasi-identifiers and {n1:,} records with keys "
                         f"of their own needs more memory than allowed; give fewer "
                         f"quasi-identifiers")
@@ -121,11 +121,11 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION,
     Ks = K[singles]
     for S in range(1, 1 << m):
         bits = [v for v in range(m) if S >> v & 1]
-        ok = unique[S] & ((vmask & S) == S)
+        ok = _row(unique, S, n1) & ((vmask & S) == S)
         if not ok.any():
             continue
         for v in bits:
-            ok &= ~unique[S ^ (1 << v)]
+            ok &= ~_row(unique, S ^ (1 << v), n1)
         rows = np.flatnonzero(ok)
         if len(rows) == 0:
             continue
@@ -153,29 +153,61 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION,
 
 
 def _uniqueness(K: np.ndarray, mult: np.ndarray, singles: np.ndarray, n: int) -> np.ndarray:
-    """``unique[S, i]``: whether no other record has single key ``singles[i]``'s values
-    on the variables of subset ``S`` (a bit mask). A missing value matches nothing;
-    rows with a missing value in ``S`` are never asked about ``S``."""
+    """``unique[S]``: for each single key ``singles[i]``, whether no other record has
+    its values on the variables of subset ``S`` (a bit mask); packed 8 keys a byte
+    when a byte each would take more than ``MAX_BYTES`` (`_row` reads a subset's). A missing value matches nothing;
+    rows with a missing value in ``S`` are never asked about ``S``.
+
+    Depth first over the subsets, each extending its parent by a variable of a higher
+    index; a key alone in its group at a subset is alone in every superset and matches
+    no other key there, so only the keys sharing their group go down (the search
+    shrinks as keys become unique)."""
     D, m = K.shape
-    unique = np.zeros((1 << m, len(singles)), dtype=bool)
+    n1 = len(singles)
+    # a key that went no further down is unique there; a bit each when a byte each
+    # would not fit
+    packed = (1 << m) * max(n1, 1) > MAX_BYTES
+    unique = (np.full((1 << m, (n1 + 7) // 8), 0xFF, dtype=np.uint8) if packed
+              else np.ones((1 << m, n1), dtype=bool))
     # the empty set is never unique (sdcMicro: a lone record's values are 1-MSUs)
-    unique[0] = False
+    unique[0] = 0
     shifted = [(K[:, j].astype(np.int64) + 1) for j in range(m)]   # missing -> 0
     card = [int(c.max(initial=0)) + 1 for c in shifted]
     weights = mult.astype(float)
+    position = np.full(D, -1, dtype=np.int64)          # key -> its place in singles
+    position[singles] = np.arange(len(singles))
 
-    def visit(gid: np.ndarray, mask: int, start: int) -> None:
+    def visit(live: np.ndarray, gid: np.ndarray, mask: int, start: int) -> None:
         for j in range(start, m):
-            g, size = pd.factorize(gid * card[j] + shifted[j], sort=False)
+            g, size = pd.factorize(gid * card[j] + shifted[j][live], sort=False)
             g = g.astype(np.int64)
             new = mask | (1 << j)
-            counts = np.bincount(g, weights=weights, minlength=len(size))
-            unique[new] = counts[g[singles]] == 1
+            records = np.bincount(g, weights=weights[live], minlength=len(size))
+            asked = position[live]
+            single = asked >= 0
+            if packed:
+                row = np.ones(n1, dtype=bool)
+                row[asked[single]] = records[g[single]] == 1
+                unique[new] = np.packbits(row)
+            else:
+                unique[new, asked[single]] = records[g[single]] == 1
+            # a new subset below every variable that can still join
             if j + 1 < m:
-                visit(g, new, j + 1)
+                keys = np.bincount(g, minlength=len(size))
+                keep = keys[g] > 1
+                if keep.any():
+                    visit(live[keep], g[keep], new, j + 1)
 
-    visit(np.zeros(D, dtype=np.int64), 0, 0)
+    # at the root every key is in one group
+    visit(np.arange(D), np.zeros(D, dtype=np.int64), 0, 0)
     return unique
+
+
+def _row(unique: np.ndarray, S: int, n1: int) -> np.ndarray:
+    """Subset ``S``'s uniqueness of the single keys (unpacked if packed)."""
+    if unique.dtype == bool:
+        return unique[S]
+    return np.unpackbits(unique[S], count=n1).astype(bool)
 
 
 class _Twins:

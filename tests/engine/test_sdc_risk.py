@@ -357,3 +357,20 @@ def test_entropy_and_recursive_l_diversity_by_hand():
     # recursive (c = 2): counts 2,1: 2*1 > 2 fails -> 1; counts 1,1,1: 2*2 > 1, then
     # 4 - 2 = 2 > 1, then 2 - 2 = 0 -> 3
     np.testing.assert_array_equal(r["recursive_l_diversity_s"], [1] * 3 + [3] * 4 + [1, 1])
+
+
+def test_suda2_packed_uniqueness_table_gives_the_same(monkeypatch):
+    """Above MAX_BYTES the per-subset uniqueness is kept a bit per key: same results."""
+    import engine.sdc.suda2 as module
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({f"v{j}": [str(x) for x in rng.integers(0, 4, 300)] for j in range(6)})
+    df.iloc[rng.choice(300, 20), 2] = ""
+    keys = encode_keys(df, list(df.columns))
+    plain = suda2(keys)
+    singles = int((plain.score >= 0).sum())  # every record; fewer keys of their own
+    monkeypatch.setattr(module, "MAX_BYTES", (1 << 6) * 200)
+    assert (1 << 6) * singles > module.MAX_BYTES
+    packed = suda2(keys)
+    np.testing.assert_array_equal(packed.score, plain.score)
+    np.testing.assert_allclose(packed.contribution, plain.contribution)
+    np.testing.assert_allclose(packed.dis_score, plain.dis_score)
