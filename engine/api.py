@@ -407,9 +407,27 @@ def risk_frame(data, job: Job | None = None, delimiter: str | None = None):
     if kind == "csv":
         given = delimiter or (job.data.delimiter if job is not None else None)
         encoding = job.data.encoding if job is not None else None
-        return read_csv(path, delimiter=given, encoding=encoding, header=True,
-                        categorical=True)
+        try:
+            return read_csv(path, delimiter=given, encoding=encoding, header=True,
+                            categorical=True)
+        except DataError as e:
+            return _with_row_names(path, given, encoding, e)
     if kind == "parquet":
         from engine.data.readers import read_parquet
         return read_parquet(path)
     return read_frame(j, path)
+
+
+def _with_row_names(path: Path, delimiter, encoding, error: DataError):
+    """A CSV whose header leaves only its first column unnamed (R's ``write.csv`` with
+    row names): that column named ``row_names``; any other file's error as it was."""
+    from engine.data.csv_import import read_csv
+    if "column 1 has an empty name" not in str(error):
+        raise error
+    raw = read_csv(path, delimiter=delimiter, encoding=encoding, header=False)
+    names = ["row_names"] + [str(v) for v in raw.iloc[0, 1:]]
+    if any(not n.strip() for n in names[1:]) or len(set(names)) != len(names):
+        raise error
+    frame = raw.iloc[1:].reset_index(drop=True)
+    frame.columns = names
+    return frame

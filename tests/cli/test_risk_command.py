@@ -121,3 +121,19 @@ def test_non_positive_weight_exit_2(tmp_path, capsys):
     assert run(path, "--quasi-identifiers", "A", "--weight", "w") == EXIT_BAD_INPUT
     err = capsys.readouterr().err
     assert "'w'" in err and "row 2" in err and "not positive" in err
+
+
+def test_a_csv_written_by_r_with_row_names(tmp_path):
+    """R's write.csv: quoted header, an unnamed first column of row names, NA."""
+    path = tmp_path / "r.csv"
+    lines = ['"","A","B","C","weight"'] + [
+        f'"{i + 1}",{a if i != 7 else "NA"},{b},{c},{w}'
+        for i, (a, b, c, w, _h) in enumerate(ROWS)]
+    path.write_text("\n".join(lines) + "\n")
+    per = tmp_path / "per.csv"
+    assert run(path, "--quasi-identifiers", "A,B,C", "--weight", "weight", "--delimiter", ",",
+               "--per-record", per) == EXIT_OK
+    rows = pd.read_csv(per)
+    assert rows["individual_risk"][1] == pytest.approx(APPROX[1], abs=1e-6)
+    # record 8's A is NA: it matches every record with B = 3 and C = 1
+    assert rows["class_size"][7] == sum(1 for a, b, c, *_ in ROWS if (b, c) == ("3", "1"))
