@@ -482,11 +482,14 @@ class FileOperations(QObject):
     def _notify_exported(self, written, current) -> None:
         """The notice above the perspectives: every file written with its folder, the
         transformation and the independent check's verdict, until closed."""
+        import os
         paths = [Path(w) for w in written.written if "/" in w or "\\" in w]
-        folders = {p.parent for p in paths}
-        folder = folders.pop() if len(folders) == 1 else None
-        names = ", ".join(p.name if folder is not None else str(p) for p in paths) \
-            or ", ".join(written.written)
+        try:  # one folder holds them all (a release's share/ and internal/ beside each other)
+            folder = Path(os.path.commonpath([p.parent for p in paths])) if paths else None
+        except ValueError:  # different drives
+            folder = None
+        names = ", ".join(str(p.relative_to(folder)) if folder is not None else str(p)
+                          for p in paths) or ", ".join(written.written)
         text = f"Exported {names}"
         if folder is not None:
             text += f" to {folder}"

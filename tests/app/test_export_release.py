@@ -246,17 +246,19 @@ def test_export_success_stays_on_screen_with_its_files(qtbot, window, tmp_path, 
     qtbot.addWidget(dialog)
     dialog.path.setText(str(tmp_path / "release.csv"))
     dialog.with_report.setChecked(True)
-    dialog.report_path.setText(str(tmp_path / "report.pdf"))
+    dialog.release_folder.setText(str(tmp_path / "release"))
     written = _export(qtbot, window, dialog)
     notice = window.notice
     assert not notice.isHidden()
     text = notice.text.text()
-    assert "release.csv" in text and "report.pdf" in text and str(tmp_path) in text
+    assert "share/release.csv" in text and "share/release-report.pdf" in text
+    assert "internal/" in text and str(tmp_path / "release") in text
     assert "independently verified" in text and written.verified is True
-    assert notice.folder == tmp_path and not notice.open_folder.isHidden()
+    assert notice.folder == tmp_path / "release" and not notice.open_folder.isHidden()
     notice.close_button.click()
     assert notice.isHidden()
-    assert main(["verify", str(tmp_path / "release.csv"), str(_job(window, tmp_path))]) == 0
+    shared = tmp_path / "release" / "share" / "release.csv"
+    assert main(["verify", str(shared), str(_job(window, tmp_path))]) == 0
 
 
 def _job(window, folder):
