@@ -283,7 +283,7 @@ def _build_output(result: AnonymizationResult, phases: Reporter) -> bool:
 def risk(data=None, quasi_identifiers=None, weight: str | None = None,
          household: str | None = None, method: str = "approx", sensitive=None,
          threshold: float | None = None, job=None, delimiter: str | None = None,
-         backend: str = "memory", per_record=None, memory_limit: str | None = None,
+         backend: str = "auto", per_record=None, memory_limit: str | None = None,
          **options):
     """The survey risk measures of a table, without anonymizing it (sdcMicro's
     individual, global and household risk, SUDA2 and DIS-SUDA, k-anonymity violations,
@@ -309,10 +309,12 @@ def risk(data=None, quasi_identifiers=None, weight: str | None = None,
         A job naming the roles and the data.
     delimiter : str, optional
         The CSV's delimiter (default: the job's, else detected).
-    backend : "memory" or "duckdb"
+    backend : "auto", "memory" or "duckdb"
         ``duckdb`` counts a CSV or Parquet file out of core (only its frequency table
         in memory; no l-diversity); ``per_record`` is then written by DuckDB and the
-        result's ``per_record`` is None.
+        result's ``per_record`` is None. ``auto`` (default): as ``[engine] backend``
+        chooses (``engine.backends.choose_backend``: DuckDB for a file too big for the
+        memory; Spark's jobs too), in memory for a DataFrame or with ``sensitive``.
     per_record : path, optional
         Also write the per-record table there (CSV, atomically).
     options
@@ -339,6 +341,8 @@ def risk(data=None, quasi_identifiers=None, weight: str | None = None,
         raise JobError("name the quasi-identifiers (--quasi-identifiers, or "
                        "quasi-identifying attributes in the job)")
     from engine.sdc.files import write_per_record
+    if backend == "auto":
+        backend = "memory" if sensitive else _auto_backend(data, j, delimiter)
     if backend == "duckdb":
         return _risk_out_of_core(data, j, list(quasi_identifiers), weight, household, method,
                                  list(sensitive or ()), threshold, delimiter, per_record,
@@ -431,3 +435,22 @@ def _with_row_names(path: Path, delimiter, encoding, error: DataError):
     frame = raw.iloc[1:].reset_index(drop=True)
     frame.columns = names
     return frame
+
+
+def _auto_backend(data, job: Job | None, delimiter: str | None) -> str:
+    """``memory`` or ``duckdb`` for `risk` as ``[engine] backend`` chooses."""
+    from engine.backends import choose_backend
+    from engine.backends.base import DataSource
+    pd = sys.modules.get("pandas")
+    if pd is not None and isinstance(data, pd.DataFrame):
+        return "memory"
+    j = job if job is not None else Job()
+    if data is None and not j.data.path:
+        return "memory"
+    path = Path(data) if data is not None else j.resolve(str(j.data.path))
+    kind = data_kind(j, path)
+    if kind not in STREAMED or not path.is_file():
+        return "memory"
+    source = DataSource(str(path), kind, (path,), delimiter or j.data.delimiter,
+                        j.data.encoding)
+    return "memory" if choose_backend(j, source) == "memory" else "duckdb"

@@ -482,8 +482,10 @@ def add_risk_parser(sub) -> None:
                    help="risky cells of combinations of up to N quasi-identifiers (2)")
     r.add_argument("--risky-cells-threshold", type=int, default=3, metavar="T",
                    help="a cell with at most T records is risky (3)")
-    r.add_argument("--backend", choices=("memory", "duckdb"), default="memory",
-                   help="duckdb: count a CSV or Parquet file out of core (default memory)")
+    r.add_argument("--backend", choices=("auto", "memory", "duckdb"), default="auto",
+                   help="duckdb: count a CSV or Parquet file out of core; auto (default): "
+                        "as the job's [engine] backend, DuckDB for a file too big for "
+                        "the memory")
     r.add_argument("--memory-limit", help="DuckDB's memory limit, e.g. 4GB")
     r.add_argument("--per-record", type=Path, metavar="OUT.csv",
                    help="one row per record: class_size, individual_risk, suda2_score, ...")

@@ -90,3 +90,18 @@ def test_cli_duckdb_backend(survey_file, tmp_path):
                                equal_nan=True)
     assert main(args + ["--backend", "duckdb", "--sensitive", "salary-class"]) == \
         EXIT_BAD_INPUT
+
+
+def test_auto_backend_follows_the_job(survey_file, tmp_path):
+    """[engine] backend = "duckdb" in the job: risk counts out of core (no per-record
+    frame in memory); the same figures."""
+    import engine
+    path, _df = survey_file
+    job = tmp_path / "job.toml"
+    job.write_text(f'[data]\npath = "{path}"\ndelimiter = ";"\nweight = "w"\n'
+                   + "".join(f'[attributes."{q}"]\ntype = "quasi-identifying"\n' for q in QIS)
+                   + '[engine]\nbackend = "duckdb"\n')
+    out = engine.risk(job=job, per_record=tmp_path / "p.csv")
+    assert out.per_record is None and (tmp_path / "p.csv").exists()
+    memory = engine.risk(job=job, backend="memory")
+    same(memory.summary, out.summary)
