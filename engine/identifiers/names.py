@@ -36,7 +36,10 @@ _TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Sir|Dame|Sister|Nurse|Docto
                     r"Professor|Herr|Frau|Mme|Mlle|M)\.?[ \t]+"
                     r"((?:[A-Z][a-z]*\.?[ \t]+)?(?:(?:[Oo]'|Mc|Mac|[Vv]an[ \t]+|[Dd]e[ \t]+)?"
                     r"[A-Z][\w'\-]+))")
-_CAPITALISED = re.compile(r"\b([A-Z][a-z]{2,})(?:[ \t]+([A-Z][\w'\-]+))?")
+_UPPER, _LOWER = "A-ZÀ-ÖØ-Þ", "a-zß-öø-ÿ"
+_CAPITALISED_WORD = re.compile(rf"\b[{_UPPER}][{_LOWER}]{{2,}}\b")
+_SURNAME_AFTER = re.compile(rf"[ \t]+([{_UPPER}][\w'\-]+)")
+_SURNAME_BEFORE = re.compile(rf"\b([{_UPPER}][{_LOWER}][\w'\-]*),[ \t]+$")
 _PLACES = ("Road|Rd|Street|St|Avenue|Ave|Lane|Drive|Way|Place|Square|Park|Gardens|Court|"
            "Close|Hospital|Clinic|Infirmary|Centre|Center|House|Ward|Unit|College|School|"
            "University|Church|Station|Hall|Bridge|Hill|Street|Strasse|Straße|Platz|Weg")
@@ -63,15 +66,25 @@ def listed_name_spans(text: str, free_text: bool) -> list[Span]:
     word; a listed given name alone only in free text (``free_text``)."""
     spans = [Span(m.start(1), m.end(1), NAME, "title") for m in _TITLE.finditer(text)]
     names = given_names()
-    for m in _CAPITALISED.finditer(text):
-        first, second = m.group(1), m.group(2)
+    words = _CAPITALISED_WORD.findall(text)
+    if names.isdisjoint(w.lower() for w in words):
+        return spans  # no listed given name: nothing more to look at
+    for m in _CAPITALISED_WORD.finditer(text):
+        first = m.group()
         if first.lower() not in names or _PLACE_BEFORE.search(text, 0, m.start()) or \
-                _PLACE_AFTER.match(text, m.end(1)):
+                _PLACE_AFTER.match(text, m.end()):
             continue  # St Mary's Hospital, Victoria Road: places named after persons
-        if second and second.lower() not in COMMON_WORDS and not second.isupper():
-            spans.append(Span(m.start(1), m.end(2), NAME, "given name and surname"))
-        elif free_text:
-            spans.append(Span(m.start(1), m.end(1), NAME, "given name"))
+        start, end = m.start(), m.end()
+        after = _SURNAME_AFTER.match(text, end)
+        before = _SURNAME_BEFORE.search(text, 0, start)  # "Smith, John"
+        if after and after.group(1).lower() not in COMMON_WORDS and \
+                not after.group(1).isupper():
+            end = after.end()
+        elif before and before.group(1).lower() not in COMMON_WORDS:
+            start = before.start(1)
+        elif not free_text:
+            continue
+        spans.append(Span(start, end, NAME, "given name"))
     return spans
 
 
@@ -137,7 +150,8 @@ class IdentifyingValues:
         """Identifying values inside ``text``: name words (merged when adjacent), codes,
         and the row's own numbers ``own`` (within free text)."""
         out: list[Span] = []
-        if self.name_tokens:
+        lowered = text.lower()
+        if self.name_tokens and not self.name_tokens.isdisjoint(_WORD.findall(lowered)):
             for m in _WORD.finditer(text):
                 if m.group().lower() in self.name_tokens:
                     if out and out[-1].kind == NAME and not text[out[-1].end:m.start()].strip(
@@ -146,7 +160,7 @@ class IdentifyingValues:
                     else:
                         out.append(Span(m.start(), m.end(), NAME,
                                         f"a value of '{self.sources[m.group().lower()]}'"))
-        if self.codes:
+        if self.codes and not self.codes.isdisjoint(_TOKEN.findall(lowered)):
             for m in _TOKEN.finditer(text):
                 if m.group().lower() in self.codes:
                     out.append(Span(m.start(), m.end(), ID,

@@ -33,11 +33,10 @@ class Span:
 
 
 # --- cheap pre-filter: a text none of these match holds no pattern identifier --------
-#: three digits in a row, an @, a URL's scheme or www., an IPv6's colons
-PREFILTER = re.compile(r"\d{3}|\d\.\d{1,3}\.\d|@|://|www\.|[0-9A-Fa-f]:[0-9A-Fa-f]*:",
-                       re.ASCII)
-#: the same for DuckDB's regexp_matches (RE2 syntax)
-PREFILTER_SQL = r"[0-9]{3}|[0-9]\.[0-9]{1,3}\.[0-9]|@|://|www\.|[0-9A-Fa-f]:[0-9A-Fa-f]*:"
+#: three digits (one separator between each at most), an @, a URL's scheme or www., an
+#: IPv6's colons
+PREFILTER = re.compile(r"\d[ .\-/()]?\d[ .\-/()]?\d|@|://|www\.|[0-9A-Fa-f]:[0-9A-Fa-f]*:",
+                       re.ASCII | re.IGNORECASE)
 
 _EMAIL = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}(?![\w\-])")
 _URL = re.compile(r"(?i)\b(?:(?:https?|ftp)://|www\.)[^\s<>\"']+")

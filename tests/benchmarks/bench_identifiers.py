@@ -115,6 +115,57 @@ def clean_false_positives() -> list[tuple[str, str, str]]:
             for s in find_spans(line, values)]
 
 
+#: identifiers in formats the generator does not write (other countries' phones, IBANs
+#: and cards, names from outside the US Census list), written by hand: (kind, the
+#: identifier, the sentence)
+HARD = [
+ ("PHONE", "+31 6 1234 5678", "Reached the daughter on +31 6 1234 5678 yesterday."),
+ ("PHONE", "0044 20 7946 0018", "Call 0044 20 7946 0018 for the GP."),
+ ("PHONE", "(0)30 1234567", "Tel. +49 (0)30 1234567 office hours only."),
+ ("PHONE", "415.555.0132", "Mobile 415.555.0132 (evenings)."),
+ ("PHONE", "07700 900123", "UK mobile 07700 900123 given by the patient."),
+ ("PHONE", "01 42 68 53 00", "Paris office 01 42 68 53 00."),
+ ("PHONE", "2125550147", "callback 2125550147 asap"),
+ ("EMAIL", "j.o'neil@nhs.net", "Copy to j.o'neil@nhs.net please."),
+ ("EMAIL", "MARIA.GARCIA@HOSPITAL.ORG", "Sent to MARIA.GARCIA@HOSPITAL.ORG."),
+ ("EMAIL", "info@klinik-nord.de", "Befund an info@klinik-nord.de geschickt."),
+ ("IBAN", "GB29 NWBK 6016 1331 9268 19", "Pay to GB29 NWBK 6016 1331 9268 19 monthly."),
+ ("IBAN", "NL91ABNA0417164300", "Rekening NL91ABNA0417164300 van de patient."),
+ ("IBAN", "FR14 2004 1010 0505 0001 3M02 606", "RIB FR14 2004 1010 0505 0001 3M02 606."),
+ ("CARD", "5555 5555 5555 4444", "Card 5555 5555 5555 4444 exp 12/27."),
+ ("CARD", "378282246310005", "Amex 378282246310005 on file."),
+ ("IP", "203.0.113.45", "Portal login from 203.0.113.45 flagged."),
+ ("URL", "https://www.facebook.com/jane.doe.77", "Profile https://www.facebook.com/jane.doe.77 shared."),
+ ("ID", "078-05-1120", "SSN 078-05-1120 on the insurance form."),
+ ("ID", "943 476 5919", "NHS no. 943 476 5919."),
+ ("NAME", "Elizabeth Warren", "Daughter Elizabeth Warren will visit."),
+ ("NAME", "Okonkwo", "Dr Okonkwo reviewed the scan."),
+ ("NAME", "Ramirez", "Mrs. Ramirez declined the vaccine."),
+ ("NAME", "Prof. Klein", "Second opinion from Prof. Klein."),
+ ("NAME", "Patricia", "Spoke with Patricia about the discharge plan."),
+ ("NAME", "Smith, John", "Next of kin: Smith, John."),
+ ("NAME", "Jürgen Weiß", "Hausarzt Jürgen Weiß informiert."),
+ ("NAME", "Aisha Bello", "Interpreter Aisha Bello attended."),
+ ("NAME", "Nguyen", "Nurse Nguyen took bloods."),
+ ("NAME", "Wei Zhang", "Seen together with Wei Zhang, her partner."),
+ ("NAME", "Olumide", "Olumide was discharged."),
+]
+
+
+def hand_written_recall() -> tuple[int, list]:
+    """How many of `HARD` are gone from their scrubbed sentence (every word of a name),
+    with the list and patterns alone (no identifying values), and the misses."""
+    from engine.identifiers import find_spans, scrub_text
+    misses = []
+    for kind, text, sentence in HARD:
+        scrubbed = scrub_text(sentence, find_spans(sentence))
+        words = [w for w in text.replace(",", "").replace(".", "").split() if w != "Prof"]
+        if text in scrubbed and any(w in scrubbed for w in words) or \
+                any(w in scrubbed for w in words if kind == "NAME"):
+            misses.append((kind, text))
+    return len(HARD) - len(misses), misses
+
+
 def shared_flags() -> dict:
     from engine.data.csv_import import read_csv_encoded
     from engine.identifiers.scan import scan_column
@@ -207,6 +258,9 @@ def main() -> None:
     fp = clean_false_positives()
     print(f"false positives in {len(CLEAN)} clinical sentences without identifiers: "
           f"{len(fp)}" + "".join(f"\n  {k} '{text}' in: {line}" for k, text, line in fp))
+    found, misses = hand_written_recall()
+    print(f"hand-written identifiers in other formats: {found} of {len(HARD)} found; "
+          f"missed: {misses}")
     for name, (n, cols, values, flagged) in shared_flags().items():
         print(f"shared {name}: {n:,} rows, {cols} columns, {values:,} distinct values, "
               f"{flagged} flagged")
