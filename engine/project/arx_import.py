@@ -244,6 +244,23 @@ def _safe_name(name: str, taken: set[str]) -> str:
     return out
 
 
+def _with_semicolons(raw: bytes, delimiter: str) -> str:
+    """A hierarchy CSV in the project's delimiter, rewritten with ';' (quoted as needed),
+    so that reading it never has to guess the delimiter."""
+    import csv
+    import io
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("cp1252")
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=";", lineterminator="\n")
+    for row in csv.reader(io.StringIO(text), delimiter=delimiter):
+        if row:
+            writer.writerow(row)
+    return out.getvalue()
+
+
 def _identity(data: bytes, encoding: str, delimiter: str, name: str) -> str:
     """A one-level hierarchy of the column's distinct values (ARX's identity)."""
     import csv
@@ -351,7 +368,10 @@ def import_arx(project: str | Path, output: str | Path) -> ArxImport:
                 else:
                     file = f"hierarchies/{_safe_name(name, taken)}.csv"
                     (output / "hierarchies").mkdir(exist_ok=True)
-                    atomic_write_bytes(output / file, raw)
+                    if delimiter != ";":  # written with ';', which the job's reader takes
+                        atomic_write_text(output / file, _with_semicolons(raw, delimiter))
+                    else:
+                        atomic_write_bytes(output / file, raw)
                     a["hierarchy"] = file
                     for key, tag in (("min_level", "min"), ("max_level", "max")):
                         level = (_text(assignment, tag) or "All").strip()

@@ -254,3 +254,23 @@ def test_a_quasi_identifier_without_hierarchy_gets_arx_identity(tmp_path, run):
     assert run("anonymize", tmp_path / "j" / "job.toml", "--output", out, "--quiet").code == 0
     assert run("verify", out, tmp_path / "j" / "job.toml").code == 0
     assert {row["zip"] for row in released_rows(out)} <= {"11111", "11122", "11133", "*"}
+
+
+def test_a_comma_separated_project_with_semicolons_in_values(tmp_path, run):
+    """The project's separator is ','; a value holds ';' (quoted, as ARX's CSV writer
+    quotes it): data and hierarchies read as ARX reads them."""
+    rows = [(f"p{i}", f"{20 + i % 40}", "M;m" if i % 2 else "F;f") for i in range(60)]
+    data = "name,age,sex\n" + "".join(f'{n},{a},"{s}"\n' for n, a, s in rows)
+    age = "".join(f"{a},{a // 10 * 10}s,*\n" for a in range(20, 60))
+    p = ArxProject(data=data, separator=",", criteria=["3-anonymity"], attributes=[
+        Attribute("name", "IDENTIFYING_ATTRIBUTE"),
+        Attribute("age", "QUASI_IDENTIFYING_ATTRIBUTE", "Integer", hierarchy=age),
+        Attribute("sex", "QUASI_IDENTIFYING_ATTRIBUTE", hierarchy='"M;m",*\n"F;f",*\n')])
+    r = run("import-arx", write_deid(tmp_path / "c.deid", p), "--output", tmp_path / "j")
+    assert r.code == 0, r.err
+    out = tmp_path / "out.csv"
+    assert run("anonymize", tmp_path / "j" / "job.toml", "--output", out, "--quiet").code == 0
+    assert run("verify", out, tmp_path / "j" / "job.toml").code == 0
+    with open(out, newline="", encoding="utf-8") as f:
+        sexes = {row["sex"] for row in csv.DictReader(f, delimiter=",")}
+    assert sexes <= {"M;m", "F;f", "*"} and sexes & {"M;m", "F;f"}
