@@ -12,11 +12,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from engine.config import QUASI_IDENTIFYING, DataConfig, Job
 from engine.errors import DataError, JobError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: the attribute type that declares the weight column
 WEIGHT_TYPE = "weight"
@@ -62,6 +66,7 @@ def weight_values(frame: pd.DataFrame, column: str, key: str = "weight") -> np.n
     """The weight column as positive numbers, or a ``DataError`` naming the column and
     the first row (1-based, as a spreadsheet numbers the data rows) that is empty, no
     number, or not positive."""
+    import pandas as pd
     if column not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:20]))
         raise DataError(f"{key} column '{column}' is not in the data (columns: {shown})")
@@ -83,6 +88,7 @@ def weight_values(frame: pd.DataFrame, column: str, key: str = "weight") -> np.n
 def household_values(frame: pd.DataFrame, column: str) -> np.ndarray:
     """The household column as integer codes, or a ``DataError`` naming the column and
     the first row that leaves it empty."""
+    import pandas as pd
     if column not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:20]))
         raise DataError(f"household column '{column}' is not in the data (columns: {shown})")
