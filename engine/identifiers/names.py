@@ -18,18 +18,30 @@ from pathlib import Path
 from engine.identifiers.patterns import ID, NAME, Span
 
 #: words never taken for a name token, whatever the data or the list say
-COMMON_WORDS = frozenset("""
-the and for with from that this than then there their they them was were will would
-may might can could should shall must not but all any are has have had his her hers him
+#: words that are never a name, whatever the data say (function words, the notes'
+#: own vocabulary, titles and kin)
+FUNCTION_WORDS = frozenset("""
+the and for with from that this than then there their they them was were would
+might can could should shall must not but all any are has have had his her hers him
 she who whom what when where which while why how very more most much many some such
 new old one two three four five six seven eight nine ten first last next per via
 patient patients visit visits doctor nurse clinic hospital ward room home note notes
 left right pain daily twice week weeks month months year years day days today
-mark grace hope faith joy rose will june april august may bill frank jack ray don
+street road lane avenue drive court place house city town north south east west
+mr mrs ms miss dr prof sir dame mx sister brother mother father son daughter wife husband
+""".split())
+#: two-letter words a two-letter name (Li, Wu, Ng) is not taken for
+TWO_LETTER_WORDS = frozenset("""
+an as at be by do go he if in is it me my no of on or so to up us we am dr mr ms mx jr sr
+st pm ok iv im
+""".split())
+#: ordinary words that are also names (Will, May, Grace, Brown, White): a name only when
+#: written capitalised, and never a listed given name alone
+COMMON_WORDS = FUNCTION_WORDS | frozenset("""
+will may mark grace hope faith joy rose june april august bill frank jack ray don
 art guy dawn amber ruby crystal holly pearl ivy iris daisy lily violet summer autumn
 winter spring sunny rich young king queen prince major brown green white black gray grey
-street road lane avenue drive court place house city town hill park north south east west
-mr mrs ms miss dr prof sir dame mx sister brother mother father son daughter wife husband
+hill park
 """.split())
 
 _TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Sir|Dame|Sister|Nurse|Doctor|"
@@ -77,10 +89,10 @@ def listed_name_spans(text: str, free_text: bool) -> list[Span]:
         start, end = m.start(), m.end()
         after = _SURNAME_AFTER.match(text, end)
         before = _SURNAME_BEFORE.search(text, 0, start)  # "Smith, John"
-        if after and after.group(1).lower() not in COMMON_WORDS and \
+        if after and after.group(1).lower() not in FUNCTION_WORDS and \
                 not after.group(1).isupper():
             end = after.end()
-        elif before and before.group(1).lower() not in COMMON_WORDS:
+        elif before and before.group(1).lower() not in FUNCTION_WORDS:
             start = before.start(1)
         elif not free_text:
             continue
@@ -105,6 +117,9 @@ class IdentifyingValues:
     number 120 is not found in every blood pressure of 120."""
 
     name_tokens: frozenset[str] = frozenset()
+    #: name words that are ordinary words too (Brown, Will) or two letters (Li): found
+    #: only when written capitalised
+    capitalised_tokens: frozenset[str] = frozenset()
     codes: frozenset[str] = frozenset()
     numbers: frozenset[str] = frozenset()
     #: the identifying columns whose values are numbers (for the same-row match)
@@ -113,13 +128,15 @@ class IdentifyingValues:
 
     @property
     def empty(self) -> bool:
-        return not (self.name_tokens or self.codes or self.numbers)
+        return not (self.name_tokens or self.capitalised_tokens or self.codes
+                    or self.numbers)
 
     @classmethod
     def build(cls, columns: dict[str, Iterable[str]]) -> "IdentifyingValues":
         """From each identifying column's distinct values: a column is name-like when
         most of its values are a few words without digits."""
-        tokens, codes, numbers, number_columns, sources = set(), set(), set(), [], {}
+        tokens, capitalised = set(), set()
+        codes, numbers, number_columns, sources = set(), set(), [], {}
         for name, values in columns.items():
             values = [str(v).strip() for v in values]
             values = [v for v in values if v]
@@ -131,9 +148,16 @@ class IdentifyingValues:
                 if named:
                     for w in _WORD.findall(v):
                         w = w.lower()
-                        if len(w) >= 3 and w not in COMMON_WORDS:
+                        if w in FUNCTION_WORDS or len(w) < 2:
+                            continue
+                        if len(w) == 2:
+                            if w not in TWO_LETTER_WORDS:
+                                capitalised.add(w)
+                        elif w in COMMON_WORDS:
+                            capitalised.add(w)
+                        else:
                             tokens.add(w)
-                            sources.setdefault(w, name)
+                        sources.setdefault(w, name)
                 elif v.isdigit():
                     if len(v) >= 3:
                         numbers.add(v)
@@ -143,17 +167,22 @@ class IdentifyingValues:
                     sources.setdefault(v.lower(), name)
             if has_numbers:
                 number_columns.append(name)
-        return cls(frozenset(tokens), frozenset(codes), frozenset(numbers),
-                   tuple(number_columns), sources)
+        return cls(frozenset(tokens), frozenset(capitalised), frozenset(codes),
+                   frozenset(numbers), tuple(number_columns), sources)
 
     def spans(self, text: str, own: Iterable[str] = ()) -> list[Span]:
         """Identifying values inside ``text``: name words (merged when adjacent), codes,
         and the row's own numbers ``own`` (within free text)."""
         out: list[Span] = []
         lowered = text.lower()
-        if self.name_tokens and not self.name_tokens.isdisjoint(_WORD.findall(lowered)):
+        words = _WORD.findall(lowered) if self.name_tokens or self.capitalised_tokens \
+            else ()
+        if not self.name_tokens.isdisjoint(words) or \
+                not self.capitalised_tokens.isdisjoint(words):
             for m in _WORD.finditer(text):
-                if m.group().lower() in self.name_tokens:
+                w = m.group()
+                if w.lower() in self.name_tokens or (
+                        w[0].isupper() and w.lower() in self.capitalised_tokens):
                     if out and out[-1].kind == NAME and not text[out[-1].end:m.start()].strip(
                             " \t,"):
                         out[-1] = Span(out[-1].start, m.end(), NAME, out[-1].detail)

@@ -41,7 +41,8 @@ PREFILTER = re.compile(r"\d[ .\-/()]?\d[ .\-/()]?\d|@|://|www\.|[0-9A-Fa-f]:[0-9
 _EMAIL = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}(?![\w\-])")
 _URL = re.compile(r"(?i)\b(?:(?:https?|ftp)://|www\.)[^\s<>\"']+")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
-_DIGIT_RUN = re.compile(r"(?<![\w+])(?:\+ ?)?\(?\d[\d ().\-/]{5,22}\d(?!\w)")
+#: a run of digits and separators (not the tail of a code such as V-2023-000123)
+_DIGIT_RUN = re.compile(r"(?<![\w+])(?<![^\W\d_][\-/])(?:\+ ?)?\(?\d[\d ().\-/]{5,22}\d(?!\w)")
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
 _SSN = re.compile(r"(?<![\w\-])(\d{3})-(\d{2})-(\d{4})(?![\w\-])")
@@ -56,6 +57,7 @@ _IBAN_START = re.compile(r"[A-Z]{2}\d{2}")
 _DATE_HINT = re.compile(r"\d[\-/.:]\d")
 _NON_DIGIT = re.compile(r"\D")
 _PLAIN = re.compile(r"[\d \-]+")
+_ZIP4 = re.compile(r"\d{5}-\d{4}")
 _RANGE = re.compile(r"(\d+) ?[-–] ?(\d+)")
 _DECIMAL = re.compile(r"\d+\.\d+|\d{1,3}(?:\.\d{3})+")
 _GROUPED = re.compile(r"\d[ ().\-/]+\d")
@@ -168,6 +170,8 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
         return None
     if _DECIMAL.fullmatch(candidate):
         return None  # a decimal or thousands, not a number to dial
+    if _ZIP4.fullmatch(candidate):
+        return None  # a US ZIP+4 code
     span = _RANGE.fullmatch(candidate)
     if span and len(span.group(1)) == len(span.group(2)) and span.group(1) <= span.group(2):
         return None  # a range of numbers (1930-1939), a generalized label

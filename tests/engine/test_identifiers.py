@@ -150,3 +150,22 @@ def test_hipaa_and_the_guide_flag_a_notes_column():
     assert not [m for m in detect_identifiers(table) if m.attribute == "diagnosis"]
     proposal = {p.attribute: p for p in propose_attributes(table)}["notes"]
     assert proposal.type == "identifying" and "inside their text" in proposal.reason
+
+
+def test_names_that_are_ordinary_words_count_when_capitalised():
+    """A patient named Brown, Will or Li: their name in a note is found when written as
+    a name (capitalised), the ordinary word is not."""
+    values = IdentifyingValues.build({"name": ["Will Brown", "Mei Li", "Anna White"]})
+    assert kinds("Brown called twice; Li too", values) == [("NAME", "Brown"), ("NAME", "Li")]
+    assert kinds("brown discharge, will review, white cells low", values) == []
+    assert kinds("Seen with Will Brown today", values) == [("NAME", "Will Brown")]
+    assert kinds("Mary Brown and Anna White came", values) == [
+        ("NAME", "Mary Brown"), ("NAME", "Anna White")]
+    # two-letter words are no names even when a name has two letters
+    assert kinds("In the morning", IdentifyingValues.build({"name": ["Jo In"]})) == []
+
+
+@pytest.mark.parametrize("text", ["12345-6789", "V-2023-000123", "Visit V-2023-000123 closed",
+                                  "1930-1939", "100000-199999"])
+def test_codes_zip4_and_ranges_are_no_phones(text):
+    assert kinds(text) == []
