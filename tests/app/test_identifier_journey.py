@@ -122,8 +122,8 @@ def test_guided_release_offers_scrub_for_the_notes(window, qtbot, tmp_path):
     release.with_report.setChecked(False)
     release.release_button.click()
     qtbot.waitUntil(release.isComplete, timeout=WAIT)
-    written = out / "clinical-anonymized.csv"
-    assert cli(["verify", str(written), str(out / "clinical-job.toml")]) == 0
+    written = out / "share" / "clinical-anonymized.csv"  # the job stays internal
+    assert cli(["verify", str(written), str(out / "internal" / "clinical-job.toml")]) == 0
     released = pd.read_csv(written, sep=";", dtype=str, keep_default_na=False)
     assert "notes" in released.columns and "[PHONE]" in " ".join(released["notes"])
     clean(released, table.names)
