@@ -256,6 +256,73 @@ def _survey_risk(doc, survey: dict) -> None:
     doc.table(["", "input", "released"], rows, widths=(74, 50, 50))
 
 
+#: the largest PRAM matrix printed (categories), and strata printed per attribute
+_PRAM_CATEGORIES = 10
+_PRAM_STRATA = 3
+
+
+def _sdc_methods(doc, report: dict) -> None:
+    """Cell suppression and the perturbative methods of section 4 (no seed printed)."""
+    cells = report.get("cell_suppression")
+    if cells:
+        combos = (f" for every combination of {cells['combinations']} quasi-identifiers"
+                  if cells.get("combinations") else "")
+        doc.pdf.ln(2)
+        doc.text(f"Cell suppression (sdcMicro's local suppression): instead of whole "
+                 f"records, {cells['cells_suppressed']:,} cells of "
+                 f"{cells['records_with_suppressed_cells']:,} records were suppressed; a "
+                 f"suppressed cell matches any value, and every record matches at least "
+                 f"{cells['k']} records{combos}.")
+        doc.table(["quasi-identifier", "cells suppressed"],
+                  [[q, f"{n:,}"] for q, n in cells["cells_suppressed_per_attribute"].items()],
+                  widths=(90, 50))
+    pert = report.get("perturbation")
+    if not pert:
+        return
+    doc.pdf.ln(2)
+    doc.text("Perturbative methods on insensitive attributes (seeds are not printed):")
+    rows = []
+    for name, a in pert["attributes"].items():
+        params = {k: v for k, v in a.items() if k in (
+            "pd", "alpha", "invariant", "strata", "noise_method", "noise_percent", "delta",
+            "swap_percent", "together_with") and v not in (None, [], ())}
+        changed = a.get("changed_records")
+        rows.append([name, a["method"], _params(params, skip=()) or "defaults",
+                     "–" if changed is None else f"{changed:,}"])
+    doc.table(["attribute", "method", "parameters", "records changed"], rows,
+              widths=(36, 30, 84, 24))
+    for name, a in pert["attributes"].items():
+        for entry in a.get("transition_matrices", [])[:_PRAM_STRATA]:
+            cats = entry["categories"]
+            if len(cats) > _PRAM_CATEGORIES:
+                doc.text(f"PRAM '{name}': {len(cats)} categories; the matrix is in the "
+                         f"JSON report.")
+                continue
+            where = ", ".join(f"{k} = {v}" for k, v in entry.get("stratum", {}).items())
+            doc.text(f"PRAM transition matrix of '{name}'{' (' + where + ')' if where else ''}:"
+                     f" row = original value, column = released value.", size=8)
+            width = max(12.0, min(24.0, 150.0 / len(cats)))
+            doc.table([""] + cats, [[c] + [f"{x:.3f}" for x in row]
+                                    for c, row in zip(cats, entry["matrix"])],
+                      widths=(30,) + (width,) * len(cats), size=7)
+        if len(a.get("transition_matrices", [])) > _PRAM_STRATA:
+            doc.text(f"(further strata of '{name}' in the JSON report)", size=8)
+    util = pert.get("utility") or {}
+    if util:
+        doc.text(f"Utility of the numeric perturbed attributes: IL1s {_num(util['il1s'])} "
+                 f"(sdcMicro's IL1: {_num(util['il1s_sdcmicro'])}), eigenvalue measure "
+                 f"{'–' if util.get('eigen') is None else _num(util['eigen'])}.")
+        doc.table(["attribute", "mean before", "mean after", "variance before",
+                   "variance after", "IL1s"],
+                  [[n, _num(u["mean_before"]), _num(u["mean_after"]),
+                    _num(u["variance_before"]), _num(u["variance_after"]), _num(u["il1s"])]
+                   for n, u in util["attributes"].items()],
+                  widths=(34, 28, 28, 30, 30, 24))
+        for c in util.get("correlations", []):
+            doc.text(f"Correlation {c['attributes'][0]} / {c['attributes'][1]}: "
+                     f"{c['before']:.4f} before, {c['after']:.4f} after.", size=8)
+
+
 def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
     """The PDF of ``report`` (``build_report``'s dict) with a chart per quasi-identifier
     of ``charts`` (`engine.release_docs.report.distributions`'s data)."""
@@ -357,6 +424,9 @@ def render_pdf(report: dict, charts: dict[str, dict]) -> bytes:
                                        f"{out['average_class_size']:.1f} records)"),
                (f"SHA-256 ({out['sha256_of']})", out["sha256"])],
               mono_keys=(f"SHA-256 ({out['sha256_of']})",))
+
+    if report.get("cell_suppression") or report.get("perturbation"):
+        _sdc_methods(doc, report)  # sdcMicro's methods (docs/guide/survey-methods.md)
 
     doc.heading("5  Quality")
     qual = report["quality"]

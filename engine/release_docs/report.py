@@ -147,6 +147,11 @@ def _configuration(problem) -> dict:
                 entry["pseudonym"] = pseudonym
         attributes.append(entry)
     tr = d.get("transformation", {})
+    from engine.transform.perturbation import perturbed_names
+    if any(job.attributes[n].seed is None for n in perturbed_names(job)):
+        # the search's seed also seeds perturbations without their own: not printed
+        # (with it, noise could be subtracted from the release again)
+        tr = {k: v for k, v in tr.items() if k != "seed"}
     return {"attributes": attributes,
             "privacy_models": d.get("privacy", []),
             "suppression_limit": job.transformation.suppression_limit,

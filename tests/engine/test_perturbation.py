@@ -200,3 +200,42 @@ def test_one_correlated_attribute_is_refused(tmp_path):
     with pytest.raises(JobError, match="two or more"):
         job_from_dict({"attributes": {"x": {"type": "insensitive", "transformation": "noise",
                                             "noise_method": "correlated"}}}, tmp_path)
+
+
+def test_report_shows_the_methods_and_verifies_them(tmp_path):
+    from pypdf import PdfReader
+
+    from engine.release_docs.pdf import export_report
+    frame = data(3000)
+    job, result, out = run(tmp_path, frame, {
+        "tenure": {"transformation": "pram"},
+        "income": {"transformation": "noise", "noise_method": "correlated", "noise": 30},
+        "expend": {"transformation": "noise", "noise_method": "correlated", "noise": 30},
+        "savings": {"transformation": "rank-swapping"}})
+    pdf, js, report = export_report(result, tmp_path / "r.pdf", json_path=tmp_path / "r.json")
+    assert report["verification"]["ok"], report["verification"]["violations"]
+    attrs = report["perturbation"]["attributes"]
+    assert set(attrs) == {"tenure", "income", "expend", "savings"}
+    assert report["perturbation"]["utility"]["eigen"] is not None
+    text = "\n".join(p.extract_text() for p in PdfReader(pdf).pages)
+    assert "PRAM transition matrix of 'tenure'" in text
+    assert "IL1s" in text and "rank-swapping" in text
+    assert "seed" not in js.read_text().lower().replace("seeds are not printed", "")
+
+
+def test_pram_matrix_is_sdcmicros_construction():
+    """R = alpha P Q + (1 - alpha) I with Q the Bayes inverse of P under p, computed here
+    by the formulas of Gouweleeuw et al. 1998 from the same drawn diagonal."""
+    from engine.transform.perturbation import pram_matrix
+    freq = np.array([50, 30, 15, 5])
+    got = pram_matrix(freq, 0.7, 0.4, True, np.random.default_rng(9))
+    pds = np.random.default_rng(9).uniform(0.7, 1.0, 4)
+    P = np.array([[pds[i] if i == j else (1 - pds[i]) / 3 for j in range(4)]
+                  for i in range(4)])
+    p = freq / freq.sum()
+    Q = np.array([[P[j, k] * p[j] / sum(p[i] * P[i, k] for i in range(4))
+                   for j in range(4)] for k in range(4)])
+    want = 0.4 * P @ Q + 0.6 * np.eye(4)
+    assert np.allclose(got, want)
+    plain = pram_matrix(freq, 0.7, 0.4, False, np.random.default_rng(9))
+    assert np.allclose(plain, P)
