@@ -141,12 +141,12 @@ class AttributeConfig:
              "between it and 1; absent: 0.8, sdcMicro's)")
     alpha: float | None = param_field(
         "float", None, low=0, high=1, label="Alpha",
-        help="pram, invariant: the amount of perturbation mixed in (absent: 0.5, "
-             "sdcMicro's)")
+        help="pram with invariant = true: the amount of perturbation mixed in (absent: "
+             "0.5, sdcMicro's)")
     invariant: bool | None = param_field(
         "bool", None, label="Invariant PRAM",
-        help="pram: an invariant transition matrix that keeps the expected frequencies "
-             "(absent: true, as sdcMicro; false: the plain matrix)")
+        help="pram: sdcMicro's invariant transition matrix, which keeps the expected "
+             "frequencies (absent or false: the plain matrix P)")
     strata: str | None = param_field(
         "attribute", None, many=True, label="Strata",
         help="pram, shuffling: perturb within the groups of these columns' input values")

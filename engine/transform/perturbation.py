@@ -72,6 +72,9 @@ def check_keys(cfg, where: str) -> None:
         raise JobError(f"{where}: transformation = \"{method}\" applies to insensitive "
                        f"attributes; this one is {cfg.type} (quasi-identifiers are "
                        f"generalized and counted, sensitive values judged by the models)")
+    if cfg.alpha is not None and not cfg.invariant:
+        raise JobError(f"{where} alpha only applies to invariant = true (sdcMicro's "
+                       f"invariant PRAM)")
     if cfg.delta is not None and cfg.noise_method != "correlated2":
         raise JobError(f"{where} delta only applies to noise_method = \"correlated2\"")
     if cfg.noise is not None and cfg.noise_method == "correlated2":
@@ -308,7 +311,7 @@ def pram_column(values: np.ndarray, strata: np.ndarray | None, cfg, rng,
                 table, strata_names) -> tuple[np.ndarray, dict]:
     pd = cfg.pd if cfg.pd is not None else DEFAULT_PD
     alpha = cfg.alpha if cfg.alpha is not None else DEFAULT_ALPHA
-    invariant = True if cfg.invariant is None else bool(cfg.invariant)
+    invariant = bool(cfg.invariant)
     missing = np.array([v.strip() in MISSING for v in values], dtype=bool)
     groups = np.zeros(len(values), dtype=np.int64) if strata is None else strata
     out = values.copy()

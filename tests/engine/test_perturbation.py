@@ -49,8 +49,8 @@ def run(tmp_path, frame, attributes: dict, seed: int | None = 5):
 
 def test_pram_transitions_follow_the_matrix(tmp_path):
     frame = data()
-    job, result, out = run(tmp_path, frame, {"tenure": {"transformation": "pram",
-                                                       "pd": 0.6, "alpha": 0.7}})
+    job, result, out = run(tmp_path, frame, {"tenure": {"transformation": "pram", "pd": 0.6,
+                                                       "alpha": 0.7, "invariant": True}})
     rep = result.to_dict()["perturbation"]["attributes"]["tenure"]
     (entry,) = rep["transition_matrices"]
     cats, matrix = entry["categories"], np.array(entry["matrix"])
@@ -73,7 +73,7 @@ def test_plain_pram_matrix_and_strata(tmp_path):
     frame = data(6000)
     frame.loc[frame["region"] == "east", "tenure"] = "free"  # one category in the east
     job, result, out = run(tmp_path, frame, {"tenure": {
-        "transformation": "pram", "pd": 0.7, "invariant": False, "strata": "region"}})
+        "transformation": "pram", "pd": 0.7, "strata": "region"}})
     rep = result.to_dict()["perturbation"]["attributes"]["tenure"]
     assert len(rep["transition_matrices"]) == 3
     for entry in rep["transition_matrices"]:

@@ -12,6 +12,7 @@ from app.document import Document
 from app.models.attribute_list import AttributeListModel
 from engine.data.datatypes import DATA_TYPES
 from app.identifier_choice import IdentifierEditor, apply_choice, examples, flagged, summary
+from app.perspectives.configure.method_settings import MethodSettings
 from app.perspectives.configure.pseudonym_editor import PseudonymEditor
 from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, role_of, set_role
 from app.theme import TYPE_LABELS, type_icon
@@ -19,6 +20,8 @@ from engine.config import ATTRIBUTE_TYPES, IDENTIFYING, AttributeConfig
 from engine.schema import dataclass_params
 from engine.transform.job_keys import CLUSTERING, TRANSFORMATIONS
 from engine.transform.microaggregation import FUNCTIONS
+from engine.transform.perturbation import ALL_KEYS as METHOD_KEY_NAMES
+from engine.transform.perturbation import METHOD_KEYS
 
 NO_LIMIT = -1
 #: the attribute table's declarations (engine.config.AttributeConfig), by job-file key
@@ -115,6 +118,8 @@ class AttributePanel(QWidget):
         self.identifiers.edited.connect(self._identifiers_edited)
         grid.addWidget(QLabel("Identifiers"), 8, 0)
         grid.addWidget(self.identifiers, 8, 1, 1, 3)
+        # sdcMicro's methods: PRAM, noise, swapping, shuffling; importance under cells
+        grid.addWidget(self.method_settings, 9, 0, 1, 4)
         self._flagged: tuple | None = None  # (key, found): the last scan
         for row, col, label, w in ((1, 0, "Type", self.type), (1, 2, "Data type", self.data_type),
                                    (2, 0, "Format", self.format), (2, 2, "Weight", self.weight),
@@ -141,6 +146,8 @@ class AttributePanel(QWidget):
         self.form_host.setLayout(form)  # placed above the hierarchy editor by the perspective
         document.attributes_changed.connect(self._refresh)
         document.attributes_changed.connect(self._update_warnings)
+        # importance shows under suppression = "cells"
+        document.settings_changed.connect(lambda *_: self._show(self._names))
         document.data_changed.connect(lambda: self._show([]))
         document.data_changed.connect(self._update_warnings)
         self._show([])
@@ -224,6 +231,12 @@ class AttributePanel(QWidget):
             w.setPlaceholderText("none")
             w.setToolTip(_tip(key))
             w.editingFinished.connect(self._method_edited)
+        self.method_settings = MethodSettings()
+        self.method_settings.edited.connect(self._method_settings_edited)
+
+    def _method_settings_edited(self, values: dict) -> None:
+        if not self._updating and len(self._names) == 1:
+            self.doc.update_attributes(self._names, **values)
 
     def _show_method(self, a, many: bool) -> None:
         self.method.setCurrentText(a.transformation)
@@ -239,6 +252,11 @@ class AttributePanel(QWidget):
             w.setEnabled(micro and not many)
         for w in (self.bottom, self.top):
             w.setEnabled(coding and not many)
+        table = self.doc.table
+        columns = [n for n in (table.names if table is not None else [])
+                   if n not in self._names[:1]]  # strata: the other columns
+        cells = getattr(self.doc.settings.transformation, "suppression", "") == "cells"
+        self.method_settings.show_attribute(a, columns, cells, not many)
 
     def _method_edited(self, *_) -> None:
         if self._updating or len(self._names) != 1:
@@ -251,7 +269,9 @@ class AttributePanel(QWidget):
                   "clustering": self.clustering.currentText() if micro else "none",
                   "ignore_missing": self.ignore_missing.isChecked() if micro else False,
                   "top": _number(self.top.text()) if coding else None,
-                  "bottom": _number(self.bottom.text()) if coding else None}
+                  "bottom": _number(self.bottom.text()) if coding else None,
+                  # another method's settings do not apply to this one
+                  **{k: None for k in METHOD_KEY_NAMES if k not in METHOD_KEYS.get(method, ())}}
         self.doc.update_attributes(self._names, **values)
         self._show(self._names)
 

@@ -19,6 +19,8 @@ from engine.transform.job_keys import LOCAL_RECODING_KEYS, LOCAL_RECODING_PARAMS
 GENETIC_SETTINGS = {"genetic": GeneticParameters, "kgen": KgenParameters}
 #: the search's limits, seed and hand-over threshold ([transformation], declared there)
 LIMIT_KEYS = ("time_limit_s", "step_limit", "seed", "heuristic_threshold")
+#: records or cells (sdcMicro's local suppression; docs/guide/survey-methods.md)
+SUPPRESSION_KEYS = ("suppression", "combinations")
 DECLARED = {p.name: p for p in dataclass_params(TransformationConfig)}
 THRESHOLD_TIP = ("Above this many transformations the optimal search hands over to "
                  "the genetic search, a heuristic that stops at the time and step limits")
@@ -133,6 +135,9 @@ class SearchPanel(SettingsForm):
         self.recoding_gs.setDecimals(2)
         self.recoding_gs.setToolTip(gs.help)
         form.addRow(gs.title, self.recoding_gs)
+        self.suppression = self.param_form([DECLARED[name] for name in SUPPRESSION_KEYS],
+                                           "suppressionSettings")
+        form.addRow(self.suppression)
         self.marker = QLineEdit()
         self.marker.setObjectName("suppressionString")
         self.marker.setMaxLength(40)
@@ -156,6 +161,8 @@ class SearchPanel(SettingsForm):
             w.setEnabled(bool(t.local_recoding))
         self.marker.setText(t.suppression_string)
         self.remove_values.setChecked(t.remove_suppressed_values)
+        self.suppression.set_values({n: getattr(t, n) for n in SUPPRESSION_KEYS})
+        self.suppression.editors["combinations"].setEnabled(t.suppression == "cells")
         limited, note = limits_apply(t.algorithm, t.heuristic_threshold,
                                      self.doc.lattice_size())
         for name in LIMIT_KEYS[:3]:
@@ -180,6 +187,10 @@ class SearchPanel(SettingsForm):
                                     if self.local.isChecked() else None),
                     suppression_string=self.marker.text() or "*",
                     remove_suppressed_values=self.remove_values.isChecked(),
+                    suppression=self.suppression.value("suppression") or "records",
+                    combinations=(self.suppression.value("combinations")
+                                  if self.suppression.value("suppression") == "cells"
+                                  else None),
                     genetic=self._genetic_table(self.algorithm.currentData()))
         if t != self.doc.settings.transformation:
             self.doc.set_transformation(t)

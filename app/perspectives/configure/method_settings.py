@@ -1,0 +1,80 @@
+"""The settings of sdcMicro's methods on one attribute (docs/guide/survey-methods.md):
+PRAM, noise, rank swapping and shuffling on insensitive attributes, the importance of a
+quasi-identifier under cell suppression. A form generated from the declarations
+(``engine.config.AttributeConfig``); only the rows of the attribute's method show."""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from app.widgets.param_form import ParamForm
+from engine.config import AttributeConfig
+from engine.schema import dataclass_params
+from engine.transform.perturbation import ALL_KEYS, METHOD_KEYS
+
+#: the keys this form edits, in the declarations' order
+KEYS = ("importance",) + ALL_KEYS
+PARAMS = tuple(p for p in dataclass_params(AttributeConfig) if p.name in KEYS)
+
+
+def shown_keys(a, cells: bool) -> tuple[str, ...]:
+    """The keys that apply to attribute ``a`` (its method; importance under cells)."""
+    keys = METHOD_KEYS.get(a.transformation, ())
+    if cells and a.type == "quasi-identifying":
+        keys = ("importance",) + keys
+    return keys
+
+
+class MethodSettings(QWidget):
+    """``edited(dict)``: the keys of the shown method (None for the others)."""
+
+    edited = Signal(dict)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("methodSettings")
+        self._lay = QVBoxLayout(self)
+        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._columns: tuple[str, ...] = ()
+        self._keys: tuple[str, ...] = ()
+        self.form = self._build(())
+
+    def _build(self, columns) -> ParamForm:
+        form = ParamForm(PARAMS, attributes=list(columns))
+        form.setObjectName("methodParams")
+        form.changed.connect(self._changed)
+        self._lay.addWidget(form)
+        return form
+
+    def show_attribute(self, a, columns, cells: bool, enabled: bool) -> None:
+        columns = tuple(columns)
+        if columns != self._columns:
+            self.form.setParent(None)
+            self.form.deleteLater()
+            self.form = self._build(columns)
+            self._columns = columns
+        self._keys = shown_keys(a, cells) if enabled else ()
+        for i, p in enumerate(PARAMS):
+            self.form.form.setRowVisible(i, p.name in self._keys)
+        self.form.set_values({k: getattr(a, k) for k in KEYS if getattr(a, k) is not None})
+        self.setVisible(bool(self._keys))
+
+    def values(self) -> dict:
+        shown = self.form.values()
+        out = {k: None for k in KEYS}
+        for k in self._keys:
+            v = shown.get(k)
+            if k == "invariant":
+                v = True if v else None
+            out[k] = v
+        if not out.get("invariant"):
+            out["alpha"] = None  # alpha applies to invariant PRAM only
+        if out.get("noise_method") != "correlated2":
+            out["delta"] = None
+        elif "noise" in out:
+            out["noise"] = None
+        return out
+
+    def _changed(self) -> None:
+        if self._keys:
+            self.edited.emit(self.values())
