@@ -42,7 +42,10 @@ _EMAIL = re.compile(r"(?<![\w.+\-])[\w.+\-]+@[\w\-]+(?:\.[\w\-]+)*\.[A-Za-z]{2,}
 _URL = re.compile(r"(?i)\b(?:(?:https?|ftp)://|www\.)[^\s<>\"']+")
 _IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 #: a run of digits and separators (not the tail of a code such as V-2023-000123)
-_DIGIT_RUN = re.compile(r"(?<![\w+])(?<![^\W\d_][\-/])(?:\+ ?)?\(?\d[\d ().\-/]{5,22}\d(?!\w)")
+_DIGIT_RUN = re.compile(r"(?<![\w+])(?<![^\W\d_][\-/])(?:\+ ?)?\(?\d[\d ().\-/]{5,22}\d"
+                        r"(?:[ ]?(?:x|ext\.?|#)[ ]?\d{1,6})?(?!\w)")
+#: a telephone extension at the end of a number (555-123-4567x890)
+_EXTENSION = re.compile(r"[ ]?(?:x|ext\.?|#)[ ]?\d{1,6}$")
 _IPV4 = re.compile(r"(?<![\w.])(?:\d{1,3}\.){3}\d{1,3}(?![\w.]|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
 _SSN = re.compile(r"(?<![\w\-])(\d{3})-(\d{2})-(\d{4})(?![\w\-])")
@@ -161,6 +164,9 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
     """The region a telephone number ``candidate`` is valid in (``phonenumbers``), or
     None. A number without separators nor country code counts only within free text
     (``in_text``): a column of bare numbers is amounts or codes."""
+    extension = _EXTENSION.search(candidate)
+    if extension:
+        candidate = candidate[:extension.start()]
     digits = _NON_DIGIT.sub("", candidate)
     if not 7 <= len(digits) <= 15 or _DATE.fullmatch(candidate.strip()):
         return None
@@ -183,7 +189,9 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
             number = pn.parse(text, region)
         except pn.NumberParseException:
             continue
-        if pn.is_valid_number(number):
+        if pn.is_valid_number(number) or (region is None and pn.is_possible_number(number)):
+            # written with its country code: a number to dial even where the library
+            # does not know the range (fictional ranges such as UK 01632 960xxx)
             return region or f"+{number.country_code}"
     # a well-formed North American number that is not assigned (555 exchanges, unused
     # area codes): fictional, or just not in the library's tables; a number still
@@ -251,7 +259,7 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
         end = start + len(run)
         if not _free(taken, start, end):
             continue  # part of an IBAN, an e-mail address...
-        digits = _NON_DIGIT.sub("", run)
+        digits = _NON_DIGIT.sub("", _EXTENSION.sub("", run))
         if len(digits) < 7:
             continue
         plain = _PLAIN.fullmatch(run) is not None

@@ -169,3 +169,13 @@ def test_names_that_are_ordinary_words_count_when_capitalised():
                                   "1930-1939", "100000-199999"])
 def test_codes_zip4_and_ranges_are_no_phones(text):
     assert kinds(text) == []
+
+
+@pytest.mark.parametrize("number", ["555-123-4567x890", "001-555-123-4567x123",
+                                    "+44(0)1632 960 123", "+1 212 555 0147 ext. 12",
+                                    "(555)123-4567", "+1-555-123-4567", "555.123.4567",
+                                    "01632 960123", "+33 1 42 68 53 00", "0151/12345678"])
+def test_phone_formats_of_data_generators(number):
+    """Formats that fake-data generators write (extensions, fictional ranges, 00 and +
+    country codes, dots and slashes) are phones."""
+    assert kinds(f"Call {number} today.") == [("PHONE", number)]
