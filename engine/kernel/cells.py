@@ -44,21 +44,24 @@ def wildcard_frequencies(pat, counts, active):
 
 
 @njit(cache=True, nogil=True)
-def suppress_cells(pat, counts, k, preference, active):
-    """sdcMicro's greedy local suppression on the keys ``pat`` (changed in place).
+def suppress_cells(pat, counts, k, preference, active, fk):
+    """sdcMicro's greedy local suppression on the keys ``pat`` (changed in place), from
+    their wildcard frequencies ``fk`` (changed in place too).
 
     While a key matches fewer than ``k`` records: for each such key, least frequent
     first, find the keys nearest to it (fewest differing cells where neither is
     suppressed, more than none) and suppress, in the order of ``preference`` (the
     least important quasi-identifier first), the first cell in which it differs from
     one of them; with no key at a positive distance, its first unsuppressed cell in
-    that order. Frequencies are updated after every suppression. Returns the number
+    that order. Frequencies are updated after every suppression: the keys that now
+    match it are those that differed from it in that cell alone. Returns the number
     of cells suppressed, or -1 when a key is left below ``k`` with every cell
     suppressed (fewer than ``k`` records in all)."""
     n, m = pat.shape
-    fk = wildcard_frequencies(pat, counts, active)
     done = 0
     dist = np.zeros(n, dtype=np.int64)
+    lone = np.zeros(n, dtype=np.int64)  # the one differing column of a key at distance 1
+    differs = np.zeros(m, dtype=np.bool_)
     while True:
         low = 0
         for a in range(n):
@@ -77,34 +80,42 @@ def suppress_cells(pat, counts, k, preference, active):
             r = todo[order[t]]
             if fk[r] >= k:
                 continue
-            # the nearest keys at a positive distance
+            # one pass: every key's distance to r (and its differing column at distance 1)
             best = m + 1
             for b in range(n):
-                dist[b] = 0
+                dist[b] = -1
                 if b == r or counts[b] == 0:
                     continue
                 d = 0
+                last = -1
                 for j in range(m):
                     if active[j]:
                         x = pat[r, j]
                         y = pat[b, j]
                         if x >= 0 and y >= 0 and x != y:
                             d += 1
+                            last = j
                 dist[b] = d
+                lone[b] = last
                 if 0 < d < best:
                     best = d
             col = -1
             if best <= m:
+                for j in range(m):
+                    differs[j] = False
+                for b in range(n):
+                    if dist[b] == best:
+                        if best == 1:
+                            differs[lone[b]] = True
+                        else:
+                            for j in range(m):
+                                if active[j] and pat[r, j] >= 0 and pat[b, j] >= 0 and \
+                                        pat[r, j] != pat[b, j]:
+                                    differs[j] = True
                 for p in range(len(preference)):
                     j = preference[p]
-                    if pat[r, j] < 0:
-                        continue
-                    for b in range(n):
-                        if b != r and counts[b] > 0 and dist[b] == best and \
-                                pat[b, j] >= 0 and pat[b, j] != pat[r, j]:
-                            col = j
-                            break
-                    if col >= 0:
+                    if pat[r, j] >= 0 and differs[j]:
+                        col = j
                         break
             if col < 0:
                 for p in range(len(preference)):
@@ -113,20 +124,14 @@ def suppress_cells(pat, counts, k, preference, active):
                         break
             if col < 0:
                 return -1  # every cell suppressed and still fewer than k records
-            # keys that now match r gain its records; r's own frequency is recounted
-            old = pat[r, col]
+            # r now matches the keys it matched and those differing from it at col alone
             total = counts[r]
             for b in range(n):
-                if b == r or counts[b] == 0:
-                    continue
-                pat[r, col] = old
-                before = _compatible(pat, r, b, active)
-                pat[r, col] = -1
-                after = _compatible(pat, r, b, active)
-                if after:
+                if dist[b] == 0:
                     total += counts[b]
-                    if not before:
-                        fk[b] += counts[r]
+                elif dist[b] == 1 and lone[b] == col:
+                    total += counts[b]
+                    fk[b] += counts[r]
             pat[r, col] = -1
             fk[r] = total
             done += 1

@@ -122,12 +122,25 @@ def suppress(keys: np.ndarray, counts: np.ndarray, k: int, order: np.ndarray,
     for subset in subsets:
         active = np.zeros(m, dtype=np.bool_)
         active[list(subset)] = True
-        done = suppress_cells(pat, counts, int(k), order[active[order]], active)
+        fk = frequencies(pat, counts, active)
+        done = suppress_cells(pat, counts, int(k), order[active[order]], active, fk)
         if done < 0:
             raise DataError(f"cell suppression cannot reach {k}-anonymity: the data "
                                   f"has fewer than {k} records")
         total += done
     return pat < 0, total
+
+
+def frequencies(pat: np.ndarray, counts: np.ndarray, active: np.ndarray) -> np.ndarray:
+    """Each key's records matched with wildcards on the ``active`` columns: by grouping
+    equal keys when no active cell is suppressed (the start), else pairwise."""
+    sub = pat[:, active]
+    if not (sub < 0).any():
+        _, group = np.unique(sub, axis=0, return_inverse=True)
+        group = group.reshape(-1)
+        return np.bincount(group, weights=counts).astype(np.int64)[group] * (counts > 0)
+    from engine.kernel.cells import wildcard_frequencies
+    return wildcard_frequencies(pat, counts, active)
 
 
 def check_wildcard_k(keys: np.ndarray, suppressed: np.ndarray, counts: np.ndarray, k: int,
