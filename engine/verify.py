@@ -306,6 +306,9 @@ def _judge_counts(acc: CountAccumulator, job: Job, has_subset: bool, context: di
             found.append(f"{len(bad)} released class(es) do not hold the research subset's "
                          f"records of that class: {shown}")
         counts.population = {k: source.population.get(k, 0) for k in counts.sizes}
+        counts.classes_without_subset = sum(1 for k, n in source.population.items()
+                                            if n and not source.in_subset.get(k, 0))
+        counts.minimal_class_size = any(spec.has_minimal_class_size(m) for m in job.privacy)
     elif has_subset:
         counts.population = dict(counts.sizes)  # unknown: the release's own records
     n_sup = 0

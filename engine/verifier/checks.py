@@ -211,14 +211,24 @@ def check_beta_likeness(model, counts: ReleasedCounts) -> list[str]:
 
 # --- membership disclosure ----------------------------------------------------------
 def check_delta_presence(model, counts: ReleasedCounts) -> list[str]:
+    """Every released class's share of subset records within [δmin, δmax]. A class of the
+    input holding no subset record tells that its individuals are not in the subset
+    (δ = 0): with δmin > 0 that fails the release, unless another model sets a smallest
+    class size (ARX checks that first and suppresses such classes instead)."""
     if not counts.has_subset:
         return [f"{model.describe()} needs the research subset to be verified"]
+    found = []
+    if model.delta_min > 0 and counts.classes_without_subset and \
+            not counts.minimal_class_size:
+        found.append(f"{model.describe()}: {counts.classes_without_subset} class(es) of "
+                     f"the input hold no research-subset record (delta 0 < "
+                     f"{model.delta_min:g}): their individuals are known not to be in it")
     bad = []
     for key, n in counts.sizes.items():
         delta = n / counts.population[key]
         if delta < model.delta_min - 1e-12 or delta > model.delta_max + 1e-12:
             bad.append(f"{_label(key)} with delta {delta:.4f}")
-    return _report(bad, model.describe())
+    return found + _report(bad, model.describe())
 
 
 def _effective_k(model, counts: ReleasedCounts) -> int | None:

@@ -49,6 +49,11 @@ class ReleasedCounts:
     #: with ``[data] person``: the distinct persons of the data set (sizes,
     #: distributions and overall then count persons, not records)
     n_persons: int | None = None
+    #: with a research subset counted on the input: classes of the input (at the
+    #: release's levels) holding no subset record
+    classes_without_subset: int = 0
+    #: whether another of the job's models sets a smallest class size
+    minimal_class_size: bool = False
     #: the job's data types by attribute (ordered t-closeness orders integers numerically)
     data_types: dict = field(default_factory=dict)
 

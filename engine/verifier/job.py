@@ -51,6 +51,21 @@ def counts_subset(model) -> bool:
     return False
 
 
+def has_minimal_class_size(model) -> bool:
+    """Whether a model sets a smallest class size (as ARX checks first: δ-presence then
+    lets classes without subset records be suppressed, see `checks.check_delta_presence`)."""
+    name = model.name
+    if name in ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity",
+                "recursive-cl-diversity", "differential-privacy"):
+        return True
+    if name == "k-map":
+        return getattr(model, "estimator", "none") != "none"
+    if name == "profitability":
+        return (not getattr(model, "allow_attack", True)
+                and getattr(model, "attacker", None) == "prosecutor")
+    return False
+
+
 def suppresses_freely(model) -> bool:
     """Differential privacy: records outside SafePub's sample are released suppressed,
     and the suppression limit does not apply."""
