@@ -267,7 +267,10 @@ def _build_output(result: AnonymizationResult, phases: Reporter) -> bool:
 
     def build() -> None:
         try:
-            result.transformed()
+            released = result.transformed()
+            # scrubbed columns and the scan for identifiers: here, not in a view
+            released.identifier_report()
+            released.identifier_findings()
         except Exception:  # noqa: BLE001 - raised again where the output is asked for
             pass
         finally:

@@ -9,6 +9,7 @@ a cheap pattern finds first).
 """
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -160,6 +161,7 @@ def _phones():
     return _phonenumbers
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a patient's number recurs in their visits' notes
 def phone_ok(candidate: str, in_text: bool) -> str | None:
     """The region a telephone number ``candidate`` is valid in (``phonenumbers``), or
     None. A number without separators nor country code counts only within free text
