@@ -213,8 +213,11 @@ def cmd_anonymize(args) -> int:
     o = result.optimum
     persons = (result.problem.person_figures(result.levels_of())
                if result.problem.counts_persons and result.local_recoding is None else None)
+    cells_mode = getattr(result.problem.job.transformation, "suppression", "") == "cells"
+    treated = (f"{o.suppressed_records} records treated by cell suppression" if cells_mode
+               else f"{o.suppressed_records} suppressed")
     _say(f"optimum {o.levels} loss {_short(o.information_loss)} "
-         f"({o.information_loss_percent:.2f}%), {o.suppressed_records} suppressed"
+         f"({o.information_loss_percent:.2f}%), {treated}"
          + (f" ({persons['suppressed_persons']} of {persons['persons']} persons affected)"
             if persons else "") + ", "
          f"{result.transformations_checked} of {result.lattice_size:,} checked "

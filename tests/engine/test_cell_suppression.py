@@ -189,3 +189,28 @@ def test_importance_only_with_cells(tmp_path):
     with pytest.raises(JobError, match="importance only applies"):
         job_from_dict({"attributes": {"a": {"type": "quasi-identifying", "importance": 1}},
                        "privacy": [{"model": "k-anonymity", "k": 2}]}, tmp_path)
+
+
+def test_three_wildcard_counts_agree_on_random_keys():
+    """The engine's kernel, the verifier's pattern grouping and this file's row-by-row
+    recount give every key the same matches on random keys with wildcards."""
+    from engine.kernel.cells import wildcard_frequencies
+    from engine.verifier.cells import wildcard_frequencies as verifier_frequencies
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        m = int(rng.integers(1, 5))
+        keys = np.unique(rng.integers(0, 3, size=(40, m)), axis=0)
+        pat = np.where(rng.random(keys.shape) < 0.25, -1, keys)
+        counts = rng.integers(1, 4, len(pat))
+        frame = pd.DataFrame(np.where(pat < 0, "*", pat.astype(str)),
+                             columns=[f"c{j}" for j in range(m)]).loc[
+            np.repeat(np.arange(len(pat)), counts)].reset_index(drop=True)
+        expected = wildcard_fk(frame, list(frame.columns))
+        kernel = wildcard_frequencies(pat, counts, np.ones(m, dtype=np.bool_))
+        sizes: dict = {}
+        for row, n in zip(map(tuple, np.where(pat < 0, "*", pat.astype(str))), counts):
+            sizes[row] = sizes.get(row, 0) + int(n)
+        verifier = verifier_frequencies(sizes, "*", tuple(range(m)))
+        per_row = [verifier[tuple(r)] for r in frame.to_numpy(dtype=object)]
+        assert np.array_equal(np.repeat(kernel, counts), expected)
+        assert np.array_equal(np.asarray(per_row), expected)

@@ -239,3 +239,37 @@ def test_pram_matrix_is_sdcmicros_construction():
     assert np.allclose(got, want)
     plain = pram_matrix(freq, 0.7, 0.4, False, np.random.default_rng(9))
     assert np.allclose(plain, P)
+
+
+def test_command_line_anonymize_and_verify(tmp_path, capsys):
+    import json
+
+    import tomli_w
+
+    from engine.cli import main as cli_main
+    frame = data(4000)
+    frame.to_csv(tmp_path / "d.csv", sep=";", index=False)
+    job = {"data": {"path": "d.csv", "delimiter": ";"},
+           "attributes": {"g": {"type": "quasi-identifying", "transformation": "identity"},
+                          "region": {"type": "insensitive"},
+                          "tenure": {"type": "insensitive", "transformation": "pram",
+                                     "strata": ["region"]},
+                          "income": {"type": "insensitive", "transformation": "noise",
+                                     "noise": 80, "seed": 1},
+                          "expend": {"type": "insensitive"},
+                          "savings": {"type": "insensitive",
+                                      "transformation": "shuffling"}},
+           "privacy": [{"model": "k-anonymity", "k": 2}]}
+    (tmp_path / "job.toml").write_text(tomli_w.dumps(job))
+    out, res = tmp_path / "out.csv", tmp_path / "result.json"
+    assert cli_main(["anonymize", str(tmp_path / "job.toml"), "--output", str(out),
+                     "--result", str(res), "--quiet"]) == 0
+    result = json.loads(res.read_text())
+    assert set(result["perturbation"]["attributes"]) == {"tenure", "income", "savings"}
+    assert cli_main(["verify", str(out), str(tmp_path / "job.toml")]) == 0
+    # the same file with the noise stated ten times larger fails: exit 1, the column named
+    job["attributes"]["income"]["noise"] = 800
+    (tmp_path / "bigger.toml").write_text(tomli_w.dumps(job))
+    capsys.readouterr()
+    assert cli_main(["verify", str(out), str(tmp_path / "bigger.toml")]) == 1
+    assert "column 'income' (noise)" in capsys.readouterr().out
