@@ -46,19 +46,26 @@ def plain(value):
 
 def check_builder_table(table: dict, where: str) -> dict:
     """A job's ``hierarchy = { builder = ... }`` checked as far as it can be without the
-    data: a known builder, its own keys only, a valid data type; returned as JSON."""
+    data, against the builder's declared keys (``engine.hierarchy.builders.params``):
+    a known builder, its own keys only, scalar values of their kind and range, a valid
+    data type; returned as JSON."""
     from engine.hierarchy.builders.base import BuilderError, type_from_json
+    from engine.hierarchy.builders.params import BUILDER_PARAMS, STRUCTURED
+    from engine.schema import unknown_key_error
     spec = plain(table)
     name = spec.get("builder")
     if name not in BUILDER_NAMES:
         raise HierarchyError(f"{where} hierarchy: builder = {name!r} is not one of "
                              f"{', '.join(repr(b) for b in BUILDER_NAMES)}")
-    known = builder_keys(name)
-    unknown = [k for k in spec if k != "builder" and k not in known]
-    if unknown:
-        raise HierarchyError(f"{where} hierarchy: the {name} builder has no key "
-                             f"{', '.join(repr(k) for k in unknown)}; its keys: builder, "
-                             f"{', '.join(known)}")
+    declared = {p.name: p for p in BUILDER_PARAMS[name]}
+    label = f"{where} hierarchy (the {name} builder)"
+    for key, value in spec.items():
+        if key == "builder":
+            continue
+        if key not in declared:
+            raise unknown_key_error(label, key, ["builder", *declared], value=value)
+        if key not in STRUCTURED:
+            spec[key] = declared[key].check(value, label)
     if "data_type" in spec:
         try:
             type_from_json(spec["data_type"])
@@ -68,14 +75,9 @@ def check_builder_table(table: dict, where: str) -> dict:
 
 
 def builder_keys(name: str) -> list[str]:
-    """The keys of builder ``name``'s specification (its JSON form, the wizard's)."""
-    from engine.hierarchy.builders import BUILDERS, default_spec, type_from_json
-    cls = BUILDERS[name]
-    kind = sorted(cls.kinds, key=lambda k: k.name)[-1]  # STRING or INTEGER: no values needed
-    data_type = type_from_json(kind.name.lower())
-    values = ["1", "2"] if name == "intervals" else ()
-    return [k for k in default_spec(name, data_type, values).to_json()
-            if k not in ("builder", "version")]
+    """The keys of builder ``name``'s specification (besides ``builder``), as declared."""
+    from engine.hierarchy.builders.params import BUILDER_PARAMS
+    return [p.name for p in BUILDER_PARAMS[name]]
 
 
 def data_type_for(spec: dict, column: EncodedColumn, kind: str | None = None,

@@ -132,7 +132,7 @@ suppression_limit = 0.05
 
 def test_builder_mistakes_are_named(tiny, run):
     cases = {'{ builder = "interval" }': "is not one of",
-             '{ builder = "masking", levels = [[2]] }': "has no key 'levels'",
+             '{ builder = "masking", levels = [[2]] }': "unknown key 'levels'",
              '{ builder = "intervals", data_type = "number" }': "unknown data type kind",
              '{ builder = "dates" }': "dates builder does not work on integer data"}
     for table, message in cases.items():
@@ -217,3 +217,31 @@ def test_a_frequency_table_builds_what_the_records_build():
     by_records = build_from_spec(spec, records.column("x"), "x")
     assert build_from_spec(spec, record_column(rows, "x"), "x").rows == by_records.rows
     assert build_from_spec(spec, rows.column("x"), "x").rows != by_records.rows
+
+
+def test_builder_keys_are_declared_once_and_match_what_the_wizard_writes():
+    """The declarations (engine.hierarchy.builders.params) are the keys every builder's
+    specification writes (the wizard's JSON), no more and no fewer."""
+    from engine.data.datatypes import DateType, IntegerType
+    from engine.hierarchy.builders import BUILDERS, default_spec
+    from engine.hierarchy.builders.params import BUILDER_PARAMS
+    from engine.hierarchy.from_spec import BUILDER_NAMES
+    assert tuple(BUILDERS) == tuple(BUILDER_PARAMS) == BUILDER_NAMES
+    for name in BUILDERS:
+        data_type = DateType() if name == "dates" else IntegerType()
+        written = default_spec(name, data_type, ["1", "2"] if name != "dates" else
+                               ["2020-01-01", "2021-02-03"]).to_json()
+        assert [k for k in written if k not in ("builder", "version")] == \
+            [p.name for p in BUILDER_PARAMS[name]], name
+
+
+def test_builder_values_are_checked_by_their_declaration(tiny, run):
+    cases = {'{ builder = "masking", max_levels = "3" }': "max_levels = '3' must be a whole",
+             '{ builder = "masking", align = "center" }': "align = 'center' must be one of",
+             '{ builder = "priority", highest_first = 1 }': "highest_first = 1 must be true",
+             '{ builder = "masking", max_level = 2 }': "did you mean 'max_levels'"}
+    for table, message in cases.items():
+        (tiny / "job.toml").write_text(job_text().replace('hierarchy = "zip.csv"',
+                                                          f"hierarchy = {table}"))
+        r = run("anonymize", tiny / "job.toml", "--output", tiny / "o.csv")
+        assert r.code == 2 and message in r.err and "zip" in r.err, (table, r.err)
