@@ -2,6 +2,7 @@
 20 % on Adult-sized data, against the same job without it).
 
     python3 tests/benchmarks/bench_persons.py [--repeat 3]
+    python3 tests/benchmarks/bench_persons.py --large 10000000 --repeat 1
 
 Adult (30,162 rows) with a person column added, three ways:
 
@@ -73,7 +74,12 @@ def main() -> None:
     import tomli_w
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--large", type=int, default=0,
+                        help="instead: generated visits of this many rows through DuckDB")
     args = parser.parse_args()
+    if args.large:
+        large(args.large, args.repeat)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         print("| data | job | without person: wall / CPU (s) | with person: wall / CPU (s) "
@@ -92,6 +98,54 @@ def main() -> None:
                 (w0, c0), (w1, c1) = best[False], best[True]
                 print(f"| {name} | {label} | {w0:.2f} / {c0:.2f} | {w1:.2f} / {c1:.2f} | "
                       f"{w1 / w0:.3f} | {c1 / c0:.3f} |", flush=True)
+
+
+def large_visits(folder: Path, rows: int) -> Path:
+    """``rows`` visits (about rows / 3 patients, 1-5 visits each, the last one cut) as
+    ``visits.csv`` with person_data's hierarchies, generated vectorized."""
+    import numpy as np
+    import pandas as pd
+    sys.path.insert(0, str(ROOT))
+    from tests import person_data
+    rng = np.random.default_rng(9)
+    patients = rows // 2  # at most 2 x 5 visits: more than ``rows`` rows, cut to them
+    visits = rng.integers(1, 6, size=patients)
+    patient = np.repeat(np.arange(patients), visits)[:rows]
+    age = rng.integers(18, 90, size=patients)[patient]
+    birthday = (rng.random(len(patient)) < 0.03).astype(int)  # a few rows a year older
+    sex = np.array(["female", "male"])[rng.integers(0, 2, size=patients)][patient]
+    zips = (10000 + 7 * rng.integers(0, 60, size=patients))[patient]
+    frame = pd.DataFrame({
+        "visit_no": np.arange(1, len(patient) + 1).astype(str),
+        "patient_no": pd.Series(patient).map("P{:07d}".format),
+        "age": (age + birthday).astype(str), "sex": sex, "zip": zips.astype(str),
+        "diagnosis": np.array(person_data.DIAGNOSES)[rng.integers(0, 7, size=len(patient))]})
+    # hierarchies from the values (person_data's, on the distinct values only)
+    distinct = frame.drop_duplicates(["age", "sex", "zip"])
+    person_data.write_visits(folder, distinct)
+    frame.to_csv(folder / "visits.csv", sep=";", index=False)
+    return folder / "visits.csv"
+
+
+def large(rows: int, repeat: int) -> None:
+    """The visits job through DuckDB at ``rows`` rows, with and without ``person``: whole
+    command wall / CPU seconds and peak memory."""
+    sys.path.insert(0, str(ROOT))
+    from tests import person_data
+    folder = Path(tempfile.mkdtemp(prefix="anonymist-persons-"))
+    try:
+        large_visits(folder, rows)
+        print("| rows | job | wall (s) | CPU (s) | peak MB |\n|---|---|---|---|---|")
+        for person in (None, "patient_no"):
+            (folder / "job.toml").write_text(person_data.job_text(
+                person=person, k=5, backend="duckdb"), encoding="utf-8")
+            runs = [cli(folder / "job.toml", folder / "out.csv") for _ in range(repeat)]
+            wall, cpu, peak = (min(r[i] for r in runs) for i in range(3))
+            print(f"| {rows:,} | k=5, {'person' if person else 'records'} | {wall:.1f} | "
+                  f"{cpu:.1f} | {peak:.0f} |", flush=True)
+    finally:
+        import shutil
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
