@@ -21,7 +21,7 @@ import re
 
 from engine.identifiers.names import COMMON_WORDS, IdentifyingValues, listed_name_spans
 from engine.identifiers.patterns import (CARD, EMAIL, ID, IBAN, IP, KIND_LABELS, KINDS, NAME,
-                                         PHONE, URL, Span, pattern_spans)
+                                         PHONE, URL, Span, Taken, pattern_spans)
 
 __all__ = ["KINDS", "KIND_LABELS", "NAME", "EMAIL", "PHONE", "IBAN", "CARD", "IP", "URL", "ID",
            "Span", "IdentifyingValues", "find_spans", "scrub_text", "is_free_text"]
@@ -44,13 +44,14 @@ def find_spans(text: str, values: IdentifyingValues | None = None,
         return []
     free = is_free_text(text)
     spans = pattern_spans(text, in_text=None)
-    taken = [(s.start, s.end) for s in spans]
+    taken = Taken()
+    for s in spans:
+        taken.take(s.start, s.end)
     more = _merged_names(text, (values.spans(text, own) if values is not None else [])
                          + listed_name_spans(text, free))
-    for s in more:
-        if not any(s.start < b and a < s.end for a, b in taken):
+    for s in sorted(more, key=lambda s: s.start):
+        if taken.take(s.start, s.end):
             spans.append(s)
-            taken.append((s.start, s.end))
     spans.sort(key=lambda s: s.start)
     return spans
 

@@ -83,12 +83,13 @@ def listed_name_spans(text: str, free_text: bool) -> list[Span]:
         return spans  # no listed given name: nothing more to look at
     for m in _CAPITALISED_WORD.finditer(text):
         first = m.group()
-        if first.lower() not in names or _PLACE_BEFORE.search(text, 0, m.start()) or \
+        if first.lower() not in names or \
+                _PLACE_BEFORE.search(text, max(0, m.start() - 8), m.start()) or \
                 _PLACE_AFTER.match(text, m.end()):
             continue  # St Mary's Hospital, Victoria Road: places named after persons
         start, end = m.start(), m.end()
         after = _SURNAME_AFTER.match(text, end)
-        before = _SURNAME_BEFORE.search(text, 0, start)  # "Smith, John"
+        before = _SURNAME_BEFORE.search(text, max(0, start - 40), start)  # "Smith, John"
         if after and after.group(1).lower() not in FUNCTION_WORDS and \
                 not after.group(1).isupper():
             end = after.end()

@@ -9,6 +9,7 @@ a cheap pattern finds first).
 """
 from __future__ import annotations
 
+import bisect
 import functools
 import ipaddress
 import re
@@ -201,17 +202,36 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
 
 
 # --- finding ------------------------------------------------------------------------------
-def _add(spans: list[Span], taken: list[tuple[int, int]], start: int, end: int, kind: str,
+class Taken:
+    """Non-overlapping intervals of a text, sorted: whether a new one overlaps is a
+    binary search (a long text with thousands of spans stays linear-logarithmic)."""
+
+    def __init__(self):
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def free(self, start: int, end: int) -> bool:
+        i = bisect.bisect_right(self.starts, start)
+        if i and self.ends[i - 1] > start:
+            return False
+        return not (i < len(self.starts) and self.starts[i] < end)
+
+    def take(self, start: int, end: int) -> bool:
+        """Add the interval when it overlaps none; whether it was added."""
+        if not self.free(start, end):
+            return False
+        i = bisect.bisect_right(self.starts, start)
+        self.starts.insert(i, start)
+        self.ends.insert(i, end)
+        return True
+
+
+def _add(spans: list[Span], taken: Taken, start: int, end: int, kind: str,
          detail: str = "") -> bool:
-    if any(start < b and a < end for a, b in taken):
+    if not taken.take(start, end):
         return False
     spans.append(Span(start, end, kind, detail))
-    taken.append((start, end))
     return True
-
-
-def _free(taken: list[tuple[int, int]], start: int, end: int) -> bool:
-    return not any(start < b and a < end for a, b in taken)
 
 
 def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
@@ -224,7 +244,7 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
     if in_text is None:
         in_text = _LETTERS.search(text) is not None
     spans: list[Span] = []
-    taken: list[tuple[int, int]] = []
+    taken = Taken()
     if "@" in text:
         for m in _EMAIL.finditer(text):
             _add(spans, taken, m.start(), m.end(), EMAIL)
@@ -236,7 +256,7 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
             _add(spans, taken, m.start(), end, URL)
     if _IBAN_START.search(text):
         for m in _IBAN.finditer(text):
-            if _free(taken, m.start(), m.end()) and iban_ok(m.group()):
+            if taken.free(m.start(), m.end()) and iban_ok(m.group()):
                 _add(spans, taken, m.start(), m.end(), IBAN, m.group()[:2])
     if "." in text:
         for m in _IPV4.finditer(text):
@@ -259,7 +279,7 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
         else:
             start = m.start()
         end = start + len(run)
-        if not _free(taken, start, end):
+        if not taken.free(start, end):
             continue  # part of an IBAN, an e-mail address...
         digits = _NON_DIGIT.sub("", _EXTENSION.sub("", run))
         if len(digits) < 7:

@@ -179,3 +179,12 @@ def test_phone_formats_of_data_generators(number):
     """Formats that fake-data generators write (extensions, fictional ranges, 00 and +
     country codes, dots and slashes) are phones."""
     assert kinds(f"Call {number} today.") == [("PHONE", number)]
+
+
+def test_a_long_text_stays_linear():
+    """Thousands of identifiers in one value: overlaps are looked up by bisection, the
+    name rules look back a few characters only (no quadratic scan)."""
+    sentence = "Seen by Mary Jones at 10:30, BP 120/80, call (212) 555-0147. "
+    one = find_spans(sentence)
+    many = find_spans(sentence * 3000)
+    assert len(many) == 3000 * len(one) == 6000
