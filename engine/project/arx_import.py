@@ -281,16 +281,43 @@ def _identity(data: bytes, encoding: str, delimiter: str, name: str) -> str:
 
 
 # --- the import ---------------------------------------------------------------------------
+#: what an import writes into its folder (the job last)
+WRITTEN = ("data.csv", "subset.csv", "hierarchies", "job.toml")
+
+
 def import_arx(project: str | Path, output: str | Path) -> ArxImport:
     """Write ``output/job.toml`` with the data and hierarchies beside it (relative
-    paths), from the ARX project ``project``; see the module for what is carried."""
-    from engine.io_utils import atomic_write_bytes, atomic_write_text
+    paths), from the ARX project ``project``; see the module for what is carried.
+    Nothing in ``output`` is overwritten, and a failed import leaves nothing there: the
+    files are written in a folder beside it and moved in when all are written."""
+    import shutil
+    import tempfile
     project, output = Path(project), Path(output)
     if output.exists() and not output.is_dir():
         raise AnonymistError(f"--output {output} is a file: give a folder")
-    if (output / "job.toml").exists():
-        raise AnonymistError(f"--output {output} already holds a job.toml: choose another "
-                             f"folder (nothing is overwritten)")
+    held = [name for name in WRITTEN if (output / name).exists()]
+    if held:
+        raise AnonymistError(f"--output {output} already holds {', '.join(held)}: choose "
+                             f"another folder (nothing is overwritten)")
+    parent = output.resolve().parent
+    if not parent.is_dir():
+        raise AnonymistError(f"--output {output}: the folder {parent} does not exist")
+    staging = Path(tempfile.mkdtemp(prefix=".anonymist-import-", dir=parent))
+    try:
+        report = _write(project, staging)
+        output.mkdir(exist_ok=True)
+        for name in WRITTEN:
+            if (staging / name).exists():
+                (staging / name).rename(output / name)
+        report.job_path = output / "job.toml"
+        return report
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _write(project: Path, output: Path) -> ArxImport:
+    """The import's files written into the (new, empty) folder ``output``."""
+    from engine.io_utils import atomic_write_bytes, atomic_write_text
     z = _open(project)
     with z:
         names = set(z.namelist())
@@ -313,7 +340,6 @@ def import_arx(project: str | Path, output: str | Path) -> ArxImport:
             encoding = "cp1252"
             lost.append("data/input.csv is not UTF-8 (an older ARX wrote the platform's "
                         "encoding): read as cp1252, check its accented letters")
-        output.mkdir(parents=True, exist_ok=True)
         atomic_write_bytes(output / "data.csv", data)
         job: dict = {"format_version": 1,
                      "data": {"path": "data.csv", "delimiter": delimiter,

@@ -157,14 +157,27 @@ def test_bad_projects_are_named_and_nothing_is_overwritten(tmp_path, run):
                           b'"file:///etc/passwd">]><project>&x;</project>')})
     r = run("import-arx", write_deid(tmp_path / "evil.deid", evil), "--output", tmp_path / "b")
     assert r.code == 2 and "refused" in r.err
-    assert not (tmp_path / "b" / "job.toml").exists()
+    assert not (tmp_path / "b").exists()
     evil.extra_xml_entries = {}
     ok = write_deid(tmp_path / "ok.deid", evil)
     assert run("import-arx", ok, "--output", tmp_path / "c").code == 0
     before = (tmp_path / "c" / "job.toml").read_bytes()
     r = run("import-arx", ok, "--output", tmp_path / "c")
-    assert r.code == 2 and "already holds a job.toml" in r.err
+    assert r.code == 2 and "already holds data.csv, job.toml" in r.err
     assert (tmp_path / "c" / "job.toml").read_bytes() == before
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "data.csv").write_text("mine")
+    r = run("import-arx", ok, "--output", tmp_path / "d")
+    assert r.code == 2 and "already holds data.csv" in r.err
+    assert (tmp_path / "d" / "data.csv").read_text() == "mine"
+    # a failed import leaves nothing behind, in the folder or beside it
+    broken = ArxProject(data="a;b\n1;2\n", attributes=[Attribute("a", "NO_SUCH_TYPE")],
+                        criteria=[])
+    r = run("import-arx", write_deid(tmp_path / "broken.deid", broken), "--output",
+            tmp_path / "e")
+    assert r.code == 2 and "unknown type 'NO_SUCH_TYPE'" in r.err
+    assert not (tmp_path / "e").exists()
+    assert not list(tmp_path.glob(".anonymist-import-*"))
 
 
 @pytest.mark.parametrize("text, table", [
