@@ -28,6 +28,7 @@ from engine.metrics.base import normalized_weights
 from engine.privacy.base import (PERSONS, PERSONS_ALL, ModelContext, PrivacyModel,
                                  class_sizes)
 from engine.privacy.sensitive import check_sensitive_roles
+from engine.transform.perturbation import check_sdc_methods
 from engine.subset import resolve_subset
 from engine.transform.coding import RULES, check_coded_values, rule_hierarchy
 from engine.transform.microaggregation import check_values as check_micro_values
@@ -126,6 +127,7 @@ class Problem:
                                         if m.attribute not in self.qis]
         self.identifying = [n for n in table.source_names
                             if n in job.attributes and job.attributes[n].type == IDENTIFYING]
+        check_sdc_methods(job)  # a job built in code or the app, not read from a file
         self.hierarchies = [self._encode_hierarchy(n) for n in self.qis]
         self.lattice = self._lattice()
         subset = resolve_subset(job, table)

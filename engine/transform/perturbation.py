@@ -107,6 +107,16 @@ def check_job(job) -> None:
             raise JobError(f"[attributes.\"{n}\"] strata names the attribute itself")
 
 
+def check_sdc_methods(job) -> None:
+    """Every rule of the job file's reader about cell suppression and perturbations,
+    for a job built otherwise (the app, the Python API)."""
+    from engine.transform.cell_suppression import check_cell_suppression
+    for name, a in job.attributes.items():
+        check_keys(a, f"[attributes.\"{name}\"]")
+    check_cell_suppression(job)
+    check_job(job)
+
+
 def _strata(cfg) -> tuple[str, ...]:
     s = cfg.strata
     if s is None:

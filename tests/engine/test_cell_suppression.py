@@ -214,3 +214,18 @@ def test_three_wildcard_counts_agree_on_random_keys():
         per_row = [verifier[tuple(r)] for r in frame.to_numpy(dtype=object)]
         assert np.array_equal(np.repeat(kernel, counts), expected)
         assert np.array_equal(np.asarray(per_row), expected)
+
+
+def test_a_job_built_in_code_is_checked_too(tmp_path):
+    """The rules hold for a Job the app or the API builds, not only for job files."""
+    import dataclasses
+
+    from engine.privacy import model_from_dict
+    frame = small_frame()
+    job = small_job(tmp_path, frame)
+    job = dataclasses.replace(job, privacy=(
+        *job.privacy, model_from_dict({"model": "distinct-l-diversity", "attribute": "d",
+                                       "l": 2})), attributes={
+        **job.attributes, "d": dataclasses.replace(job.attributes["d"], type="sensitive")})
+    with pytest.raises(JobError, match="guarantees k-anonymity only"):
+        anonymize(None, job)
