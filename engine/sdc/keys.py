@@ -83,17 +83,13 @@ def _column(series: pd.Series, missing: frozenset[str]):
         for rank, i in enumerate(sorted(present, key=lambda i: categories[i]), start=1):
             group[i] = rank - 1
             r_value[i] = rank
+    # SUDA2's codes per category: its integers ranked (-999 is missing to sdcMicro)
+    suda_of = np.full(len(categories) + 1, -1, dtype=np.int64)
+    usable = (group >= 0) & (r_value != R_MISSING)
+    if usable.any():
+        suda_of[usable] = np.unique(r_value[usable], return_inverse=True)[1].ravel()
     raw = np.where(raw < 0, len(categories), raw)
-    values = r_value[raw]
-    codes = group[raw]
-    suda = np.full(len(values), -1, dtype=np.int64)
-    ok = codes >= 0
-    if ok.any():
-        _, inverse = np.unique(values[ok], return_inverse=True)
-        suda[ok] = inverse
-    if (values[ok] == R_MISSING).any():  # sdcMicro's C++ takes -999 itself for missing
-        suda[ok & (values == R_MISSING)] = -1
-    return codes.astype(np.int32), suda.astype(np.int32), values
+    return (group[raw].astype(np.int32), suda_of[raw].astype(np.int32), r_value[raw])
 
 
 def encode_keys(frame: pd.DataFrame, names: Sequence[str],

@@ -117,7 +117,7 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION,
     vmask = (present * (1 << np.arange(m))).sum(axis=1)
     nb = np.zeros((n1, M + 1), dtype=np.int64)
     raw = np.zeros((n1, m))
-    twins = _Twins(codes, c)
+    twins = _Twins(K, mult)  # over the distinct keys, each counted as often as it occurs
     Ks = K[singles]
     for S in range(1, 1 << m):
         bits = [v for v in range(m) if S >> v & 1]
@@ -144,7 +144,8 @@ def suda2(keys: Keys, dis_fraction: float = DIS_FRACTION,
     r_values = np.asarray(keys.r_values)
     if m < 3:  # sdcMicro's constant dummies
         r_values = np.hstack([r_values, np.ones((n, 3 - m), dtype=np.int64)])
-    u, pairs = _dis_counts(r_values, c)
+    # per distinct key (its records share their values): the hash buckets and pairs
+    u, pairs = _dis_counts(r_values[first], mult)
     dis = _dis_scores(score, u, pairs, dis_fraction, M)
     return Suda2Result(names=keys.names, score=score, dis_score=dis,
                        contribution=contribution, msu_counts=nb.sum(axis=0)[1:],
@@ -320,7 +321,7 @@ def _dis_scores(score: np.ndarray, u: int, pairs: int, dis_fraction: float,
         q = float(f32(1.0) + (f32(8.0) - f32(M)) / f32(20.0))
         positive = score > 0
         powered = np.power(score[positive], q)
-        adj = float(np.sum(1.0 / powered))
+        adj = math.fsum(1.0 / powered)  # correctly rounded: the same in any order
         factor = float(f32(u) / dis - f32(u))
         out = np.zeros(len(score))
         out[positive] = 1.0 / (1.0 + factor / (powered * adj))

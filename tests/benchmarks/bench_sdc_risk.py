@@ -11,7 +11,10 @@ machine is noise):
 * frequencies and individual risk (``approx`` and ``exact``) with the weight;
 * SUDA2 (MSUs, scores, contributions, DIS-SUDA) on 4, 5, 6, 7 and 8 quasi-identifiers:
   the search visits every subset, so each added quasi-identifier about doubles it;
-* ``measure_risk`` whole (everything ``anonymist risk`` computes) on 8.
+* ``measure_risk`` whole (everything ``anonymist risk`` computes) on 8;
+* with ``--files N``: ``anonymist risk`` on Adult resampled to N rows, in memory and
+  through DuckDB (``--backend duckdb``), each in a fresh process (wall, CPU, peak
+  memory of the process), and the two per-record files compared number by number.
 
 SUDA2's MSU counts on 8 quasi-identifiers are checked against the sample uniques:
 every sample unique has at least one MSU, no other record has any.
@@ -44,6 +47,9 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--scaled", type=int, nargs="*", default=[],
                     help="also Adult resampled to these row counts (datagen.py adult)")
+    ap.add_argument("--files", type=int, nargs="*", default=[],
+                    help="also anonymist risk on Adult resampled to these row counts, in "
+                         "memory and through DuckDB")
     ap.add_argument("--wide", type=int, nargs="*", default=[],
                     help="also datagen.py's wide table (70,000 rows) with these numbers "
                          "of quasi-identifiers")
@@ -110,6 +116,33 @@ def main() -> None:
             wide_keys = encode_keys(wide, names)
             rows.append((f"SUDA2, wide table, {q} QIs, 70,000 rows",
                          cpu(lambda k=wide_keys: suda2(k), 1)))
+        commands = []
+        for n in args.files:
+            out = Path(tmp) / f"files{n}"
+            subprocess.run([sys.executable, str(datagen), "adult", "--rows", str(n), "--out",
+                            str(out)], check=True, capture_output=True)
+            per = {}
+            for backend in ("memory", "duckdb"):
+                per[backend] = out / f"{backend}.csv"
+                code = (f"import resource, sys, time; sys.path.insert(0, {str(ROOT)!r}); "
+                        f"from engine.cli import main; t = time.perf_counter(); "
+                        f"c = time.process_time(); rc = main(['risk', {str(out / 'adult.csv')!r}, "
+                        f"'--quasi-identifiers', {','.join(QIS)!r}, '--delimiter', ';', "
+                        f"'--backend', {backend!r}, '--per-record', {str(per[backend])!r}]); "
+                        f"print(rc, time.perf_counter() - t, time.process_time() - c, "
+                        f"resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)")
+                line = subprocess.run([sys.executable, "-c", code], check=True,
+                                      capture_output=True, text=True).stdout.split()
+                commands.append((n, backend, float(line[1]), float(line[2]), float(line[3])))
+            a, b = (pd.read_csv(per[k]).to_numpy(float) for k in ("memory", "duckdb"))
+            gap = float(np.nanmax(np.abs(a - b))) if a.shape == b.shape else float("inf")
+            commands.append((n, f"per-record files: largest difference {gap:.1e}", True, 0, 0))
+    for row in commands:
+        if isinstance(row[2], bool):
+            print(f"{row[0]:,} rows: {row[1]}: {row[2]}")
+        else:
+            print(f"anonymist risk, {row[0]:,} rows, {row[1]}: wall {row[2]:.1f} s, "
+                  f"CPU {row[3]:.1f} s, peak {row[4]:.0f} MB")
     print(f"Adult {len(df):,} records; CPU seconds, best of {args.repeat}")
     print(f"{'step':58s} {'CPU s':>8s} {'x baseline':>11s}")
     for name, t in rows:
