@@ -261,6 +261,11 @@ class ReleasedTable:
         counts = self.problem.record_counts(self.classes)
         kept = counts[~self.violating]
         kept = kept[kept > 0]
+        if self.base_cells is not None and len(kept):
+            # cell suppression: a record's class is every record it matches with its
+            # suppressed cells as wildcards (sdcMicro's frequency)
+            from engine.transform.cell_suppression import released_frequencies
+            kept = released_frequencies(self)
         return {"classes": int(len(kept)),
                 "min_class_size": int(kept.min()) if len(kept) else 0,
                 "max_class_size": int(kept.max()) if len(kept) else 0,

@@ -204,3 +204,22 @@ def cell_figures(released) -> dict:
             "cells_suppressed": int(sum(per_qi.values())),
             "records_with_suppressed_cells": int(per_base[cells.any(axis=1)].sum()),
             "cells_suppressed_per_attribute": per_qi}
+
+
+def released_frequencies(released) -> np.ndarray:
+    """Per distinct released key (generalized values with suppressed cells) of a
+    release with cell suppression: the records it matches with wildcards."""
+    from engine.kernel.cells import wildcard_frequencies
+    problem = released.problem
+    qis = len(released.qis)
+    counts = np.asarray(problem.record_counts(released.classes), dtype=np.int64)
+    gen = np.asarray(released.classes.gen, dtype=np.int64).reshape(len(counts), qis)
+    # the cells of each class: those of any of its base items (equal within a class)
+    base_to_class = released._base_to_class
+    cells = np.zeros(gen.shape, dtype=bool)
+    cells[base_to_class] = released.base_cells
+    pat = np.where(cells, -1, gen)
+    keys, group = np.unique(pat, axis=0, return_inverse=True)
+    merged = np.bincount(group.reshape(-1), weights=counts).astype(np.int64)
+    fk = wildcard_frequencies(keys, merged, np.ones(qis, dtype=np.bool_))
+    return fk[merged > 0]

@@ -55,6 +55,10 @@ def test_cell_suppression_and_pram_journey(qtbot, window, tmp_path, capsys):
     result = doc.result
     assert result.optimum is not None
     assert "cell suppression" in result.method
+    details = conf.result.details.text()
+    figures = result.to_dict()["cell_suppression"]
+    assert f"{figures['cells_suppressed']:,} cells suppressed" in details
+    assert "salary-class: pram" in details
 
     out, job = tmp_path / "out.csv", tmp_path / "job.toml"
     window.files.save_job_to(job)

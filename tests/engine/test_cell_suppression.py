@@ -76,6 +76,9 @@ def test_adult_cells_meet_k_with_wildcards_recounted(adult_release):
         assert (out.loc[kept, q] == whole.frame.loc[kept, q]).all()
     # verify agrees; so does its check of the same table with one cell put back
     assert verify_frame(out, job).ok
+    stats = released.class_statistics()  # classes as records matched with wildcards
+    assert stats["min_class_size"] == fk.min() >= 5
+    assert stats["classes"] == len(out[ADULT_QIS].drop_duplicates())
     figures = result.to_dict()["cell_suppression"]
     assert figures["records_with_suppressed_cells"] == int(treated.sum())
     assert figures["cells_suppressed"] == int((out[cols] == "*").to_numpy().sum())

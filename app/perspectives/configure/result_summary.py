@@ -36,7 +36,17 @@ def summary_text(summary: dict | None) -> tuple[str, str]:
     loss = f"Information loss {pct:.2f} %" if pct is not None else "Information loss"
     loss += f" (raw {format_loss(opt.get('information_loss'))})"
     supp = f"{opt.get('suppressed_records', 0):,} records suppressed"
+    cells = summary.get("cell_suppression")
+    if cells:  # sdcMicro's local suppression: cells instead of records
+        supp = (f"{cells['cells_suppressed']:,} cells suppressed in "
+                f"{cells['records_with_suppressed_cells']:,} records (no record suppressed)")
     lines = [f"Levels: {levels}", loss, supp]
+    pert = (summary.get("perturbation") or {}).get("attributes") or {}
+    for name, p in pert.items():
+        changed = p.get("changed_records")
+        lines.append(f"{name}: {p['method']}" + (f" ({p['noise_method']})"
+                                                 if p.get("noise_method") else "")
+                     + ("" if changed is None else f", {changed:,} records changed"))
     local = summary.get("local_recoding")
     if local:
         lines.append(f"Local recoding: {local['suppressed_before']:,} \u2192 "
