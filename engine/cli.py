@@ -257,14 +257,12 @@ def cmd_verify(args) -> int:
     else:
         report = verify_file(args.output, job, delimiter=args.delimiter,
                              encoding=args.encoding)
-    if not parts:  # the scan the release ran, on the file (issue 25)
-        from engine.verify import identifier_violations
-        found = identifier_violations(args.output, job, args.delimiter, args.encoding,
-                                      generalized=[q for q, level in report.levels.items()
-                                                   if level])
-        if found:
-            report.violations += found
-            report.ok = False
+    from engine.verify import identifier_violations  # the scan the release ran (issue 25)
+    found = identifier_violations(args.output, job, args.delimiter, args.encoding,
+                                  generalized=[q for q, level in report.levels.items() if level])
+    if found:
+        report.violations += found
+        report.ok = False
     if not parts:  # PRAM'd, noisy, swapped and shuffled columns (issue 28)
         from engine.verify import perturbation_violations
         found = perturbation_violations(args.output, job, args.delimiter, args.encoding)

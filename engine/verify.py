@@ -766,9 +766,10 @@ def identifier_violations(source, job: Job, delimiter: str | None = None,
                           encoding: str | None = None, chunk_rows: int = CHUNK_ROWS,
                           generalized: Iterable[str] = ()) -> list[str]:
     """The scan the release ran before it was written, run again on the released file
-    (a CSV, Parquet or xlsx path, or a DataFrame): one violation per column and kind of
-    identifier found (``engine.identifiers.released``). ``generalized``: quasi-
-    identifiers read at a level above 0 (hierarchy labels, not the data's values)."""
+    (a CSV, Parquet or xlsx path, a folder of part files or a glob, or a DataFrame): one
+    violation per column and kind of identifier found (``engine.identifiers.released``).
+    ``generalized``: quasi-identifiers read at a level above 0 (hierarchy labels, not
+    the data's values)."""
     import dataclasses
 
     from engine.identifiers import released as scan
@@ -779,16 +780,28 @@ def identifier_violations(source, job: Job, delimiter: str | None = None,
                 if n in skip else a) for n, a in job.attributes.items()})
     if not isinstance(source, (str, Path)):
         chunks = scan.frame_chunks([source])
-    elif Path(source).suffix.lower() in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
-        chunks = scan.arrow_chunks(pq.ParquetFile(source).iter_batches(batch_size=chunk_rows))
-    elif Path(source).suffix.lower() == ".xlsx":
-        chunks = scan.frame_chunks([_read_xlsx(Path(source))])
+    elif Path(source).is_dir() or (is_glob(str(source)) and not Path(source).exists()):
+        files, kind = release_parts(source)  # the parts in order, one scan
+        chunks = (c for f in files if f.stat().st_size
+                  for c in _file_chunks(f, kind, job, delimiter, encoding, chunk_rows, scan))
     else:
-        chunks = scan.csv_chunks(Path(source), delimiter or job.data.delimiter or ";",
-                                 encoding or "utf-8")
+        suffix = Path(source).suffix.lower()
+        kind = "parquet" if suffix in (".parquet", ".pq") else suffix.lstrip(".")
+        chunks = _file_chunks(Path(source), kind, job, delimiter, encoding, chunk_rows, scan)
     return [f"identifiers in a released column: {f.message()}"
             for f in scan.scan_chunks(chunks, job)]
+
+
+def _file_chunks(source: Path, kind: str, job: Job, delimiter, encoding, chunk_rows: int,
+                 scan):
+    """One released file's chunks for the identifier scan, by its ``kind``."""
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+        return scan.arrow_chunks(pq.ParquetFile(source).iter_batches(batch_size=chunk_rows))
+    if kind == "xlsx":
+        return scan.frame_chunks([_read_xlsx(source)])
+    return scan.csv_chunks(source, delimiter or job.data.delimiter or ";",
+                           encoding or "utf-8")
 
 
 def _read_xlsx(path: Path) -> pd.DataFrame:

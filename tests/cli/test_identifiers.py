@@ -182,3 +182,25 @@ def test_out_of_core_refuses_and_scrubs_as_in_memory(data, run, tmp_path):
     assert messages["duckdb"] == messages["memory"] and messages["memory"]
     assert outputs["duckdb"] == outputs["memory"]
     assert not (tmp_path / "refused.csv").exists()
+
+
+def test_verify_scans_parquet_and_part_files(data, run, tmp_path):
+    """verify scans a Parquet release and a folder of part files (Spark's) as it scans a
+    CSV: a phone number left in one part is found, with its row across the parts."""
+    folder, path, _ = data
+    scrub = job(folder, path, "scrub-parts.toml", notes="scrub = true")
+    out = tmp_path / "out.csv"
+    assert run("anonymize", scrub, "--output", out, "--quiet").code == EXIT_OK
+    released = pd.read_csv(out, sep=";", dtype=str, keep_default_na=False)
+    released.to_parquet(tmp_path / "out.parquet", index=False)
+    assert run("verify", tmp_path / "out.parquet", scrub).code == EXIT_OK
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    half = len(released) // 2
+    tampered = released.copy()
+    tampered.loc[half + 2, "notes"] += " Call +44 20 7946 0321."
+    tampered.iloc[:half].to_parquet(parts / "part-00000.parquet", index=False)
+    tampered.iloc[half:].to_parquet(parts / "part-00001.parquet", index=False)
+    r = run("verify", parts, scrub)
+    assert r.code == EXIT_VIOLATIONS
+    assert f"telephone number [PHONE] in 1 row, first in data row {half + 3}" in r.err
