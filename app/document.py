@@ -19,14 +19,14 @@ from app.distinct_requests import DistinctRequests
 from app.hierarchy_status import HierarchyStatus, rows_digest
 from app.source import DataSource
 from engine.backends.handle import DataHandle
-from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, DataConfig,
-                           EngineConfig, Job, TransformationConfig)
+from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, EngineConfig, Job,
+                           TransformationConfig)
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, HierarchyError
 from engine.hierarchy.model import Hierarchy
-from engine.metrics import metric_from_dict
-from engine.privacy import model_from_dict
+from engine.project.job_file import attribute_table, job_from_dict, transformation_to_dict
 from engine.release_choice import CurrentTransformation, ReleaseChoice
+from engine.schema import dataclass_to_table
 
 DEFAULT_METRIC = {"name": "loss", "monotonic": False, "gs_factor": 0.5,
                   "aggregate": "geometric-mean"}
@@ -415,40 +415,51 @@ class Document(QObject):
         return self.release.released_page(self.data, start, count)
 
     # --- engine job -------------------------------------------------------------------
-    def build_job(self) -> Job:
-        """A fresh engine ``Job`` from the current settings (validated by the engine).
-
-        Raises
-        ------
-        AnonymistError
-            With a readable message when a setting is invalid.
-        """
+    def job_table(self) -> dict:
+        """The job being edited in the job file's own shape (``[data]`` names only the
+        person column: the rows are the document's): the attributes a job names, the
+        privacy models, transformation, metric, subset, population and engine."""
         attributes = {}
         for name, a in self.attributes.items():
             if a.type == INSENSITIVE and replace(a, data_type=None, format=None) == \
                     AttributeConfig():
                 continue  # columns not named are insensitive (with every default:
                 # a scrub, a kept reason or a coding rule names it)
-            if name in self.hierarchy_rows and a.hierarchy is None:
+            attributes[name] = attribute_table(a)
+        person = self.extras.get("person")  # app/person_role.py
+        d = {"data": {"person": person} if person in self.attributes else {},
+             "attributes": attributes,
+             "privacy": [dict(p) for p in self.settings.privacy],
+             "transformation": transformation_to_dict(self.settings.transformation),
+             "metric": dict(self.settings.metric),
+             "engine": dataclass_to_table(self.engine if self.data is None
+                                          else self.data.job_engine(self.engine))}
+        if self.subset_table():
+            d["subset"] = self.subset_table()
+        if self.settings.population:
+            d["population"] = dict(self.settings.population)
+        return d
+
+    def build_job(self) -> Job:
+        """A fresh engine ``Job``: `job_table` read by the engine's job-file reader (every
+        key and value checked once, there), with the document's hierarchies and where
+        its data came from.
+
+        Raises
+        ------
+        AnonymistError
+            With a readable message when a setting is invalid.
+        """
+        table = self.job_table()
+        for name in table["attributes"]:
+            if name in self.hierarchy_rows and self.attributes[name].hierarchy is None:
                 # re-validate to report the editor's error with its message
                 Hierarchy.from_rows(self.hierarchy_rows[name], attribute=name)
-            attributes[name] = replace(a)
-        person = self.extras.get("person")  # app/person_role.py
-        job = Job(data=DataConfig(self.source.location or None, self.source.delimiter,
-                                  self.source.encoding,
-                                  person=person if person in self.attributes else None),
-                  attributes=attributes,
-                  privacy=[model_from_dict(dict(p)) for p in self.settings.privacy],
-                  transformation=replace(self.settings.transformation,
-                                         genetic=dict(self.settings.transformation.genetic)),
-                  metric=metric_from_dict(dict(self.settings.metric)),
-                  subset=self.subset_table(),
-                  population=(dict(self.settings.population) if self.settings.population
-                              else None),
-                  engine=(self.data.job_engine(self.engine) if self.data is not None
-                          else self.engine),
-                  base_dir=self.base_dir or Path.cwd())
-        return job
+        job = job_from_dict(table, self.base_dir or Path.cwd(),
+                            hierarchies={n: a.hierarchy for n, a in self.attributes.items()})
+        return replace(job, data=replace(job.data, path=self.source.location or None,
+                                         delimiter=self.source.delimiter,
+                                         encoding=self.source.encoding))
 
     def check_job(self) -> str | None:
         """A readable reason why the job cannot run, or None."""

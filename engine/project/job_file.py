@@ -19,6 +19,7 @@ from engine.config import (QUASI_IDENTIFYING, AttributeConfig, DataConfig, Engin
 from engine.errors import AnonymistError, JobError
 from engine.hierarchy.csv_io import read_hierarchy
 from engine.hierarchy.from_spec import beside_path, check_builder_table, plain
+from engine.hierarchy.model import Hierarchy
 from engine.io_utils import atomic_write_text
 from engine.metrics import metric_from_dict
 from engine.persons import check_person_role
@@ -87,9 +88,12 @@ def _table(d: dict, key: str, where: str) -> dict:
     return v
 
 
-def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
+def job_from_dict(d: dict, base_dir: Path | None = None,
+                  hierarchies: dict[str, Hierarchy | None] | None = None) -> Job:
     """Build a ``Job`` from the TOML structure, strictly: every key is checked against its
-    declaration (``engine.schema``); hierarchies are read from their files."""
+    declaration (``engine.schema``); hierarchies are read from their files, but for the
+    attributes ``hierarchies`` gives them of (the app's, edited in memory; None: none
+    valid)."""
     base_dir = Path(base_dir or Path.cwd())
     if not isinstance(d, dict):
         raise ParamError(f"a job must be a table of tables, got {show(d)}")
@@ -115,7 +119,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None) -> Job:
         where = f"[attributes.\"{name}\"]"
         if not isinstance(a, dict):
             raise ParamError(f"{where} must be a table, got {show(a)}")
-        attributes[name] = _attribute(name, a, where, resolve)
+        attributes[name] = _attribute(name, a, where, resolve, hierarchies)
     if data.hierarchies == "beside":
         attributes = hierarchies_beside(data, attributes, resolve, base_dir)
     privacy = d.get("privacy", [])
@@ -164,7 +168,8 @@ def attribute_table(a: AttributeConfig) -> dict:
     return t
 
 
-def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
+def _attribute(name: str, a: dict, where: str, resolve,
+               hierarchies: dict | None = None) -> AttributeConfig:
     """One ``[attributes."name"]`` table: the declared keys, the pseudonym keys (read by
     engine.pseudonyms), then the combination of the transformation-method keys."""
     builder = None
@@ -172,8 +177,11 @@ def _attribute(name: str, a: dict, where: str, resolve) -> AttributeConfig:
         builder = frozen(check_builder_table(a["hierarchy"], where))
         a = {k: v for k, v in a.items() if k != "hierarchy"}
     cfg = dataclass_from_table(AttributeConfig, a, where, ignore=_ATTRIBUTE_EXTRA_KEYS)
-    hierarchy = (None if cfg.hierarchy_path is None
-                 else read_hierarchy(resolve(cfg.hierarchy_path), name))
+    if hierarchies is not None and name in hierarchies:
+        hierarchy = hierarchies[name]
+    else:
+        hierarchy = (None if cfg.hierarchy_path is None
+                     else read_hierarchy(resolve(cfg.hierarchy_path), name))
     cfg = replace(cfg, hierarchy=hierarchy, hierarchy_builder=builder,
                   pseudonym=read_pseudonym(a, where, cfg.type))
     read_attribute_transformation(cfg, a, where)

@@ -255,3 +255,24 @@ def test_large_counts_in_declared_forms_show_group_separators(qtbot, window):
     assert editor.text() == f"{value:,} transformations".replace(",", sep)
     editor.setValue(250_000)  # and it still reads back as the number
     assert window.configure.search.limits.value("heuristic_threshold") == 250_000
+
+
+def test_the_job_is_read_by_the_engines_reader_once(qtbot, window):
+    """build_job reads the document's job table as a job file is read: a key the
+    declarations do not have is refused there, with the job file's message (it used to
+    pass silently), and a valid job equals the same table read from a job file."""
+    from dataclasses import replace
+
+    from engine.project.job_file import job_from_dict
+    open_sample(qtbot, window)
+    doc = window.document
+    assert doc.check_job() is None
+    job = doc.build_job()
+    again = job_from_dict(doc.job_table(), job.base_dir,
+                          hierarchies={n: a.hierarchy for n, a in doc.attributes.items()})
+    assert again.attributes == job.attributes and again.privacy == job.privacy
+    assert again.transformation == job.transformation and again.metric == job.metric
+    doc.set_transformation(replace(doc.settings.transformation, algorithm="genetic",
+                                   genetic={"population": 50}))
+    reason = doc.check_job()
+    assert reason is not None and "population_size" in reason  # the reader's hint
