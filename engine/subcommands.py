@@ -8,7 +8,7 @@ import argparse
 from pathlib import Path
 
 #: the subcommands this module adds
-NAMES = ("hierarchy", "import-arx")
+NAMES = ("hierarchy", "import-arx", "guide")
 
 
 def _say(message: str) -> None:
@@ -95,7 +95,70 @@ def add_import_arx(sub) -> None:
     p.set_defaults(func=cmd_import_arx)
 
 
+# --- guide ------------------------------------------------------------------------------
+EXIT_INFEASIBLE = 3  # engine.cli.EXIT_INFEASIBLE: no transformation meets the goal
+
+
+def run_guide(data, preset: str, output: Path, region: str | None = None,
+              mapping: bool = True, report: bool = True):
+    """The guided release's steps (engine.guide.headless), the search, and the release
+    into ``output``: (plan, result, artefacts); no artefacts when nothing meets the goal."""
+    from engine.api import anonymize
+    from engine.guide.headless import plan
+    from engine.guide.release import release
+    p = plan(data, preset, region)
+    result = anonymize(p.table, p.job)
+    if result.optimum is None:
+        return p, result, []
+    stem = Path(p.job.data.path).stem or "data"
+    return p, result, release(result, None, result.problem.job, output, stem, mapping,
+                              report)
+
+
+def cmd_guide(args) -> int:
+    from engine.errors import AnonymistError
+    from engine.guide.headless import plan, plan_text
+    if args.plan:
+        print(plan_text(plan(args.data, args.preset, args.region), args.preset), end="")
+        return 0
+    if args.output is None:
+        raise AnonymistError("guide: give --output DIR for the release (or --plan to print "
+                             "the proposals as a job file)")
+    if args.output.exists() and not args.output.is_dir():
+        raise AnonymistError(f"--output {args.output} is a file: give a folder")
+    p, result, artefacts = run_guide(args.data, args.preset, args.output, args.region,
+                                     mapping=not args.no_mapping, report=not args.no_report)
+    for name, reason in p.reasons.items():
+        _say(f"  {name}: {reason}")
+    if result.optimum is None:
+        _say("no transformation meets the privacy goal: nothing written")
+        return EXIT_INFEASIBLE
+    for a in artefacts:
+        _say(f"{'ok' if a.verified else 'FAILED'}  {a.path}: {a.message}")
+    if not all(a.verified for a in artefacts):
+        raise AnonymistError("a written file failed its check: do not publish the release")
+    return 0
+
+
+def add_guide(sub) -> None:
+    from engine.guide.headless import preset_names
+    g = sub.add_parser("guide", help="the guided release without the app: proposals, a "
+                                     "preset goal, the search and a checked release")
+    g.add_argument("data", type=Path, help="the data file (CSV or workbook)")
+    g.add_argument("--preset", required=True, choices=preset_names(),
+                   help="the privacy goal (the app's guide: public, agreement, partner)")
+    g.add_argument("--output", type=Path, help="the release folder")
+    g.add_argument("--plan", action="store_true",
+                   help="print the proposals as a job file instead of releasing")
+    g.add_argument("--region", help="the population's region for the partner goal "
+                                    "(default USA)")
+    g.add_argument("--no-mapping", action="store_true", help="no value mapping")
+    g.add_argument("--no-report", action="store_true", help="no release report")
+    g.set_defaults(func=cmd_guide)
+
+
 def add_subcommands(sub) -> None:
     """Add this module's subcommands to the command line's parser."""
     add_hierarchy(sub)
     add_import_arx(sub)
+    add_guide(sub)
