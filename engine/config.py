@@ -150,6 +150,11 @@ class AttributeConfig:
     strata: str | None = param_field(
         "attribute", None, many=True, label="Strata",
         help="pram, shuffling: perturb within the groups of these columns' input values")
+    predictors: str | None = param_field(
+        "attribute", None, many=True, label="Predictors",
+        help="shuffling: numeric columns the values are predicted from (sdcMicro's "
+             "model-based data shuffling, Muralidhar and Sarathy); absent: a random "
+             "permutation")
     noise: float | None = param_field(
         "float", None, low=0, low_open=True, unit="%", label="Noise",
         help="noise: the noise's size in percent (additive: of the standard deviation; "

@@ -285,7 +285,7 @@ def _sdc_methods(doc, report: dict) -> None:
     for name, a in pert["attributes"].items():
         params = {k: v for k, v in a.items() if k in (
             "pd", "alpha", "invariant", "strata", "noise_method", "noise_percent", "delta",
-            "swap_percent", "together_with") and v not in (None, [], ())}
+            "swap_percent", "together_with", "predictors") and v not in (None, [], ())}
         changed = a.get("changed_records")
         rows.append([name, a["method"], _params(params, skip=()) or "defaults",
                      "–" if changed is None else f"{changed:,}"])

@@ -19,9 +19,13 @@ swapping and shuffling (``[attributes."x"] transformation = "pram" | "noise" |
 - ``rank-swapping`` (Moore 1996; sdcMicro's ``rankSwap`` with ``P``): values sorted,
   each value not yet swapped is swapped with a random one not yet swapped whose rank is
   at most ``swap_percent`` percent of the records above it.
-- ``shuffling``: the column's values randomly permuted among the records (within
-  strata): a permutation of the values, every relation to other columns broken
-  (sdcMicro's model-based ``shuffle`` is not implemented).
+- ``shuffling``: with ``predictors`` (numeric columns), data shuffling (Muralidhar and
+  Sarathy 2006; sdcMicro's ``shuffle``, method "ds"): the attribute is regressed on the
+  predictors, new values are drawn from the fitted model (prediction plus normal noise
+  of the residuals' variance), and the original values are handed out in the order of
+  the drawn ones (reverse mapping): the release is a permutation of the input's values
+  that keeps their relation to the predictors. Without predictors, a random
+  permutation (every relation to other columns broken). Within strata either way.
 
 Every method draws from a generator seeded by the attribute's ``seed``, else
 ``[transformation] seed``, else one fresh draw per run; the seed is never written to
@@ -51,10 +55,10 @@ METHOD_KEYS = {
     "pram": ("pd", "alpha", "invariant", "strata", "seed"),
     "noise": ("noise", "noise_method", "delta", "seed"),
     "rank-swapping": ("swap_percent", "seed"),
-    "shuffling": ("strata", "seed"),
+    "shuffling": ("strata", "predictors", "seed"),
 }
-ALL_KEYS = ("pd", "alpha", "invariant", "strata", "noise", "noise_method", "delta",
-            "swap_percent", "seed")
+ALL_KEYS = ("pd", "alpha", "invariant", "strata", "predictors", "noise", "noise_method",
+            "delta", "swap_percent", "seed")
 
 
 def check_keys(cfg, where: str) -> None:
@@ -105,6 +109,8 @@ def check_job(job) -> None:
         strata = _strata(job.attributes[n])
         if n in strata:
             raise JobError(f"[attributes.\"{n}\"] strata names the attribute itself")
+        if n in _predictors(job.attributes[n]):
+            raise JobError(f"[attributes.\"{n}\"] predictors names the attribute itself")
 
 
 def check_sdc_methods(job) -> None:
@@ -115,6 +121,13 @@ def check_sdc_methods(job) -> None:
         check_keys(a, f"[attributes.\"{name}\"]")
     check_cell_suppression(job)
     check_job(job)
+
+
+def _predictors(cfg) -> tuple[str, ...]:
+    s = getattr(cfg, "predictors", None)
+    if s is None:
+        return ()
+    return (s,) if isinstance(s, str) else tuple(s)
 
 
 def _strata(cfg) -> tuple[str, ...]:
@@ -229,7 +242,17 @@ def perturb_table(job, table) -> Perturbed:
             # swapped values are the input's own strings (no reformatting)
             out = _as_input_strings(values, x, y, out)
         else:  # shuffling
-            out, rep = shuffle_column(values, strata, _rng(seed, name))
+            predictors = _predictors(cfg)
+            if predictors:
+                x = parse_numbers(values, name, "data shuffling")
+                design = np.column_stack([parse_numbers(_strings(table, p), p,
+                                                        "data shuffling (a predictor)")
+                                          for p in predictors])
+                y, rep = model_shuffle(x, design, strata, _rng(seed, name))
+                out = _as_input_strings(values, x, y, format_numbers(y, values))
+                rep["predictors"] = list(predictors)
+            else:
+                out, rep = shuffle_column(values, strata, _rng(seed, name))
             rep["strata"] = list(_strata(cfg))
         result.values[name] = out
         result.report[name] = rep
@@ -406,3 +429,33 @@ def shuffle_column(values: np.ndarray, strata: np.ndarray | None, rng) -> tuple[
         out[rows] = values[rows[rng.permutation(len(rows))]]
     changed = int((out != values).sum())
     return out, {"method": "shuffling", "changed_records": changed}
+
+
+def model_shuffle(y: np.ndarray, x: np.ndarray, strata: np.ndarray | None,
+                  rng) -> tuple[np.ndarray, dict]:
+    """Data shuffling: ``y`` regressed on ``x`` (with an intercept) by least squares,
+    ``y*`` drawn as the prediction plus N(0, residual variance), and the values of
+    ``y`` handed out in the order of ``y*`` (ties of ``y*``: by record order). Records
+    with a missing ``y`` or predictor keep their value. Within strata."""
+    out = y.copy()
+    groups = np.zeros(len(y), dtype=np.int64) if strata is None else strata
+    ok_all = ~np.isnan(y) & ~np.isnan(x).any(axis=1)
+    r2 = []
+    for g in np.unique(groups):
+        rows = np.flatnonzero((groups == g) & ok_all)
+        if len(rows) < 2:
+            continue
+        design = np.column_stack([np.ones(len(rows)), x[rows]])
+        beta, *_ = np.linalg.lstsq(design, y[rows], rcond=None)
+        fitted = design @ beta
+        resid = y[rows] - fitted
+        dof = max(len(rows) - design.shape[1], 1)
+        sigma = float(np.sqrt(resid @ resid / dof))
+        drawn = fitted + rng.normal(0.0, 1.0, len(rows)) * sigma
+        ranks = np.argsort(np.argsort(drawn, kind="stable"), kind="stable")
+        out[rows] = np.sort(y[rows], kind="stable")[ranks]
+        total = float(((y[rows] - y[rows].mean()) ** 2).sum())
+        r2.append(1.0 - float(resid @ resid) / total if total > 0 else 1.0)
+    changed = int((out[ok_all] != y[ok_all]).sum())
+    return out, {"method": "shuffling", "model": "data shuffling (reverse mapping)",
+                 "r_squared": r2, "changed_records": changed}

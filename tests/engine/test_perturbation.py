@@ -273,3 +273,24 @@ def test_command_line_anonymize_and_verify(tmp_path, capsys):
     capsys.readouterr()
     assert cli_main(["verify", str(out), str(tmp_path / "bigger.toml")]) == 1
     assert "column 'income' (noise)" in capsys.readouterr().out
+
+
+def test_data_shuffling_keeps_the_relation_to_its_predictors(tmp_path):
+    """Muralidhar and Sarathy's data shuffling (sdcMicro's shuffle): the released column
+    is a permutation of the input's whose correlation with the predictor stays close to
+    the original one, unlike a random permutation's (about 0)."""
+    frame = data(5000)
+    job, result, out = run(tmp_path, frame, {
+        "expend": {"transformation": "shuffling", "predictors": ["income"]},
+        "savings": {"transformation": "shuffling"},
+        "income": {}})
+    assert sorted(out["expend"]) == sorted(frame["expend"].astype(str))
+    before = np.corrcoef(frame["income"], frame["expend"])[0, 1]
+    after = np.corrcoef(frame["income"], out["expend"].astype(float))[0, 1]
+    assert before > 0.9 and abs(after - before) < 0.02
+    assert (out["expend"] != frame["expend"].astype(str)).mean() > 0.9
+    plain = np.corrcoef(frame["income"], out["savings"].astype(float))[0, 1]
+    assert abs(plain) < 5 / np.sqrt(5000)
+    rep = result.to_dict()["perturbation"]["attributes"]["expend"]
+    assert rep["predictors"] == ["income"] and rep["r_squared"][0] > 0.8
+    assert verify_frame(out, job).ok
