@@ -199,4 +199,8 @@ def test_guided_release_of_visits_counts_patients(window, qtbot, tmp_path):
     qis = [q for q in ("age", "sex", "zip") if q in written.columns]
     suppressed = (written[qis] == "*").all(axis=1).to_numpy()
     kept = written[qis][~suppressed].assign(patient=source["patient_no"][~suppressed].values)
-    assert kept.groupby(qis)["patient"].nunique().min() >= k
+    persons = kept.groupby(qis)["patient"].nunique()
+    assert persons.min() >= k
+    # the result page's risk sentence is per patient: 1 / the fewest patients of a class
+    from app.wizards.guided.goal_page import share
+    assert f"{share(1 / persons.min())} after" in wiz.page(RESULT_PAGE).risk.text()

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QHBoxLayout, QLabel, QRa
                                QVBoxLayout)
 
 from app.document import Settings
+from app.person_role import person_of
 from app.perspectives.risk.labels import percent
 from app.wizards.guided.common import GuidedPage, explanation, muted
 from engine.analysis.risk import analyze_risk
@@ -117,7 +118,10 @@ class GoalPage(GuidedPage):
         qis = [n for n, a in self.document.attributes.items() if a.type == "quasi-identifying"]
         table = self.document.table
         self.risk.setText("Measuring the risk of the data as it is…")
-        self.wiz.run_task("Measuring risk", lambda r, c: analyze_risk(table, qis)[0],
+        person = person_of(self.document)  # per person (app/person_role.py)
+        persons = None if person is None else table.column(person).codes
+        self.wiz.run_task("Measuring risk",
+                          lambda r, c: analyze_risk(table, qis, persons=persons)[0],
                           lambda summary: self.risk.setText(risk_text(summary)))
 
     def isComplete(self) -> bool:

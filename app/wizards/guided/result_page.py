@@ -114,8 +114,10 @@ class ResultPage(GuidedPage):
 
         def work(_report, _cancelled):
             data = doc.released()
-            before = analyze_risk(table, qis)[0]
-            after = analyze_risk(data.frame, qis, suppressed=data.suppressed_rows)[0]
+            persons = problem.person_codes  # per person with [data] person
+            before = analyze_risk(table, qis, persons=persons)[0]
+            after = analyze_risk(data.frame, qis, suppressed=data.suppressed_rows,
+                                 persons=persons)[0]
             return data, before, after, finer_alternatives(result, levels)
 
         self.wiz.run_task("Summarizing the result", work, self._summarized)
