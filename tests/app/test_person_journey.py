@@ -69,6 +69,10 @@ def test_journey_person_role_in_configure(qtbot, window, tmp_path, messages, cap
     assert risk.summaries[0].n_records == before.sum()  # memberships, not visits
     figures = result.problem.person_figures(result.levels_of())
     assert figures["suppressed_persons"] == source["patient_no"][suppressed].nunique()
+    # ... which the result card says
+    from app.perspectives.configure.result_summary import summary_text
+    assert (f"{figures['suppressed_persons']:,} of {source['patient_no'].nunique():,} "
+            f"persons affected") in summary_text(doc.result_summary)[1]
     # the project keeps the role
     with qtbot.waitSignal(window.files.saved, timeout=60_000):
         window.files.save_to(tmp_path / "visits.anonymist")

@@ -40,6 +40,10 @@ def summary_text(summary: dict | None) -> tuple[str, str]:
     if cells:  # sdcMicro's local suppression: cells instead of records
         supp = (f"{cells['cells_suppressed']:,} cells suppressed in "
                 f"{cells['records_with_suppressed_cells']:,} records (no record suppressed)")
+    person = summary.get("person")  # [data] person: whom the suppression hit
+    if person:
+        supp += (f" ({person['suppressed_persons']:,} of {person['persons']:,} persons "
+                 f"affected; classes count persons)")
     lines = [f"Levels: {levels}", loss, supp]
     pert = (summary.get("perturbation") or {}).get("attributes") or {}
     for name, p in pert.items():
