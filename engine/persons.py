@@ -80,8 +80,8 @@ def person_codes(job: Job, table) -> np.ndarray | None:
 
 def check_person_models(job: Job) -> None:
     """A ``JobError`` naming ``[data] person`` and the model (or setting) that is not
-    defined per person: delta-presence, profitability, differential privacy and local
-    recoding count records only."""
+    defined per person: delta-presence, profitability, differential privacy, local
+    recoding and cell suppression count records only."""
     if job.person is None:
         return
     for i, m in enumerate(job.privacy, start=1):
@@ -93,3 +93,7 @@ def check_person_models(job: Job) -> None:
     if job.transformation.local_recoding is not None:
         raise JobError(f"{KEY} = '{job.person}': local recoding does not count persons; "
                        f"remove [transformation] local_recoding or the person column")
+    if getattr(job.transformation, "suppression", "records") == "cells":
+        raise JobError(f"{KEY} = '{job.person}': cell suppression (suppression = \"cells\") "
+                       f"reaches k records with wildcards, not k persons; suppress records "
+                       f"or remove the person column")

@@ -328,7 +328,7 @@ def test_the_optimal_search_finds_the_exhaustive_optimum_per_person(tmp_path, mo
 
 
 # --- bad input through the command line: exit 2, the key named, nothing written --------
-@pytest.mark.parametrize("case", ["missing", "quasi-identifier", "empty", "model"])
+@pytest.mark.parametrize("case", ["missing", "quasi-identifier", "empty", "model", "cells"])
 def test_bad_person_input_writes_nothing(tmp_path, capsys, case):
     frame = person_data.visits(patients=60)
     if case == "empty":
@@ -341,6 +341,8 @@ def test_bad_person_input_writes_nothing(tmp_path, capsys, case):
     if case == "model":
         text += ('[[privacy]]\nmodel = "differential-privacy"\nepsilon = 2.0\n'
                  'delta = 1e-6\n')
+    if case == "cells":
+        text = text.replace("[transformation]\n", '[transformation]\nsuppression = "cells"\n')
     (tmp_path / "job.toml").write_text(text, encoding="utf-8")
     out, res = tmp_path / "out.csv", tmp_path / "result.json"
     capsys.readouterr()
@@ -351,5 +353,5 @@ def test_bad_person_input_writes_nothing(tmp_path, capsys, case):
     assert "[data] person" in err and "Traceback" not in err
     assert {"missing": "is not a column", "quasi-identifier": "quasi-identifying",
             "empty": "is empty in 1 row(s), first data row 8",
-            "model": "differential-privacy"}[case] in err
+            "model": "differential-privacy", "cells": "\"cells\""}[case] in err
     assert not out.exists() and not res.exists()
