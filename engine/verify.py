@@ -356,7 +356,7 @@ def restore_removed(acc: CountAccumulator, job: Job) -> list[str]:
     rows = np.concatenate(acc.suppressed_rows) if acc.suppressed_rows else np.zeros(0, int)
     if not needs or not len(rows):
         return []
-    if not job.data.path:
+    if not (job.data.path or getattr(job.data, "url", None)):
         return [f"suppressed records' values of {', '.join(needs)} were removed and the job "
                 f"names no input data to restore the overall distribution"]
     subset = InputSubset(job) if _subset_models(job) else None

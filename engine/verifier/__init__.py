@@ -31,8 +31,9 @@ computation the verifier checks:
 - ``engine.errors``: the exception types (exit codes are a contract);
 - ``engine.data.csv_arrow`` and ``engine.data.csv_distinct`` (and through them
   ``engine.data.csv_import``, ``engine.data.table``): reading a CSV file's records
-  (Arrow's parser; the distinct rows with their counts). They parse; the counting
-  and judging are the verifier's;
+  (Arrow's parser; the distinct rows with their counts), and ``engine.data.readers``
+  (an input that is not CSV: Excel, Parquet, statistical files, databases). They
+  parse; the counting and judging are the verifier's;
 - ``engine.query``: the research-subset query language of the job file, evaluated on
   each chunk of the input (a second parser would be a second language).
 - ``engine.identifiers``: what a direct identifier is (the patterns with their

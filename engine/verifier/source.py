@@ -34,11 +34,49 @@ def input_path(job) -> Path:
     return job.resolve(job.data.path)
 
 
+def _whole_input(job):
+    """The job's data of a kind read whole (Excel, Parquet, SPSS / Stata / SAS, a
+    database) as strings, by the data room's readers (``engine.data.readers``: the
+    parsing is shared, as for CSV), or None for delimited text."""
+    from engine.data import readers
+    url = getattr(job.data, "url", None)
+    if url:
+        prefix = "sqlite:///"
+        rest = url[len(prefix):] if url.startswith(prefix) else ""
+        if rest not in ("", ":memory:") and not Path(rest).is_absolute():
+            url = prefix + str(job.resolve(rest))  # relative to the job's folder
+        return readers.read_database(url, getattr(job.data, "table", None) or "",
+                                     query=getattr(job.data, "query", None) or "",
+                                     password=readers.environment_password(url))
+    kind = readers.guess_kind(str(job.data.path)) if job.data.path else "csv"
+    if kind == "csv":
+        return None
+    return readers.read_file(job.resolve(str(job.data.path)), kind,
+                             sheet=getattr(job.data, "sheet", None),
+                             table=getattr(job.data, "table", None) or "",
+                             query=getattr(job.data, "query", None) or "")
+
+
+def _whole_input_kind(job) -> bool:
+    from engine.data.sniff import guess_kind
+    return guess_kind(str(job.data.path)) != "csv"
+
+
 def read_input(job, columns: list[str], chunk_rows: int = CHUNK_ROWS
                ) -> Iterator:
     """The input's ``columns`` (header names stripped, as the engine reads them) as
-    DataFrame chunks of strings, in order."""
+    DataFrame chunks of strings, in order (a file of another kind than CSV, or a
+    database, read whole)."""
     import pandas as pd
+    whole = None if not (job.data.path or getattr(job.data, "url", None)) else \
+        _whole_input(job)
+    if whole is not None:
+        whole.columns = [str(c).strip() for c in whole.columns]
+        missing = [c for c in columns if c not in whole.columns]
+        if missing:
+            raise DataError(f"the input data has no column {', '.join(missing)}")
+        yield whole[columns].astype(str)
+        return
     path = input_path(job)
     sep, encoding = job.data.delimiter, job.data.encoding
     start = 0
@@ -168,6 +206,8 @@ class InputSubset:
 def count_rows(job) -> int:
     """The input's rows (a sample is drawn for their number)."""
     import pandas as pd
+    if getattr(job.data, "url", None) or (job.data.path and _whole_input_kind(job)):
+        return sum(len(c) for c in read_input(job, []))
     path = input_path(job)
     try:
         reader = pd.read_csv(path, sep=job.data.delimiter, encoding=job.data.encoding,

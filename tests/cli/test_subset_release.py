@@ -3,6 +3,7 @@ only, in input order; `verify` checks that the file holds exactly them (issue 26
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from engine.cli import EXIT_OK, EXIT_VIOLATIONS
 from tests.cli.conftest import job_text, write_tiny
@@ -62,3 +63,19 @@ def test_verify_rejects_a_record_outside_the_subset(tmp_path, run):
     r = run("verify", tmp_path / "more.csv", job)
     assert r.code == EXIT_VIOLATIONS
     assert "research subset" in r.err
+
+
+def test_a_parquet_inputs_subset_is_resolved_by_the_verifier(tmp_path, run):
+    """The verifier reads the input of any kind the job reads (here Parquet) to resolve
+    the subset and count the population."""
+    pytest.importorskip("pyarrow")
+    job = _job(tmp_path, subset="query = \"sex = 'M'\"", k=1)
+    pd.read_csv(tmp_path / "data.csv", sep=";", dtype=str).to_parquet(
+        tmp_path / "data.parquet", index=False)
+    job.write_text(job.read_text().replace('path = "data.csv"', 'path = "data.parquet"'))
+    assert run("anonymize", job, "--output", tmp_path / "out.csv", "--quiet").code == EXIT_OK
+    out = _read(tmp_path / "out.csv")
+    assert out["disease"].tolist() == [r[4] for r in ROWS if r[2] == "M"]
+    assert run("verify", tmp_path / "out.csv", job).code == EXIT_OK
+    pd.concat([out, out.iloc[[0]]]).to_csv(tmp_path / "more.csv", sep=";", index=False)
+    assert run("verify", tmp_path / "more.csv", job).code == EXIT_VIOLATIONS
