@@ -122,9 +122,14 @@ def _bool(text: str | None, default: bool) -> bool:
 
 
 # --- criteria ---------------------------------------------------------------------------
+#: a key of a parsed criterion holding what of it is not carried over (not a model key)
+NOTE = "__not_carried__"
+
+
 def parse_criterion(text: str) -> dict | None:
     """An ARX criterion's ``toString()`` as a ``[[privacy]]`` table; "Inclusion" (the
-    research subset alone) as ``{}``; None when Anonymist has no such model."""
+    research subset alone) as ``{}``; None when Anonymist has no such model. A table
+    carrying part of the criterion holds what it leaves out under ``NOTE``."""
     s = " ".join(text.split())
     low = s.lower()
     a = r"for attribute '(.*)'"
@@ -165,6 +170,24 @@ def parse_criterion(text: str) -> dict | None:
     )
     if low == "inclusion":
         return {}
+    m = re.match(rf"^\(({NUM}),\s*({NUM})(?:\s*\(({NUM})\))?,\s*({NUM})\)"
+                 rf"-avg-reidentification-risk$", s, re.IGNORECASE)
+    if m:  # ARX's average risk with a bound on the highest risk: the average carried
+        return {"model": "average-risk", "threshold": float(m[1]),
+                NOTE: f"'{s}': the average risk {m[1]} is carried over; the bound of the "
+                      f"highest risk ({m[2]} for at most {m[4]} of the records) is not"}
+    m = re.match(rf"^(no-attack-)?profitability \((prosecutor|journalist)\)"
+                 rf"(?:\s*\[benefit=({NUM}), loss=({NUM}), gain=({NUM}), cost=({NUM})\])?$",
+                 s, re.IGNORECASE)
+    if m:
+        out = {"model": "profitability", "attacker": m[2].lower(), "allow_attack": not m[1]}
+        if m[3] is not None:
+            out.update(publisher_benefit=float(m[3]), publisher_loss=float(m[4]),
+                       adversary_gain=float(m[5]), adversary_cost=float(m[6]))
+        else:
+            out[NOTE] = (f"'{s}': ARX keeps its costs and benefits in config.dat; ARX's "
+                         f"defaults are used (benefit 1200, loss 300, gain 300, cost 4)")
+        return out
     for pattern, build in rules:
         m = re.match(pattern, s, re.IGNORECASE)
         if m:
@@ -492,10 +515,14 @@ def _write(project: Path, output: Path) -> ArxImport:
                 elif not parsed:
                     needs_subset = True  # Inclusion: the research subset alone
                 else:
+                    note = parsed.pop(NOTE, None)
+                    if note is not None:
+                        lost.append(note)
                     privacy.append(parsed)
                     carried.append(f"privacy model '{text}'")
                     needs_subset |= parsed["model"] in SUBSET_MODELS or (
-                        parsed["model"] == "k-map" and "estimator" not in parsed)
+                        parsed["model"] == "k-map" and "estimator" not in parsed) or (
+                        parsed.get("attacker") == "journalist")
                     if parsed["model"] == "k-map" and "estimator" in parsed:
                         lost.append(f"'{text}': ARX's significance level is kept in "
                                     f"config.dat; 0.01 (its default) is used")

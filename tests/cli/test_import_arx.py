@@ -217,10 +217,25 @@ def test_bad_projects_are_named_and_nothing_is_overwritten(tmp_path, run):
     ("(10)-map estimated as (3)-anonymity (ZERO_TRUNCATED_POISSON)",
      {"model": "k-map", "k": 10, "estimator": "zero-truncated-poisson"}),
     ("Inclusion", {}),
-    ("(0.1, 0.2, 0.05)-avg-reidentification-risk", None),
+    ("(0.1, 0.2, 0.05)-avg-reidentification-risk",
+     {"model": "average-risk", "threshold": 0.1}),
+    ("profitability (prosecutor)[benefit=1000.0, loss=200.0, gain=100.0, cost=5.0]",
+     {"model": "profitability", "attacker": "prosecutor", "allow_attack": True,
+      "publisher_benefit": 1000.0, "publisher_loss": 200.0, "adversary_gain": 100.0,
+      "adversary_cost": 5.0}),
+    ("no-attack-profitability (journalist)",
+     {"model": "profitability", "attacker": "journalist", "allow_attack": False}),
+    ("(3)-cost-benefit", None),
 ])
 def test_arx_criterion_strings(text, table):
-    assert parse_criterion(text) == table
+    from engine.project.arx_import import NOTE
+    parsed = parse_criterion(text)
+    note = None if parsed is None else parsed.pop(NOTE, None)
+    assert parsed == table
+    if "0.2, 0.05" in text:  # the part left out is said
+        assert "highest risk (0.2 for at most 0.05" in note
+    if text.startswith("no-attack"):
+        assert "defaults are used" in note
     if table:  # every table is a model Anonymist reads
         from engine.privacy import model_from_dict
         model_from_dict(table, 1)
