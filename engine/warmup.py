@@ -126,6 +126,18 @@ def _wide_rows() -> None:
     group_rows(np.zeros((2, 2), dtype=np.int32))
 
 
+def _persons(frame, paths: dict) -> None:
+    """Count persons (``[data] person``): pairs of rows per patient, most with different
+    quasi-identifiers, under k-anonymity and entropy l-diversity (the person-count
+    kernels, engine/kernel/person_counts.py)."""
+    from engine.api import anonymize
+    job = _job(paths, [_K, {"model": "entropy-l-diversity", "attribute": "disease",
+                            "l": 1.5}], {"name": "loss"}, {"suppression_limit": 0.1})
+    job["data"] = {"person": "patient"}
+    patients = frame.assign(patient=[f"p{i // 2}" for i in range(len(frame))])
+    anonymize(patients, job)
+
+
 def _anonymize_runs(runs, out, cancelled) -> bool:
     """Anonymize the small table for each run, then group wide rows; False when
     ``cancelled()`` stopped it."""
@@ -143,6 +155,8 @@ def _anonymize_runs(runs, out, cancelled) -> bool:
             if out is not None:
                 print(f"  {label:<40} {time.perf_counter() - t0:5.1f} s", file=out,
                       flush=True)
+        if runs is RUNS:
+            _persons(frame, paths)
     _wide_rows()
     return True
 

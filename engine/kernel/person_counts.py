@@ -88,8 +88,7 @@ class PersonCounts:
     """Per item (base item or class): persons holding each value, as two parts that
     roll up separately (module docstring)."""
 
-    __slots__ = ("single", "spread", "key_value", "key_person", "n_values", "n_persons",
-                 "_merged")
+    __slots__ = ("single", "spread", "key_value", "key_person", "n_values", "n_persons")
 
     def __init__(self, single, spread: SparseCounts, key_value: np.ndarray,
                  key_person: np.ndarray, n_values: int, n_persons: int):
@@ -101,7 +100,6 @@ class PersonCounts:
         self.key_person = key_person
         self.n_values = int(n_values)
         self.n_persons = int(n_persons)
-        self._merged: SparseCounts | None = None
 
     @property
     def nbytes(self) -> int:
@@ -133,17 +131,15 @@ class PersonCounts:
                             single[present].astype(np.int64), 1)
 
     def by_value(self) -> SparseCounts:
-        """Per item: each value -> the distinct persons holding it (in the item)."""
-        if self._merged is None:
-            single = self._single_counts()
-            if not len(self.key_value):
-                self._merged = single
-            else:
-                ptr, value, count = _merge(
-                    single.indptr, single.value, single.count,
-                    self.spread.indptr, self.spread.value, self.key_value, self.n_values)
-                self._merged = SparseCounts(ptr, value, count, self.n_values)
-        return self._merged
+        """Per item: each value -> the distinct persons holding it (in the item). Merged
+        when asked (not kept: a cached snapshot holds only what ``nbytes`` counts)."""
+        single = self._single_counts()
+        if not len(self.key_value):
+            return single
+        ptr, value, count = _merge(single.indptr, single.value, single.count,
+                                   self.spread.indptr, self.spread.value, self.key_value,
+                                   self.n_values)
+        return SparseCounts(ptr, value, count, self.n_values)
 
     def persons(self) -> np.ndarray:
         """Distinct persons per item (each counted once, whatever values they hold)."""
