@@ -49,7 +49,8 @@ _SAS_MAGIC = b"\xc2\xea\x81\x60\xb3\x14\x11\xcf\xbd\x92\x08\x00\x09\xc7\x31\x8c\
 
 def binary_kind(path: str | Path) -> str | None:
     """The kind of a binary data file by its content ("excel", "sql", "parquet", "spss",
-    "stata", "sas", "xport", "zip"), or None for text and anything unknown."""
+    "stata", "sas", "xport", an ARX project "arx", another "zip", or a file of no table:
+    an image, a PDF...), or None for text and anything unknown."""
     try:
         with open(path, "rb") as f:
             head = f.read(64)
@@ -64,17 +65,23 @@ def binary_kind(path: str | Path) -> str | None:
         if kind and head.startswith(magic):
             return kind
     if head.startswith(b"PK\x03\x04"):
-        return "excel" if _is_workbook(path) else "zip"
+        return _zip_kind(path)
     return None
 
 
-def _is_workbook(path: str | Path) -> bool:
+def _zip_kind(path: str | Path) -> str:
+    """A workbook ("excel"), an ARX project ("arx") or another zip archive ("zip")."""
     import zipfile
     try:
         with zipfile.ZipFile(path) as z:
-            return any(n.startswith("xl/") for n in z.namelist())
+            names = set(z.namelist())
     except (OSError, zipfile.BadZipFile):
-        return False
+        return "zip"
+    if any(n.startswith("xl/") for n in names):
+        return "excel"
+    if {"project.xml", "data/input.csv"} <= names:
+        return "arx"
+    return "zip"
 
 
 #: what a kind is called, and the file name suffix it is read by
@@ -86,7 +93,7 @@ _NAMES = {"excel": ("an Excel workbook", ".xlsx (.xls for the older format)"),
           "zip": ("a zip archive", ""), "csv": ("delimited text", ".csv"),
           "png": ("a PNG image", None), "jpeg": ("a JPEG image", None),
           "gif": ("a GIF image", None), "pdf": ("a PDF document", None),
-          "gzip": ("a gzip-compressed file", "")}
+          "gzip": ("a gzip-compressed file", ""), "arx": ("an ARX project", "")}
 
 #: what Anonymist reads, for the message about a file that holds no table
 READABLE = ("delimited text (.csv, .tsv, .txt), Excel (.xlsx, .xls), Parquet, SPSS (.sav), "
@@ -104,5 +111,6 @@ def not_text_error(path: Path, kind: str) -> str:
     if suffix is None:  # an image, a document: no table in it at all
         return f"{path.name} is {name}, not a data table: Anonymist reads {READABLE}"
     hint = (f": name it with {suffix} so that it is read as one" if suffix
+            else ": turn it into a job with 'anonymist import-arx'" if kind == "arx"
             else ": give the data file inside it")
     return f"{path.name} is {name}, not a delimited text file{hint}"

@@ -302,3 +302,13 @@ def test_a_comma_separated_project_with_semicolons_in_values(tmp_path, run):
     with open(out, newline="", encoding="utf-8") as f:
         sexes = {row["sex"] for row in csv.DictReader(f, delimiter=",")}
     assert sexes <= {"M;m", "F;f", "*"} and sexes & {"M;m", "F;f"}
+
+
+def test_a_project_given_as_data_says_import_arx(tmp_path, run):
+    from tests.cli.conftest import job_text, write_tiny
+    write_tiny(tmp_path)
+    write_deid(tmp_path / "data.deid", ArxProject(data="a;b\n1;2\n",
+                                                  attributes=[Attribute("a")], criteria=[]))
+    (tmp_path / "job.toml").write_text(job_text(data="data.deid"))
+    r = run("anonymize", tmp_path / "job.toml", "--output", tmp_path / "o.csv")
+    assert r.code == 2 and "data.deid is an ARX project" in r.err and "import-arx" in r.err
