@@ -95,6 +95,8 @@ def suppress_cells(pat, counts, k, preference, active, fk):
                         if x >= 0 and y >= 0 and x != y:
                             d += 1
                             last = j
+                            if d > best:  # farther than the nearest so far (and than 1)
+                                break
                 dist[b] = d
                 lone[b] = last
                 if 0 < d < best:

@@ -147,7 +147,6 @@ def check_wildcard_k(keys: np.ndarray, suppressed: np.ndarray, counts: np.ndarra
                      combinations: int | None = None) -> int:
     """The records whose key (suppressed cells matching anything) matches fewer than k
     records, on all quasi-identifiers or on each combination of ``combinations``."""
-    from engine.kernel.cells import wildcard_frequencies
     pat = np.where(suppressed, -1, np.asarray(keys, dtype=np.int64))
     counts = np.asarray(counts, dtype=np.int64)
     m = pat.shape[1]
@@ -155,11 +154,52 @@ def check_wildcard_k(keys: np.ndarray, suppressed: np.ndarray, counts: np.ndarra
                else list(itertools.combinations(range(m), combinations)))
     bad = np.zeros(len(pat), dtype=bool)
     for subset in subsets:
-        active = np.zeros(m, dtype=np.bool_)
-        active[list(subset)] = True
-        fk = wildcard_frequencies(pat, counts, active)
+        fk = pattern_frequencies(pat, counts, list(subset))
         bad |= (counts > 0) & (fk < k)
     return int(counts[bad].sum())
+
+
+def pattern_frequencies(pat: np.ndarray, counts: np.ndarray, columns: list[int]) -> np.ndarray:
+    """Each key's records matched with wildcards on ``columns``, recounted without the
+    greedy kernel: keys grouped by which of the columns they suppress; for each pair of
+    such patterns the keys are joined on the columns both keep (np.unique groups)."""
+    sub = pat[:, columns]
+    wild = sub < 0
+    patterns, pid = np.unique(wild, axis=0, return_inverse=True)
+    pid = pid.reshape(-1)
+    members = [np.flatnonzero(pid == i) for i in range(len(patterns))]
+    # mixed-radix place values of the columns when every key fits one int64
+    sizes = [int(sub[:, j].max()) + 1 if len(sub) else 1 for j in range(sub.shape[1])]
+    radix = None
+    if float(np.prod([float(max(x, 1)) for x in sizes])) < 2.0 ** 62:
+        radix = np.cumprod([1] + [max(x, 1) for x in sizes[:-1]]).astype(np.int64)
+    fk = np.zeros(len(pat), dtype=np.int64)
+    for ia, a_rows in enumerate(members):
+        for ib, b_rows in enumerate(members):
+            kept = ~(patterns[ia] | patterns[ib])
+            if not kept.any():
+                fk[a_rows] += counts[b_rows].sum()
+                continue
+            if radix is not None:  # one integer per key on the kept columns
+                code = (sub[:, kept] * radix[kept]).sum(axis=1) if kept.sum() > 1 else \
+                    sub[:, kept][:, 0]
+                kb, cb = code[b_rows], counts[b_rows]
+                order = np.argsort(kb, kind="stable")
+                kb, cb = kb[order], cb[order]
+                uniq, first = np.unique(kb, return_index=True)
+                sums = np.add.reduceat(cb, first) if len(first) else cb[:0]
+                ka = code[a_rows]
+                at = np.minimum(np.searchsorted(uniq, ka), max(len(uniq) - 1, 0))
+                hit = (uniq[at] == ka) if len(uniq) else np.zeros(len(ka), dtype=bool)
+                fk[a_rows] += np.where(hit, sums[at] if len(uniq) else 0, 0)
+                continue
+            both = np.concatenate([sub[a_rows][:, kept], sub[b_rows][:, kept]])
+            _, group = np.unique(both, axis=0, return_inverse=True)
+            group = group.reshape(-1)
+            sums = np.bincount(group[len(a_rows):], weights=counts[b_rows],
+                               minlength=int(group.max()) + 1)
+            fk[a_rows] += sums[group[:len(a_rows)]].astype(np.int64)
+    return fk
 
 
 def class_cells(problem, levels: tuple[int, ...], classes) -> np.ndarray:

@@ -195,8 +195,9 @@ def test_importance_only_with_cells(tmp_path):
 
 
 def test_three_wildcard_counts_agree_on_random_keys():
-    """The engine's kernel, the verifier's pattern grouping and this file's row-by-row
-    recount give every key the same matches on random keys with wildcards."""
+    """The engine's kernel, its final check, the verifier's pattern grouping and this
+    file's row-by-row recount give every key the same matches on random keys with
+    wildcards."""
     from engine.kernel.cells import wildcard_frequencies
     from engine.verifier.cells import wildcard_frequencies as verifier_frequencies
     rng = np.random.default_rng(4)
@@ -216,6 +217,9 @@ def test_three_wildcard_counts_agree_on_random_keys():
         verifier = verifier_frequencies(sizes, "*", tuple(range(m)))
         per_row = [verifier[tuple(r)] for r in frame.to_numpy(dtype=object)]
         assert np.array_equal(np.repeat(kernel, counts), expected)
+        from engine.transform.cell_suppression import pattern_frequencies
+        final = pattern_frequencies(pat, counts, list(range(m)))  # the release's check
+        assert np.array_equal(np.repeat(final, counts), expected)
         assert np.array_equal(np.asarray(per_row), expected)
 
 
