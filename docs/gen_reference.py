@@ -117,6 +117,16 @@ def pseudonym_section() -> str:
                    PSEUDONYM_PARAMS.values())
 
 
+def capabilities_section() -> str:
+    """What each backend does (``engine.backends.capabilities.FEATURES``): a job needing a
+    feature its backend lacks is refused before anything starts, with this row named."""
+    from engine.backends.capabilities import markdown_table
+    return ("### What each backend does\n\nA job (or an `anonymize` option) needing what "
+            "its backend does not do is refused before any data is read, Spark started or "
+            "file written; the message names the row below. The same table is in "
+            "[Backends](backends.md#what-each-backend-does).\n\n" + markdown_table() + "\n")
+
+
 def page() -> str:
     parts = [
         "# Job-file parameters\n",
@@ -158,9 +168,14 @@ def page() -> str:
         section("Backend: `[engine]`",
                 "Where the records are counted; see [Backends](backends.md).",
                 dataclass_params(EngineConfig)),
+        capabilities_section(),
     ]
     return "\n".join(parts)
 
 
-if __name__ == "__main__":
-    sys.stdout.write(page())
+if __name__ == "__main__":  # --backends: the backends' table only (docs/reference/backends.md)
+    if sys.argv[1:] == ["--backends"]:
+        from engine.backends.capabilities import markdown_table
+        sys.stdout.write(markdown_table())
+    else:
+        sys.stdout.write(page())

@@ -12,6 +12,7 @@ from engine.data.table import EncodedTable
 from engine.errors import AnonymistError, Cancelled, DataError, JobError
 from engine.problem import Problem
 from engine.pseudonyms import check_keys
+from engine.backends.locations import is_uri
 from engine.project.job_data import STREAMED, data_kind
 from engine.project.job_file import job_from_dict, load_encoded, load_job
 from engine.result import AnonymizationResult
@@ -90,6 +91,30 @@ def backend_progress(progress: ProgressCallback | None, cancel: CancelCheck | No
                                               phase=phase, done=share)
 
 
+def planned_backend(job: Job, data: str | Path | None = None,
+                    outputs: dict[str, object] | None = None) -> str:
+    """The backend a run of ``job`` on ``data`` (default: the job's) will use, checked
+    against what the job and ``outputs`` need (``engine.backends.capabilities``) before
+    anything is opened or started: the command line calls it first, ``prepare`` again."""
+    from engine.backends import capabilities, choose_backend, data_source
+    if is_uri(data if data is not None else job.data.path):
+        source = data_source(job, data)
+    elif job.data.url or data_kind(job, data) not in STREAMED:
+        capabilities.check("memory", job, outputs)
+        if job.engine.backend not in ("auto", "memory"):
+            where = str(data) if data is not None else \
+                ("[data] url" if job.data.url else f"[data] path '{job.data.path}'")
+            capabilities.check(job.engine.backend, job, {"other-data": where})
+        return "memory"
+    else:
+        source = data_source(job, data)
+    name = choose_backend(job, source)
+    if not source.files:
+        outputs = {**(outputs or {}), "uri": source.path}
+    capabilities.check(name, job, outputs)
+    return name
+
+
 def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None,
             backend_hook=None) -> Problem:
     """The job bound to its data. Data in a file (the job's, or ``data`` as a path) is
@@ -102,18 +127,13 @@ def prepare(data, config, phase_progress=None, cancel: CancelCheck | None = None
     check_callables(phase_progress=phase_progress, cancel=cancel, backend_hook=backend_hook)
     job = as_job(config)
     if data is None or isinstance(data, (str, Path)):
-        if data_kind(job, data) not in STREAMED:  # workbooks, statistics files, databases
-            if job.engine.backend not in ("auto", "memory"):
-                raise JobError(f"[engine] backend = \"{job.engine.backend}\" reads CSV and "
-                               f"Parquet files; this data is read in memory: set backend = "
-                               f"\"memory\" (or \"auto\")")
+        from engine.backends import choose_backend, count_records, data_source, open_backend
+        if planned_backend(job, data) == "memory" and not is_uri(data) and \
+                data_kind(job, data) not in STREAMED:  # workbooks, statistics files, databases
             return Problem(_whole_table(job, data), job)
-        from engine.backends import (check_supported, choose_backend, count_records,
-                                     data_source, open_backend)
         source = data_source(job, data)
         name = choose_backend(job, source)
-        if name != "memory":
-            check_supported(job)
+        if name != "memory":  # what it cannot do was refused by planned_backend
             backend = open_backend(name, job, source)
             if backend_hook is not None:
                 backend_hook(backend)

@@ -134,6 +134,24 @@ def unnamed_policy(job, strict: bool) -> str:
     return job.data.unnamed_columns
 
 
+def path_or_uri(text: str):
+    """An --output/--data argument: a local Path, or a URI kept as text (Spark's)."""
+    from engine.backends.locations import path_or_uri as parsed
+    return parsed(text)
+
+
+def planned_backend(job, data, outputs):
+    """The backend the run will use, with every refusal of what it cannot do made now."""
+    from engine.api import planned_backend as planned
+    return planned(job, data, outputs)
+
+
+def _local(output):
+    """An output on this machine's disk (None for a URI, which Spark writes)."""
+    from engine.backends.locations import is_uri
+    return None if is_uri(output) else output
+
+
 def _remove_stale(paths: list[Path | None]) -> list[Path]:
     removed = []
     for p in paths:
@@ -146,15 +164,24 @@ def _remove_stale(paths: list[Path | None]) -> list[Path]:
 # --- commands ---------------------------------------------------------------------------
 def cmd_anonymize(args) -> int:
     from engine.io_utils import check_outputs
+    from engine.backends.locations import is_uri
+    from engine.release_docs.cli_options import backend_outputs, replaceable_folder
     job = load_job_checked(args.job)
-    if args.data is not None:
+    # what the job and the options need, against what the backend does: refused before
+    # anything is read, started or written (engine/backends/capabilities.py)
+    backend = planned_backend(job, args.data, backend_outputs(args, job))
+    if args.data is not None and not is_uri(args.data):
         check_input_file(args.data, "data file")
-    outputs = {"--output": args.output, "--result": args.result,
+    outputs = {"--output": None if is_uri(args.output) else args.output,
+               "--result": args.result,
                "--report": getattr(args, "report", None), "--mapping": args.mapping,
                "--pseudonym-table": args.pseudonym_table}
-    mapping_folder = args.mapping is not None and args.mapping.suffix.lower() != ".xlsx"
+    folders = ("--mapping",) if args.mapping is not None and \
+        args.mapping.suffix.lower() != ".xlsx" else ()
+    if backend == "spark" and replaceable_folder(outputs["--output"]):
+        folders += ("--output",)  # its own earlier folder of parts: replaced
     check_outputs(outputs, job_inputs(job, args.job, args.data), AnonymistError,
-                  folders=("--mapping",) if mapping_folder else ())
+                  folders=folders)
     check_export_arguments(args, job)
 
     from engine.api import anonymize_prepared, backend_progress, prepare
@@ -186,7 +213,7 @@ def cmd_anonymize(args) -> int:
     if bar:
         bar.close()
     if result.optimum is None:
-        removed = _remove_stale([args.output, args.result, getattr(args, "report", None)])
+        removed = _remove_stale([_local(args.output), args.result, getattr(args, "report", None)])
         _say("no transformation meets the privacy models: nothing written"
              + (f"; removed the earlier {', '.join(map(str, removed))} so that it cannot "
                 f"pass for this job's release" if removed else ""))
@@ -195,13 +222,17 @@ def cmd_anonymize(args) -> int:
     try:  # a column released as it is holding identifiers: nothing is written
         result.transformed().check_identifiers()
     except IdentifiersFound as e:
-        removed = _remove_stale([args.output, args.result, getattr(args, "report", None)])
+        removed = _remove_stale([_local(args.output), args.result, getattr(args, "report", None)])
         _say(f"error: {e}" + (f"\nremoved the earlier {', '.join(map(str, removed))} so "
                               f"that it cannot pass for this job's release" if removed else ""))
         return EXIT_IDENTIFIERS
     from engine.io_utils import all_or_nothing
     with all_or_nothing(release_files(args)):  # a failure puts back the earlier files
-        cells = write_release(args, result, job, quiet=args.quiet)
+        if is_uri(args.output):  # written by Spark's executors, through its committer
+            from engine.release_docs.cli_options import write_uri
+            cells = write_uri(args, result, job)
+        else:
+            cells = write_release(args, result, job, quiet=args.quiet)
         if args.result:
             result.write_json(args.result, str(args.output) if args.output else None,
                               {"formula_cells": cells} if cells else None)
@@ -227,8 +258,9 @@ def cmd_anonymize(args) -> int:
 
 def release_files(args) -> list[Path | None]:
     """The files (and the mapping folder) one ``anonymize`` writes together."""
+    from engine.backends.locations import is_uri
     report = getattr(args, "report", None)
-    return [args.output, args.result, report,
+    return [None if is_uri(args.output) else args.output, args.result, report,
             report.with_suffix(".json") if report is not None else None,
             args.mapping, args.pseudonym_table]
 
@@ -421,9 +453,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     a = sub.add_parser("anonymize", help="run a job file and write the released table")
     a.add_argument("job", type=Path, help="the job file (TOML)")
-    a.add_argument("--output", type=Path, help="the anonymized data: .csv, .xlsx or .parquet")
+    a.add_argument("--output", type=path_or_uri,
+                   help="the anonymized data: .csv, .xlsx or .parquet (the spark backend: "
+                        "also a URI, hdfs://, s3a://, gs://, abfs://, file://)")
     a.add_argument("--result", type=Path, help="JSON summary of the result")
-    a.add_argument("--data", type=Path, help="data file (default: the job's [data] path)")
+    a.add_argument("--data", type=path_or_uri,
+                   help="data file (default: the job's [data] path; the spark backend: also "
+                        "a URI)")
     a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.add_argument("--strict", action="store_true",
                    help="refuse data columns the job does not name (default: warn and "

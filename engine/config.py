@@ -304,11 +304,14 @@ class EngineConfig:
     backend: str = param_field("choice", "auto", choices=("auto", "memory", "duckdb", "spark"),
                                label="Backend",
                                help="where records are counted (engine.backends.BACKENDS)")
-    spark_master: str = param_field("text", "local[2]", label="Spark master",
-                                    help="a Spark master URL")
+    spark_master: str | None = param_field(
+        "text", None, label="Spark master",
+        help="a Spark master URL (local[4], spark://host:7077, yarn, k8s://...); absent: "
+             "spark-submit's --master, else local[*]")
     memory_limit: str | None = param_field("text", None, label="Memory limit",
                                            help="DuckDB's / the Spark driver's memory, "
-                                                "e.g. 8GB")
+                                                "e.g. 8GB (absent: DuckDB takes min(3 GB, "
+                                                "25 % of RAM), Spark its own default)")
     memory_share: float = param_field("float", 0.25, low=0, high=1, low_open=True,
                                       label="Memory share",
                                       help="auto: DuckDB for files needing more of the memory")

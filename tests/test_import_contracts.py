@@ -47,6 +47,7 @@ LAYERS = [
     {"warmup"},
     {"subcommands"},
     {"cli"},
+    {"spark_submit"},
 ]
 FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.backends import capabilities
 from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
+from engine.backends.locations import is_uri, uri_kind
 from engine.config import INSENSITIVE, QUASI_IDENTIFYING, Job
 from engine.data.files import file_kind, matching_files
 from engine.errors import DataError, JobError
@@ -28,10 +30,15 @@ __all__ = ["Backend", "DataSource", "PhaseProgress", "ReleasePlan", "BACKENDS",
 
 
 def data_source(job: Job, path: str | Path | None = None) -> DataSource:
-    """The job's data (or ``path``): a CSV file, a Parquet file or a glob of them."""
+    """The job's data (or ``path``): a CSV file, a Parquet file or a glob of them, or a
+    URI Spark reads itself (``hdfs://``, ``s3a://``, ``file://``...: a file, a glob or a
+    folder of parts; never looked at on this machine)."""
     raw = path if path is not None else job.data.path
     if not raw:
         raise JobError("[data] path is missing: the job names no data file")
+    if is_uri(raw):
+        return DataSource(str(raw), uri_kind(str(raw)) or "parts", (),
+                          job.data.delimiter or ";", job.data.encoding or "utf-8")
     resolved = Path(raw) if path is not None else job.resolve(str(raw))
     text = str(resolved)
     files = matching_files(text)
@@ -73,20 +80,7 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
     ``sample``), each combination's records in and outside the subset apart."""
     from engine.subset import check_indices, subset_rows
     columns = needed_columns(job)
-    if job.subset and "query" not in job.subset and not backend.subset_by_row_number:
-        raise JobError(f"the {backend.name} backend selects a [subset] by a query only "
-                       f"(its rows have no consecutive numbers): give the subset as a "
-                       f"query, or set [engine] backend = \"duckdb\" or \"memory\"")
-    keyed = [n for n, a in job.attributes.items() if getattr(a, "pseudonym", None) is not None]
-    if keyed and not backend.releases_pseudonyms:
-        raise JobError(f"attribute '{keyed[0]}': the {backend.name} backend does not release "
-                       f"pseudonyms (the key would travel to its executors): set [engine] "
-                       f"backend = \"duckdb\" or \"memory\"")
-    scrubbed = [n for n, a in job.attributes.items() if getattr(a, "scrub", False)]
-    if scrubbed and not hasattr(backend, "scan_identifiers"):
-        raise JobError(f"attribute '{scrubbed[0]}': the {backend.name} backend does not "
-                       f"scrub identifiers: set [engine] backend = \"duckdb\" or "
-                       f"\"memory\"")
+    capabilities.check(backend.name, job)  # prepare checked it already: kept for callers
     counted: list[int] = []
 
     def count_rows() -> int:
@@ -97,10 +91,6 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
     dp = next((m for m in job.privacy if m.name == "differential-privacy"), None)
     bits = None
     if dp is not None:  # SafePub's sample, drawn as in memory for the number of records
-        if not backend.subset_by_row_number:
-            raise JobError(f"differential privacy samples records by their row numbers, "
-                           f"which the {backend.name} backend does not have: set [engine] "
-                           f"backend = \"duckdb\" or \"memory\"")
         if job.subset and "query" in job.subset:
             raise JobError("differential privacy within a [subset] query is drawn in memory "
                            "only (the sample is per record, the query per combination): give "
@@ -116,23 +106,11 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
     return table
 
 
-def check_supported(job: Job) -> None:
-    """Refuse, before any counting, what the DuckDB and Spark releases do not build:
-    they release each record's generalized values (or the marker), coding rules and
-    microaggregates (by value and by class: ``ReleasePlan``), other columns as they
-    are."""
-    memory = "; set [engine] backend = \"memory\""
-    for name, a in job.attributes.items():
-        if getattr(a, "transformation", None) == "microaggregation" and \
-                getattr(a, "clustering", "none") == "mdav":
-            raise JobError(f"attribute '{name}': clustering = \"mdav\" clusters the records "
-                           f"one by one, in memory only{memory}")
-    t = job.transformation
-    if getattr(t, "local_recoding", None):
-        raise JobError(f"local recoding is released in memory only (it recodes the "
-                       f"records of each class one by one){memory}")
-    if getattr(t, "remove_suppressed_values", False):
-        raise JobError(f"remove_suppressed_values is released in memory only{memory}")
+def check_supported(job: Job, backend: str = "duckdb") -> None:
+    """Refuse, before any counting, what an out-of-core backend does not release (the
+    table of ``engine.backends.capabilities``: mdav, local recoding,
+    remove_suppressed_values...)."""
+    capabilities.check(backend, job)
 
 
 def _total_memory() -> int:
@@ -160,13 +138,16 @@ def estimated_memory(source: DataSource) -> float:
 
 def choose_backend(job: Job, source: DataSource | None) -> str:
     """The backend ``[engine] backend`` names; "auto": memory unless the data is a file
-    the in-memory path would need more than ``memory_share`` of the memory for."""
+    the in-memory path would need more than ``memory_share`` of the memory for (then
+    DuckDB), Spark for a URI."""
     engine = job.engine
     if engine.backend not in BACKENDS:
         raise JobError(f"[engine] backend = '{engine.backend}' is not one of "
                        f"{', '.join(BACKENDS)}")
     if engine.backend != "auto":
         return engine.backend
+    if source is not None and not source.files:  # a URI: only Spark reads it
+        return "spark"
     if source is None:
         return "memory"
     if estimated_memory(source) > engine.memory_share * _total_memory():
@@ -177,6 +158,8 @@ def choose_backend(job: Job, source: DataSource | None) -> str:
 def open_backend(name: str, job: Job, source: DataSource) -> Backend:
     """A backend over ``source`` (not the in-memory one, which reads the records)."""
     engine = job.engine
+    if not source.files and name != "spark":
+        capabilities.check(name, job, {"uri": source.path})
     for f in source.files:
         if f.is_dir():
             raise DataError(f"{f} is a folder, not a data file")

@@ -1,8 +1,9 @@
 """Browsing data too big for memory: pages, orders, distinct values and released pages,
 served by DuckDB queries (called from the app's workers).
 
-When a CSV file, a Parquet file or a glob of Parquet files is larger than the
-engine's ``auto`` rule allows in memory (``engine.backends.choose_backend``:
+When a CSV file, a Parquet file or a glob of Parquet files would take more than a
+few seconds to load (`slow_to_load`: 128 MB of CSV, 30 M Parquet cells) or is larger
+than the engine's ``auto`` rule allows in memory (``engine.backends.choose_backend``:
 ``[engine] memory_share`` of the machine's memory), the document holds an
 ``OutOfCoreData`` instead of an ``EncodedTable``.
 Everything the GUI needs of the records is a query on the file:
@@ -40,7 +41,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from engine.backends import DataSource, choose_backend, data_source, estimated_memory
+from engine.backends import (MEMORY_PER_PARQUET_CELL, DataSource, choose_backend, data_source,
+                             estimated_memory)
 from engine.backends.base import PhaseProgress, ReleasePlan
 from engine.backends.browse_order import SortedRows
 from engine.backends.handle import DataHandle, MemoryData, out_of_core_engine
@@ -58,6 +60,11 @@ PAGES_COPY = True
 HEAD_ROWS = 1000
 #: DuckDB's memory limit for the views' queries when the settings give none
 VIEW_MEMORY_LIMIT = "1GB"
+#: the app opens a CSV file larger than this out of core (measured: a 10 M-row, 824 MB
+#: CSV took 26 s to load in memory, ~3 s per 100 MB; out of core its first page shows in
+#: about 2 s), and a Parquet file of more cells (rows x columns) than this
+LOAD_CSV_BYTES = 128 * 2**20
+LOAD_PARQUET_CELLS = 30_000_000
 #: file suffixes the out-of-core path reads
 SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -76,9 +83,20 @@ def out_of_core_backend(path: str | Path, engine: EngineConfig, delimiter: str =
         return False
     job = Job(data=DataConfig(text, delimiter, encoding), engine=engine)
     try:
-        return choose_backend(job, data_source(job, text)) == "duckdb"
+        source = data_source(job, text)
+        return slow_to_load(source) or choose_backend(job, source) == "duckdb"
     except Exception:  # noqa: BLE001 - unreadable: the in-memory reader says why
         return False
+
+
+def slow_to_load(source: DataSource) -> bool:
+    """Whether reading ``source`` into memory would keep the app busy for more than a
+    few seconds (CSV beyond `LOAD_CSV_BYTES`, Parquet beyond `LOAD_PARQUET_CELLS`):
+    the app then opens it out of core, its first page shown at once, whatever memory
+    the machine has."""
+    if source.kind == "parquet":
+        return estimated_memory(source) > LOAD_PARQUET_CELLS * MEMORY_PER_PARQUET_CELL
+    return source.size_bytes > LOAD_CSV_BYTES
 
 
 class OutOfCoreData(SortedRows, DataHandle):

@@ -6,8 +6,13 @@ other paths); only that table reaches Python. The release is a projection
 evaluated by the executors: each quasi-identifier's label and generalized code
 come from literal maps, a record is suppressed when its class key is in the
 literal set of suppressed keys (Spark's hash ``InSet``), and the result is
-written as a folder of part files (CSV with a header each, or Parquet), the
-records in input order across ``part-00000``, ``part-00001``, ...
+written by the executors as a folder of part files (CSV with a header each, or
+Parquet), the records in input order across ``part-00000``, ``part-00001``, ...
+
+Data and release may be URIs (``hdfs://``, ``s3a://``, ``gs://``, ``abfs://``,
+``file://``; globs and folders of parts) that Spark reads and writes itself; the
+master is the job's ``spark_master`` when it names one, else spark-submit's
+(``engine/backends/spark_submit.py``; docs/guide/cluster.md).
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
+from engine.backends.locations import is_uri, uri_kind
 from engine.data.table import EncodedTable
 from engine.errors import DataError
 
@@ -45,50 +51,121 @@ class SparkBackend(Backend):
     name = "spark"
     subset_by_row_number = False  # CSV rows have no consecutive number in Spark
     releases_pseudonyms = False  # the key would travel to the executors
+    writes_uris = True  # hdfs://, s3a://, file://...: through Spark's own committer
 
-    def __init__(self, source: DataSource, master: str = "local[2]",
+    def __init__(self, source: DataSource, master: str | None = None,
                  memory_limit: str | None = None):
         super().__init__(source)
         self._settings = (master, memory_limit)
         from pyspark.sql import SparkSession
-        builder = (SparkSession.builder.master(master).appName("anonymist")
-                   .config("spark.ui.enabled", "false")
-                   .config("spark.ui.showConsoleProgress", "false")
-                   .config("spark.sql.shuffle.partitions", "8")
+        builder = SparkSession.builder.appName("anonymist")
+        if master:  # else spark-submit's --master (spark-submit's default: local[*])
+            builder = builder.master(master)
+        builder = (builder.config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
+        try:
+            from pyspark import SparkConf
+            given = SparkConf()  # what spark-submit's --conf or spark-defaults.conf set
+        except Exception:  # no Java: said below, by getOrCreate
+            given = None
+        self._given = {k for k, _ in given.getAll()} if given is not None else set()
+        for key, value in (("spark.ui.enabled", "false"),
+                           ("spark.sql.adaptive.enabled", "true")):
+            if key not in self._given:
+                builder = builder.config(key, value)
         memory = spark_memory(memory_limit)
         if memory:
             builder = builder.config("spark.driver.memory", memory)
         try:
             self.spark = builder.getOrCreate()
         except Exception as e:  # no Java, bad master URL
-            raise DataError(f"Spark could not start ({master}): "
+            raise DataError(f"Spark could not start ({master or 'spark-submit master'}): "
                             f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
         self.spark.sparkContext.setLogLevel("ERROR")
+        self._files: list[tuple[str, int]] | None = None
+        self._kind: str | None = None
 
     # --- reading ------------------------------------------------------------------
+    def files(self) -> list[tuple[str, int]]:
+        """The data's files as URIs Spark reads, in the order their records are read
+        (name order), with their sizes: local files as ``file://`` URIs, a URI (a file,
+        a glob, a folder of parts) listed by Spark's own file system for its scheme (no
+        check on this machine's disk)."""
+        if self._files is not None:
+            return self._files
+        s = self.source
+        if s.files:
+            self._files = [(Path(f).resolve().as_uri(), f.stat().st_size) for f in s.files]
+            self._kind = s.kind
+            return self._files
+        jvm = self.spark.sparkContext._jvm
+        conf = self.spark.sparkContext._jsc.hadoopConfiguration()
+        try:
+            pattern = jvm.org.apache.hadoop.fs.Path(s.path)
+            fs = pattern.getFileSystem(conf)
+            found = []
+            for st in fs.globStatus(pattern) or []:
+                if st.isDirectory():  # a folder of parts: its data files
+                    found += [c for c in fs.listStatus(st.getPath()) if c.isFile()
+                              and not c.getPath().getName().startswith(("_", "."))]
+                elif not st.getPath().getName().startswith(("_", ".")):
+                    found.append(st)
+            files = sorted((str(st.getPath().toString()), int(st.getLen())) for st in found)
+        except Exception as e:  # no file system for the scheme, no access
+            raise DataError(f"{s.path}: Spark cannot list it: "
+                            f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") \
+                from None
+        if not files:
+            raise DataError(f"[data] path '{s.path}' matches no file")
+        kinds = {uri_kind(f) for f, _ in files}
+        kind = s.kind if s.kind != "parts" else (kinds.pop() if len(kinds) == 1 else None)
+        if kind is None:
+            raise DataError(f"{s.path}: its files are not all .parquet or all .csv "
+                            f"({files[0][0]}, ...)")
+        self._files, self._kind = files, kind
+        return files
+
+    def kind(self) -> str:
+        self.files()
+        return self._kind
+
+    def _size_partitions(self) -> None:
+        """``spark.sql.shuffle.partitions`` from the cluster's parallelism and the data:
+        at least one per core, one per 128 MiB of input up to 8 per core (adaptive
+        execution merges small ones)."""
+        if "spark.sql.shuffle.partitions" in self._given:  # spark-submit --conf decides
+            return
+        cores = max(1, int(self.spark.sparkContext.defaultParallelism))
+        size = sum(n for _, n in self.files())
+        wanted = max(cores, min(8 * cores, -(-size // (128 * 2**20))))
+        self.spark.conf.set("spark.sql.shuffle.partitions", str(wanted))
+
     def frame(self):
-        """The source with every column as text ('' for missing) and a row order key."""
+        """The source with every column as text ('' for missing) and a row order key
+        (the file's number in name order, the row within it). The files are read one by
+        one and joined by a union, whose partitions keep that order: the release's part
+        files hold the records in input order with no sort."""
         from pyspark.sql import functions as F
         s = self.source
-        if s.kind == "parquet":
-            df = None
-            for i, f in enumerate(s.files):  # file order, then row order within each file
-                part = (self.spark.read.parquet(str(f))
-                        .withColumn(_FILE, F.lit(i))
+        files = self.files()
+        self._size_partitions()
+        df = None
+        for i, (f, _) in enumerate(files):
+            if self._kind == "parquet":
+                part = (self.spark.read.parquet(f)
                         .withColumn(_ROW, F.col("_metadata.row_index")))
-                df = part if df is None else df.unionByName(part)
-        else:
-            df = (self.spark.read
-                  .option("sep", s.delimiter).option("quote", '"').option("escape", '"')
-                  .option("header", True).option("inferSchema", False)
-                  .option("encoding", s.encoding or "utf-8")
-                  .option("ignoreLeadingWhiteSpace", False)
-                  .option("ignoreTrailingWhiteSpace", False)
-                  .option("mode", "FAILFAST")
-                  .csv(str(s.files[0]))
-                  .withColumn(_FILE, F.lit(0))
-                  .withColumn(_ROW, F.monotonically_increasing_id()))
+            else:
+                part = (self.spark.read
+                        .option("sep", s.delimiter).option("quote", '"').option("escape", '"')
+                        .option("header", True).option("inferSchema", False)
+                        .option("encoding", s.encoding or "utf-8")
+                        .option("ignoreLeadingWhiteSpace", False)
+                        .option("ignoreTrailingWhiteSpace", False)
+                        .option("mode", "FAILFAST")
+                        .csv(f)
+                        .withColumn(_ROW, F.monotonically_increasing_id()))
+            part = part.withColumn(_FILE, F.lit(i))
+            df = part if df is None else df.unionByName(part)
         names = [c for c in df.columns if c not in (_FILE, _ROW)]
         cols = [F.coalesce(F.col(f"`{c}`").cast("string"), F.lit("")).alias(c) for c in names]
         return df.select(*cols, _FILE, _ROW), names
@@ -128,43 +205,60 @@ class SparkBackend(Backend):
                                  pdf["__w"].to_numpy(np.int64), names)
 
     # --- release ------------------------------------------------------------------
-    def write_release(self, plan: ReleasePlan, path: Path, fmt: str, delimiter: str = ";",
+    def write_release(self, plan: ReleasePlan, path, fmt: str, delimiter: str = ";",
                       progress: PhaseProgress | None = None,
                       formula_cells: str = "keep") -> dict | None:
+        """Write the release as a folder of part files, by the executors through Spark's
+        output committer: to a URI (``hdfs://``, ``s3a://``, ``file://``...) directly
+        (an earlier release there is replaced: Spark's overwrite), to a local path
+        through a hidden sibling folder that then takes the path's place (an earlier
+        release folder or file there is replaced only once the new one is complete)."""
         released = self._released(plan)
-        path = Path(path)
+        uri = path if is_uri(path) else None
         done = None
         if fmt != "parquet":
-            released, done = self._formula_cells(released, plan, formula_cells, path)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            released, done = self._formula_cells(released, plan, formula_cells, str(path))
         if progress:
             progress("release", None)
-        try:
-            writer = released.write.mode("overwrite")
-            if fmt == "parquet":
-                writer.parquet(str(tmp))
-            else:
-                (writer.option("header", True).option("sep", delimiter).option("quote", '"')
-                 .option("escape", '"').option("emptyValue", "").option("nullValue", "")
-                 .option("ignoreLeadingWhiteSpace", False)
-                 .option("ignoreTrailingWhiteSpace", False).csv(str(tmp)))
-            if path.is_dir():
-                shutil.rmtree(path)
-            elif path.exists():
-                path.unlink()
-            os.replace(tmp, path)
-        except Exception as e:
-            raise DataError(f"{path}: Spark could not write the release: "
-                            f"{str(e).splitlines()[0]}") from None
-        finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+        if uri is not None:
+            self._write(released, uri, fmt, delimiter, uri)
+        else:
+            path = Path(path)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            old = path.with_name(f".{path.name}.{os.getpid()}.old")
+            try:
+                self._write(released, tmp.resolve().as_uri(), fmt, delimiter, str(path))
+                if path.is_dir():
+                    os.replace(path, old)
+                elif path.exists() or path.is_symlink():
+                    path.unlink()
+                os.replace(tmp, path)
+            finally:
+                for leftover in (tmp, old):
+                    if leftover.exists():
+                        shutil.rmtree(leftover, ignore_errors=True)
         if progress:
             progress("release", 1.0)
         return done
 
     @staticmethod
-    def _formula_cells(released, plan: ReleasePlan, policy: str, path: Path):
+    def _write(released, where: str, fmt: str, delimiter: str, label: str) -> None:
+        try:
+            writer = released.write.mode("overwrite")
+            if fmt == "parquet":
+                writer.parquet(where)
+            else:
+                (writer.option("header", True).option("sep", delimiter).option("quote", '"')
+                 .option("escape", '"').option("emptyValue", "").option("nullValue", "")
+                 .option("ignoreLeadingWhiteSpace", False)
+                 .option("ignoreTrailingWhiteSpace", False).csv(where))
+        except Exception as e:
+            raise DataError(f"{label}: Spark could not write the release: "
+                            f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") \
+                from None
+
+    @staticmethod
+    def _formula_cells(released, plan: ReleasePlan, policy: str, path: str):
         """The released DataFrame with its formula cells treated as the in-memory CSV
         export treats them (``engine.formulas``), counted in one more pass first."""
         from pyspark.sql import functions as F
@@ -242,8 +336,7 @@ class SparkBackend(Backend):
                 out.append(F.col(f"`{c}`").alias(c))
         if numbered:
             return df.select(*out, _FILE, _ROW)
-        return df.orderBy(_FILE, _ROW).select(*out) if self.source.kind == "parquet" \
-            else df.select(*out)
+        return df.select(*out)  # the union's partitions are in input order: no sort
 
     # --- what the analyses read -----------------------------------------------------------
     def column_counts(self, columns: list[str],

@@ -93,3 +93,25 @@ def _write_through_backend(result, backend, target, levels, progress, cancel) ->
     if stopped.is_set():
         raise Cancelled("export cancelled")
     return cells
+
+
+def write_release_uri(result, uri: str, delimiter: str = ";",
+                      formula_cells: str = "keep") -> dict | None:
+    """Write the optimum's released table to ``uri`` (``hdfs://``, ``s3a://``,
+    ``file://``...: CSV or Parquet by its suffix) through the backend that holds the
+    records, which writes it where it is (Spark: its executors, through Spark's output
+    committer, a folder of part files). A column released as it is that holds
+    identifiers is refused before anything is written."""
+    from engine.backends.locations import uri_kind
+    from engine.output import release_plan
+    backend = getattr(result.problem, "backend", None)
+    if backend is None or not getattr(backend, "writes_uris", False):
+        raise AnonymistError(f"{uri}: a URI is written by the spark backend only; set "
+                             f"[engine] backend = \"spark\" or give a local file")
+    fmt = uri_kind(uri)
+    if fmt is None:
+        raise AnonymistError(f"{uri}: name the release .csv or .parquet (the folder of part "
+                             f"files Spark writes takes that name)")
+    result.transformed(None).check_identifiers()
+    plan = release_plan(result.problem, result.levels_of(None))
+    return backend.write_release(plan, uri, fmt, delimiter, None, formula_cells=formula_cells)

@@ -138,3 +138,46 @@ def write(args, result, job, quiet: bool = False) -> dict[str, dict]:
     if state["what"] is not None:
         sys.stderr.write("\n")
     return written.formula_cells
+
+
+def backend_outputs(args, job) -> dict[str, object]:
+    """What the options ask to write, as ``engine.backends.capabilities.needed`` reads
+    it: checked against the backend before anything starts."""
+    from engine.backends.locations import is_uri
+    out: dict[str, object] = {"--mapping": args.mapping,
+                              "--report": getattr(args, "report", None),
+                              "--pseudonym-table": args.pseudonym_table}
+    other = []
+    if args.output is not None:
+        suffix = Path(str(args.output).rstrip("/")).suffix.lower()
+        if suffix not in (".csv", ".tsv", ".txt", ".parquet"):
+            other.append(f"--output {args.output}")
+        elif suffix != ".parquet" and (args.csv_quoting, args.csv_encoding.lower().replace(
+                "_", "-"), args.csv_line_ending) != ("minimal", "utf-8", "lf"):
+            other.append("--csv-quoting/--csv-encoding/--csv-line-ending")
+        if is_uri(args.output):
+            out["uri"] = f"--output {args.output}"
+    if args.output_url:
+        other.append("--output-url")
+    if other:
+        out["other-targets"] = ", ".join(other)
+    return out
+
+
+def replaceable_folder(path) -> bool:
+    """Whether ``path`` is a folder Spark wrote (part files, ``_SUCCESS``, their ``.crc``
+    and hidden files only): the Spark backend replaces it with the new release."""
+    if path is None or not Path(path).is_dir():
+        return False
+    names = [c.name for c in Path(path).iterdir()]
+    return bool(names) and any(n.startswith("part-") for n in names) and all(
+        n.startswith(("part-", "_SUCCESS", ".")) for n in names)
+
+
+def write_uri(args, result, job) -> dict[str, dict]:
+    """The released table written to the URI --output names, by the Spark backend's
+    executors (no document goes there: the capabilities refused them)."""
+    from engine.export.release_table import write_release_uri
+    delimiter = args.csv_delimiter or job.data.delimiter or ";"
+    cells = write_release_uri(result, args.output, delimiter, args.csv_formula_cells)
+    return {args.output: cells} if cells is not None else {}

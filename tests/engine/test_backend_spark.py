@@ -122,3 +122,133 @@ def test_spark_gives_the_analyses_duckdbs_counts(tmp_path):
     finally:
         for p in problems.values():
             p.backend.close()
+
+
+# --- a standalone cluster on this machine ------------------------------------------------
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _spark_home():
+    import pyspark
+    from pathlib import Path
+    return Path(pyspark.__file__).resolve().parent
+
+
+@pytest.fixture
+def standalone_cluster(tmp_path):
+    """A Spark standalone master and two workers (one core each) from the PySpark
+    install, bound to 127.0.0.1 only; ended by their process ids whatever happens.
+    Yields the master URL."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import time
+    import urllib.request
+    home = _spark_home()
+    logs = tmp_path / "cluster-logs"
+    logs.mkdir()
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1",
+           "SPARK_MASTER_HOST": "127.0.0.1", "SPARK_LOG_DIR": str(logs),
+           "SPARK_NO_DAEMONIZE": "1"}
+    port, ui = _free_port(), _free_port()
+    processes: list[subprocess.Popen] = []
+
+    def start(name: str, *args: str) -> None:
+        out = open(logs / f"{name}.log", "wb")
+        processes.append(subprocess.Popen(
+            [str(home / "bin" / "spark-class"), *args], env=env, stdout=out,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True))
+        out.close()
+
+    try:
+        start("master", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+              "--port", str(port), "--webui-port", str(ui))
+        url = f"spark://127.0.0.1:{port}"
+        for i in range(2):
+            work = tmp_path / f"worker{i}"
+            work.mkdir()
+            start(f"worker{i}", "org.apache.spark.deploy.worker.Worker", url, "--host",
+                  "127.0.0.1", "--port", str(_free_port()), "--webui-port",
+                  str(_free_port()), "--cores", "1", "--memory", "1g", "--work-dir",
+                  str(work))
+        deadline = time.monotonic() + 180  # a loaded 2-core machine: JVMs start slowly
+        alive = 0
+        while time.monotonic() < deadline:
+            if any(p.poll() is not None for p in processes):
+                break
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{ui}/json", timeout=5) as r:
+                    alive = sum(w.get("state") == "ALIVE"
+                                for w in json.load(r).get("workers", []))
+            except OSError:
+                alive = 0
+            if alive == 2:
+                break
+            time.sleep(1)
+        if alive != 2:
+            tails = {f.name: f.read_text(errors="replace")[-800:] for f in logs.glob("*.log")}
+            pytest.fail(f"the standalone cluster did not come up with two workers: {tails}")
+        yield url
+    finally:
+        for p in processes:  # each by its own id: never a search by name
+            if p.poll() is None:
+                os.kill(p.pid, signal.SIGTERM)
+        for p in processes:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.kill(p.pid, signal.SIGKILL)
+                p.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_standalone_cluster_releases_duckdbs_bytes_from_uris(tmp_path, standalone_cluster):
+    """spark-submit of the shipped entry script to a standalone cluster (the job names no
+    master: spark-submit's decides), data and release as file:// URIs (the data a glob of
+    Parquet parts of unequal sizes, read in name order with no sort): the concatenated
+    part files are DuckDB's release byte for byte; run again onto its own output, the
+    release is replaced."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import engine.spark_submit as entry
+    pytest.importorskip("duckdb")
+    for f in ADULT.glob("adult_hierarchy_*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    for i, (lo, hi) in enumerate([(0, 700), (700, 3500), (3500, 4000)]):
+        frame.iloc[lo:hi].to_parquet(parts / f"adult-{i}.parquet", index=False)
+    text = adult_job_text(k=10, limit=0.04, qis=QIS, data="parts/*.parquet")
+    (tmp_path / "duckdb.toml").write_text(text + '[engine]\nbackend = "duckdb"\n')
+    (tmp_path / "spark.toml").write_text(text + '[engine]\nbackend = "spark"\n')
+    assert main(["anonymize", str(tmp_path / "duckdb.toml"), "--output",
+                 str(tmp_path / "duckdb.csv"), "--quiet"]) == 0
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "SPARK_HOME": str(_spark_home()), "SPARK_LOCAL_IP": "127.0.0.1",
+           "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    out = f"{(tmp_path / 'spark.csv').as_uri()}"
+    command = [str(_spark_home() / "bin" / "spark-submit"), "--master", standalone_cluster,
+               "--conf", "spark.executor.memory=512m", "--conf", "spark.driver.host=127.0.0.1",
+               "--conf", "spark.driver.bindAddress=127.0.0.1", entry.__file__, "anonymize",
+               str(tmp_path / "spark.toml"), "--data", f"{parts.as_uri()}/*.parquet",
+               "--output", out, "--result", str(tmp_path / "spark.json"), "--quiet"]
+    reference = (tmp_path / "duckdb.csv").read_bytes()
+    for _run in range(2):  # the second run replaces the first's folder of parts
+        done = subprocess.run(command, env=env, capture_output=True, timeout=900)
+        assert done.returncode == 0, done.stderr.decode(errors="replace")[-3000:]
+        files = sorted((tmp_path / "spark.csv").glob("part-*.csv"))
+        assert files
+        header, *rest = [p.read_bytes() for p in files]
+        assert header + b"".join(p.split(b"\n", 1)[1] for p in rest) == reference
+    assert json.loads((tmp_path / "spark.json").read_text())["optimum"]
+    assert main(["verify", str(tmp_path / "spark.csv"), str(tmp_path / "spark.toml")]) == 0

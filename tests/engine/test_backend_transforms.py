@@ -254,8 +254,8 @@ def test_shared_keyed_pseudonym_refused_as_in_memory(with_ids, capsys, monkeypat
 
 
 @pytest.mark.parametrize("extra, message", [
-    (PSEUDONYMS, "does not release pseudonyms"),
-    ('[subset]\nindices = [1, 2]\n', "selects a [subset] by a query only"),
+    (PSEUDONYMS, "pseudonyms"),
+    ('[subset]\nindices = [1, 2]\n', "[subset] indices"),
 ])
 def test_spark_says_before_counting_what_it_does_not_do(data, extra, message):
     """Spark's refusals come before any counting (a stand-in backend: no session)."""
@@ -274,7 +274,8 @@ def test_spark_says_before_counting_what_it_does_not_do(data, extra, message):
     (data / "job.toml").write_text(job_text("spark", extra))
     with pytest.raises(JobError, match=message.replace("[", r"\[")) as e:
         count_records(SparkLike(None), as_job(data / "job.toml"))
-    assert 'backend = "duckdb"' in str(e.value)
+    assert "not available on the spark backend" in str(e.value)
+    assert '"duckdb"' in str(e.value)  # the backends that have it are named
 
 
 @pytest.mark.parametrize("generalization, subset", [
