@@ -35,8 +35,7 @@ from engine.schema import (Param, ParamError, frozen, dataclass_from_table, data
 from engine.search.genetic_settings import check_genetic_table
 from engine.subset import read_subset
 from engine.transform.identifiers import check_identifier_keys
-from engine.transform.cell_suppression import check_cell_suppression
-from engine.transform.perturbation import check_job as check_perturbations
+from engine.transform.perturbation import check_sdc_methods
 from engine.transform.job_keys import (read_attribute_transformation,
                                        read_transformation_options,
                                        transformation_options_to_dict)
@@ -145,8 +144,7 @@ def job_from_dict(d: dict, base_dir: Path | None = None,
     check_person_role(job)
     check_survey_roles(job)
     check_sensitive_roles(job.privacy, job.attributes)
-    check_cell_suppression(job)
-    check_perturbations(job)
+    check_sdc_methods(job)  # cell suppression and the perturbative methods
     return job
 
 

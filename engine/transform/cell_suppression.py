@@ -6,7 +6,7 @@ quasi-identifiers become the suppression string). sdcMicro instead suppresses si
 cells, as few as it can, and counts a suppressed cell as matching any value (the
 wildcard rule): a record's frequency is the number of records that agree with it
 wherever neither has a suppressed cell. The greedy algorithm (Templ, Kowarik, Meindl,
-JSS 2015, section 4.3; sdcMicro's ``localSuppression``) takes each key below k, finds
+JSS 2015; sdcMicro's ``localSuppression``) takes each key below k, finds
 the keys nearest to it (fewest differing cells) and suppresses the cell of the least
 important quasi-identifier in which they differ, until every key matches at least k
 records.

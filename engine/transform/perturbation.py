@@ -116,11 +116,16 @@ def check_job(job) -> None:
 def check_sdc_methods(job) -> None:
     """Every rule of the job file's reader about cell suppression and perturbations,
     for a job built otherwise (the app, the Python API)."""
-    from engine.transform.cell_suppression import check_cell_suppression
+    from engine.transform.cell_suppression import cells_mode, check_cell_suppression
     for name, a in job.attributes.items():
         check_keys(a, f"[attributes.\"{name}\"]")
     check_cell_suppression(job)
     check_job(job)
+    backend = getattr(getattr(job, "engine", None), "backend", "auto")
+    what = (["cell suppression"] if cells_mode(job) else []) + perturbed_names(job)
+    if what and backend in ("duckdb", "spark"):
+        raise JobError(f"[engine] backend = \"{backend}\": {', '.join(what)} change(s) "
+                       f"records one by one and run(s) in memory: use backend = \"memory\"")
 
 
 def _predictors(cfg) -> tuple[str, ...]:

@@ -176,6 +176,7 @@ def test_combinations(tmp_path):
     ({"transformation": {"combinations": 2}}, "only applies to suppression"),
     ({"transformation": {"suppression": "cells", "combinations": 9}}, "more than the"),
     ({"transformation": {"suppression": "rows"}}, "suppression"),
+    ({"engine": {"backend": "duckdb"}}, "in memory"),
 ])
 def test_refused_settings(tmp_path, change, message):
     d = {"data": {"path": "x.csv"},
