@@ -387,6 +387,8 @@ def _write(project: Path, output: Path) -> ArxImport:
             dtype = (_text(assignment, "datatype") or "String").strip()
             fmt = _text(assignment, "format")
             mapped = DATA_TYPES.get(dtype.lower())
+            if mapped is None and fmt is None and java_date_format(dtype) not in (None, dtype):
+                mapped, fmt = "date", dtype  # vocabulary 1.0: a date's format as its type
             if mapped is None:
                 lost.append(f"attribute '{name}': data type {dtype!r} is unknown here; "
                             f"read as text")
@@ -466,6 +468,12 @@ def _write(project: Path, output: Path) -> ArxImport:
                         "or metric carried over")
         else:
             limit = _text(config, "relativeMaxOutliers")
+            if not _bool(_text(config, "removeOutliers"), True):
+                limit = "0"  # older ARX: suppression switched off
+                carried.append("suppression switched off (removeOutliers = false): limit 0")
+            if _bool(_text(config, "protectSensitiveAssociations"), False):
+                lost.append("ARX's 'protect sensitive associations' (older versions) is not "
+                            "carried over: protect sensitive attributes with a model")
             if limit is not None:
                 try:
                     value = float(limit)

@@ -312,3 +312,29 @@ def test_a_project_given_as_data_says_import_arx(tmp_path, run):
     (tmp_path / "job.toml").write_text(job_text(data="data.deid"))
     r = run("anonymize", tmp_path / "job.toml", "--output", tmp_path / "o.csv")
     assert r.code == 2 and "data.deid is an ARX project" in r.err and "import-arx" in r.err
+
+
+def test_an_older_project_vocabulary_one(tmp_path, run):
+    """ARX's first vocabulary wrote a date's format as its data type, and older versions
+    switch suppression off with removeOutliers = false."""
+    data = "born;sex\n" + "".join(f"0{1 + i % 9}.03.19{60 + i % 4};{'MF'[i % 2]}\n"
+                                  for i in range(40))
+    born = "".join(f"0{d}.03.19{y};19{y};*\n" for d in range(1, 10) for y in range(60, 64))
+    p = ArxProject(data=data, criteria=["2-anonymity"], suppression_limit=0.5, attributes=[
+        Attribute("born", "QUASI_IDENTIFYING_ATTRIBUTE", "dd.MM.yyyy", hierarchy=born),
+        Attribute("sex", "QUASI_IDENTIFYING_ATTRIBUTE", hierarchy="M;*\nF;*\n")])
+    deid = write_deid(tmp_path / "old.deid", p)
+    import zipfile
+    with zipfile.ZipFile(deid) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    entries["input/config.xml"] = entries["input/config.xml"].replace(
+        b"<config>\n", b"<config>\n\t<removeOutliers>false</removeOutliers>\n")
+    with zipfile.ZipFile(deid, "w") as z:
+        for n, raw in entries.items():
+            z.writestr(n, raw)
+    r = run("import-arx", deid, "--output", tmp_path / "j")
+    assert r.code == 0, r.err
+    job = tomllib.loads((tmp_path / "j" / "job.toml").read_text())
+    assert job["attributes"]["born"]["data_type"] == "date"
+    assert job["attributes"]["born"]["format"] == "%d.%m.%Y"
+    assert job["transformation"]["suppression_limit"] == 0.0
