@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, Signal
 from app.distinct_requests import DistinctRequests
 from app.hierarchy_status import HierarchyStatus, rows_digest
 from app.source import DataSource
+from app.survey_roles import survey_job_keys
 from engine.backends.handle import DataHandle
 from engine.config import (INSENSITIVE, QUASI_IDENTIFYING, AttributeConfig, EngineConfig, Job,
                            TransformationConfig)
@@ -427,7 +428,9 @@ class Document(QObject):
                 # a scrub, a kept reason or a coding rule names it)
             attributes[name] = attribute_table(a)
         person = self.extras.get("person")  # app/person_role.py
-        d = {"data": {"person": person} if person in self.attributes else {},
+        data = {"person": person} if person in self.attributes else {}
+        data.update(survey_job_keys(self.extras, self.attributes))  # app/survey_roles.py
+        d = {"data": data,
              "attributes": attributes,
              "privacy": [dict(p) for p in self.settings.privacy],
              "transformation": transformation_to_dict(self.settings.transformation),

@@ -41,6 +41,7 @@ import tomli_w
 import tomllib
 
 from app import __version__
+from app.survey_roles import survey_extras, survey_job_keys
 from engine.config import TransformationConfig
 from engine.data.table import EncodedTable
 from engine.errors import AnonymistError
@@ -119,6 +120,7 @@ def _job_dict(snap: ProjectSnapshot, members: dict[str, str]) -> dict:
     person = snap.extras.get("person")  # app/person_role.py: the job's [data] person
     if isinstance(person, str) and person in snap.attributes:
         data["person"] = person
+    data.update(survey_job_keys(snap.extras, snap.attributes))  # app/survey_roles.py
     attributes = {}
     for name, a in snap.attributes.items():
         t = {k: v for k, v in a.items() if v is not None and k != "hierarchy"}
@@ -449,4 +451,7 @@ def read_project(path: str | Path) -> ProjectSnapshot:
         snap.extras.pop("person", None)
         if isinstance(data, dict) and isinstance(data.get("person"), str):
             snap.extras["person"] = data["person"]
+        survey = survey_extras(data)  # the weight and household are the job's too
+        if survey is not None:
+            snap.extras["survey"] = survey
     return snap

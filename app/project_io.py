@@ -267,6 +267,8 @@ def snapshot_from_job(job: Job, table: EncodedTable | None) -> ProjectSnapshot:
         base_dir=job.base_dir)
     if job.person is not None:  # app/person_role.py
         snap.extras["person"] = job.person
+    if job.weight is not None or job.household is not None:  # app/survey_roles.py
+        snap.extras["survey"] = {"weight": job.weight, "household": job.household}
     for name, a in job.attributes.items():
         if a.hierarchy is not None:
             snap.hierarchies[name] = [list(r) for r in a.hierarchy.rows]

@@ -57,7 +57,8 @@ FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 #: window and its file menu on top
 APP_LAYERS = [
     {"settings", "theme", "workers", "platform_check",  # services: settings, colours,
-     "source", "hierarchy_status", "person_role"},      # threads, can a window open here;
+     "source", "hierarchy_status", "person_role",       # threads, can a window open here;
+     "survey_roles"},
                                                         # records the document keeps, shows
     {"distinct_requests"},                          # the document's background counts
     {"document", "project_file"},                   # the one document; project files

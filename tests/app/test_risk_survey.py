@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import tomllib
+import zipfile
 
 import pytest
 
@@ -47,17 +49,24 @@ def test_survey_tab_shows_what_anonymist_risk_writes(qtbot, window, survey, tmp_
     measures with the weight and household chosen (kept in the project), the release
     exported and verified, and every figure shown equal to `anonymist risk`'s JSON of
     the input file and of the exported file."""
+    from app.project_io import apply_snapshot, snapshot_from_job_file
     folder, result = survey
     view = window.perspectives["risk"]
     doc = window.document
+    apply_snapshot(doc, snapshot_from_job_file(folder / "job.toml"), None)
     with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.set_result(result)
     tab = view.survey
+    # the job's [data] weight and household are the tab's choice
+    assert tab.choice() == {"weight": "w", "household": "hh", "method": "approx"}
     doc.set_modified(False)
     tab.choose(weight="w", household="hh", method="exact")
-    assert doc.extras["risk"]["survey"] == {"weight": "w", "household": "hh",
-                                            "method": "exact"}
+    # the weight and household are the job's [data] weight and household now
+    assert doc.extras["survey"] == {"weight": "w", "household": "hh"}
+    assert doc.extras["risk"]["survey_method"] == "exact"
     assert doc.modified
+    job = doc.build_job()
+    assert (job.weight, job.household) == ("w", "hh")
     with qtbot.waitSignal(tab.measured, timeout=60_000):
         view.tabs.setCurrentIndex(SURVEY)  # shown: it measures (small data)
         if not tab.job.running and tab.summaries[0] is None:
@@ -83,9 +92,29 @@ def test_survey_tab_shows_what_anonymist_risk_writes(qtbot, window, survey, tmp_
     # another choice clears the figures until measured again
     tab.choose(weight=None)
     assert tab.summaries == [None, None]
-    assert doc.extras["risk"]["survey"]["weight"] is None
+    assert doc.extras["survey"]["weight"] is None and doc.build_job().weight is None
     # a project's choice comes back with its result
-    doc.extras["risk"] = {"survey": {"weight": "w", "household": None, "method": "approx"}}
+    doc.extras["survey"] = {"weight": "w", "household": None}
+    doc.extras["risk"] = {"survey_method": "approx"}
     with qtbot.waitSignal(view.sides_changed, timeout=60_000):
         doc.set_result(result)
     assert tab.choice() == {"weight": "w", "household": None, "method": "approx"}
+
+
+def test_projects_and_job_files_keep_the_weight(survey, tmp_path):
+    """A job file's [data] weight and household come into the app (extras) and go out
+    again in a saved project's job and a saved job file."""
+    from app.project_file import read_project, write_project
+    from app.project_io import snapshot_from_job_file
+    from engine.project.job_file import load_job
+    folder, _result = survey
+    snap = snapshot_from_job_file(folder / "job.toml")
+    assert snap.extras["survey"] == {"weight": "w", "household": "hh"}
+    path = tmp_path / "p.anonymist"
+    write_project(snap, path, include_data=False)
+    back = read_project(path)
+    assert back.extras["survey"] == {"weight": "w", "household": "hh"}
+    with zipfile.ZipFile(path) as z:  # the project's job names them
+        job = tomllib.loads(z.read("job.toml").decode("utf-8"))
+    assert (job["data"]["weight"], job["data"]["household"]) == ("w", "hh")
+    assert load_job(folder / "job.toml").weight == "w"

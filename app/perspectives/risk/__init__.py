@@ -13,6 +13,7 @@ from PySide6.QtCore import QTimer
 from app.person_role import person_of
 from app.perspectives.presenter import PerspectiveContext, Presenter
 from app.perspectives.risk.perspective import AUTO_LIMIT, RiskPerspective
+from app.survey_roles import set_survey, survey_of
 from app.widgets.population_editor import records_of
 from engine.analysis.risk_comparison import Thresholds
 from engine.config import QUASI_IDENTIFYING
@@ -58,7 +59,7 @@ class RiskPresenter(Presenter):
         doc.result_changed.connect(self.result_changed)
         doc.settings_changed.connect(self.show_population)
         view.threshold_bar.thresholds_changed.connect(self.remember)
-        view.survey.choice_changed.connect(self.remember)
+        view.survey.choice_changed.connect(self.survey_chosen)
         view.uniqueness.population_changed.connect(self.population_edited)
         for name in ("data_changed", "subset_changed"):
             getattr(doc, name).connect(self._timer.start)
@@ -75,8 +76,9 @@ class RiskPresenter(Presenter):
         try:
             if "thresholds" in state:
                 self.view.set_thresholds(Thresholds(**state["thresholds"]))
-            if "survey" in state:  # the survey measures' weight, household and method
-                self.view.survey.prefer(**state["survey"])
+            # the survey measures' weight and household (the job's), and method
+            self.view.survey.prefer(**survey_of(self.doc),
+                                    method=state.get("survey_method", "approx"))
             self.show_population()
         except (TypeError, ValueError, AnonymistError):
             pass  # a project of another version: keep the defaults
@@ -101,8 +103,17 @@ class RiskPresenter(Presenter):
         if self._restoring:
             return
         self.doc.extras[EXTRAS_KEY] = {"thresholds": dict(self.view.thresholds.__dict__),
-                                       "survey": self.view.survey.choice()}
+                                       "survey_method": self.view.survey.choice()["method"]}
         self.doc.set_modified(True)
+
+    def survey_chosen(self) -> None:
+        """The weight and household are the job's (app/survey_roles.py); the method
+        the perspective's."""
+        if self._restoring:
+            return
+        choice = self.view.survey.choice()
+        set_survey(self.doc, choice["weight"], choice["household"])
+        self.remember()
 
     def population_edited(self, model) -> None:
         if self._restoring or model is None:
@@ -113,6 +124,8 @@ class RiskPresenter(Presenter):
 
     def refresh(self) -> None:
         doc, view = self.doc, self.view
+        state = doc.extras.get(EXTRAS_KEY) or {}
+        view.survey.prefer(**survey_of(doc), method=state.get("survey_method", "approx"))
         view._deferred = None  # a count waiting for the view to be shown is stale
         qis = [n for n, a in doc.attributes.items() if a.type == QUASI_IDENTIFYING]
         if doc.result is not None:
