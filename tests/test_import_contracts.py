@@ -58,8 +58,7 @@ FLOOR = {room: i for i, floor in enumerate(LAYERS) for room in floor}
 APP_LAYERS = [
     {"settings", "theme", "workers", "platform_check",  # services: settings, colours,
      "source", "hierarchy_status", "person_role",       # threads, can a window open here;
-     "survey_roles"},
-                                                        # records the document keeps, shows
+     "survey_roles"},                                   # records the document keeps, shows
     {"distinct_requests"},                          # the document's background counts
     {"document", "project_file"},                   # the one document; project files
     {"project_io", "widgets", "file_dialogs",      # document <-> project; shared widgets;
