@@ -272,7 +272,9 @@ def _sdc_methods(doc, report: dict) -> None:
                  f"records, {cells['cells_suppressed']:,} cells of "
                  f"{cells['records_with_suppressed_cells']:,} records were suppressed; a "
                  f"suppressed cell matches any value, and every record matches at least "
-                 f"{cells['k']} records{combos}.")
+                 f"{cells['k']} records{combos}. The class sizes of section 4 count "
+                 f"these matches; the risk figures of section 6 count a suppressed cell as "
+                 f"a value of its own, which overstates the risk of those records.")
         doc.table(["quasi-identifier", "cells suppressed"],
                   [[q, f"{n:,}"] for q, n in cells["cells_suppressed_per_attribute"].items()],
                   widths=(90, 50))

@@ -237,3 +237,19 @@ def test_a_job_built_in_code_is_checked_too(tmp_path):
         **job.attributes, "d": dataclasses.replace(job.attributes["d"], type="sensitive")})
     with pytest.raises(JobError, match="guarantees k-anonymity only"):
         anonymize(None, job)
+
+
+def test_report_states_the_cells(adult_release, tmp_path):
+    from pypdf import PdfReader
+
+    from engine.release_docs.pdf import export_report
+    job, result, released, out = adult_release
+    pdf, js, report = export_report(result, tmp_path / "r.pdf", json_path=tmp_path / "r.json")
+    assert report["verification"]["ok"], report["verification"]["violations"]
+    assert report["output"]["min_class_size"] >= 5
+    cells = report["cell_suppression"]
+    assert cells["cells_suppressed"] == int((out[ADULT_QIS] == "*").to_numpy().sum()
+                                            - len(out))  # occupation's '*' is its level
+    text = " ".join("\n".join(p.extract_text() for p in PdfReader(pdf).pages).split())
+    assert f"{cells['cells_suppressed']:,} cells of" in text
+    assert "matches any value" in text
