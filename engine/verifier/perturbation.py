@@ -248,17 +248,17 @@ def _correlated(names, original, released, job) -> list[str]:
 
 
 def read_input(job, columns: list[str]):
-    """The job's input columns as strings (a CSV data file), or a message why not."""
+    """The job's input columns as strings (any data kind the verifier reads:
+    ``engine.verifier.source``), or a message why not."""
     import pandas as pd
-    path = getattr(job.data, "path", None)
-    if not path:
+
+    from engine.errors import AnonymistError
+    from engine.verifier import source
+    if not (getattr(job.data, "path", None) or getattr(job.data, "url", None)):
         return None, "the job names no input data to check the perturbed attributes against"
-    full = job.resolve(path)
     try:
-        frame = pd.read_csv(full, sep=job.data.delimiter, encoding=job.data.encoding,
-                            dtype=str, keep_default_na=False, na_filter=False,
-                            usecols=columns)
-    except (OSError, ValueError, UnicodeDecodeError) as e:
-        return None, (f"cannot read the input data {full} to check the perturbed "
-                      f"attributes: {str(e)[:200]}")
+        chunks = list(source.read_input(job, columns))
+    except AnonymistError as e:
+        return None, f"cannot read the input data to check the perturbed attributes: {e}"
+    frame = pd.concat(chunks, ignore_index=True) if chunks else pd.DataFrame(columns=columns)
     return frame, None
