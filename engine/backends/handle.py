@@ -35,7 +35,7 @@ class DataHandle:
     #: DuckDB's memory limit ("" or None: its default)
     memory_limit: str | None = None
     #: data types detected on opening ({column: (type, format)}; empty: none)
-    detected_types: dict = {}
+    detected_types: dict
 
     @property
     def table(self) -> EncodedTable | None:
@@ -109,6 +109,7 @@ class MemoryData(DataHandle):
 
     def __init__(self, table: EncodedTable):
         self._table = table
+        self.detected_types = {}  # the reader's types are the import's (data_types)
 
     @property
     def table(self) -> EncodedTable:
