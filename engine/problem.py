@@ -206,6 +206,8 @@ class Problem:
         # (a model's own floors are shares of its records: not of persons, who may fall
         # into several parts of a class)
         self.model_floors = not self.persons_repeat
+        #: whether a table-level model may suppress further classes (``enforce``)
+        self.enforcing = any(type(m).enforce is not PrivacyModel.enforce for m in self.models)
         self.floors = not self.models_monotonic and (self.pruning_k > 1 or (
             self.model_floors and any(
                 type(m).violating_and_floor is not PrivacyModel.violating_and_floor
@@ -304,7 +306,7 @@ class Problem:
                 if part is not None and any(m is p for p in self.pruning_models):
                     part |= v
         # table-level (risk-based) models may suppress more classes: by their persons
-        sizes = class_sizes(classes) if self.persons_repeat else counts
+        sizes = class_sizes(classes) if self.persons_repeat and self.enforcing else counts
         for m in self.models:
             mask = m.enforce(classes, sizes, mask, self.metric)
         return mask, part, floor

@@ -10,7 +10,10 @@ distinct quasi-identifier combinations):
   (``single``: per item, each value -> the single persons holding it);
 - a *spread* person has rows in several base items: each (person, value) pair
   is kept as a key (``spread``: per item, key -> rows) and the roll-up merges
-  equal keys, so a class counts each once.
+  equal keys, so a class counts each once. Pairs with the same value in the same
+  base items fall into the same classes at every transformation: they share one
+  key that weighs as many (``key_weight``), so the keys grow with the distinct ways
+  persons spread (a birthday between visits), not with the persons.
 
 A "value" is a sensitive attribute's value (the l-diversity family counts, per
 class, the persons holding each value), or one value standing for "a person"
@@ -49,8 +52,9 @@ def _items_per_person(person, group_of, keep, n_persons):
 
 
 @njit(cache=True, nogil=True)
-def _merge(s_ptr, s_value, s_count, p_ptr, p_key, key_value, n_values):
-    """Per class: the single persons' counts plus each spread key once, by value."""
+def _merge(s_ptr, s_value, s_count, p_ptr, p_key, key_value, key_weight, n_values):
+    """Per class: the single persons' counts plus each spread key's weight once, by
+    value."""
     n = len(s_ptr) - 1
     size = len(s_value) + len(p_key)
     slot = np.full(n_values, -1, dtype=np.int64)
@@ -72,13 +76,14 @@ def _merge(s_ptr, s_value, s_count, p_ptr, p_key, key_value, n_values):
                 k += 1
         for p in range(p_ptr[g], p_ptr[g + 1]):
             v = key_value[p_key[p]]
+            w = key_weight[p_key[p]]
             s = slot[v]
             if s >= begin:
-                out_count[s] += 1
+                out_count[s] += w
             else:
                 slot[v] = k
                 out_value[k] = v
-                out_count[k] = 1
+                out_count[k] = w
                 k += 1
         out_ptr[g + 1] = k
     return out_ptr, out_value[:k].copy(), out_count[:k].copy()
@@ -88,23 +93,27 @@ class PersonCounts:
     """Per item (base item or class): persons holding each value, as two parts that
     roll up separately (module docstring)."""
 
-    __slots__ = ("single", "spread", "key_value", "key_person", "n_values", "n_persons")
+    __slots__ = ("single", "spread", "key_value", "key_weight", "n_values", "n_persons",
+                 "unit")
 
     def __init__(self, single, spread: SparseCounts, key_value: np.ndarray,
-                 key_person: np.ndarray, n_values: int, n_persons: int):
+                 key_weight: np.ndarray, n_values: int, n_persons: int,
+                 unit: bool | None = None):
         # ``single``: a SparseCounts, or with one value (persons only) a plain count per
         # item, which rolls up as a sum
         self.single = single
         self.spread = spread
         self.key_value = key_value
-        self.key_person = key_person
+        self.key_weight = key_weight  # the (person, value) pairs each key stands for
+        #: every key stands for one pair (persons spread each their own way)
+        self.unit = unit if unit is not None else not bool((key_weight > 1).any())
         self.n_values = int(n_values)
         self.n_persons = int(n_persons)
 
     @property
     def nbytes(self) -> int:
         return (self.single.nbytes + self.spread.nbytes + self.key_value.nbytes
-                + self.key_person.nbytes)
+                + self.key_weight.nbytes)
 
     @property
     def n_items(self) -> int:
@@ -117,8 +126,8 @@ class PersonCounts:
                                     self.spread.count, self.spread.n_values))
         single = (sum_by_group(self.single, np.asarray(group_of, np.int64), n)
                   if isinstance(self.single, np.ndarray) else self.single.rollup(group_of, n))
-        return PersonCounts(single, spread, self.key_value, self.key_person, self.n_values,
-                            self.n_persons)
+        return PersonCounts(single, spread, self.key_value, self.key_weight, self.n_values,
+                            self.n_persons, self.unit)
 
     def _single_counts(self) -> SparseCounts:
         single = self.single
@@ -138,15 +147,20 @@ class PersonCounts:
             return single
         ptr, value, count = _merge(single.indptr, single.value, single.count,
                                    self.spread.indptr, self.spread.value, self.key_value,
-                                   self.n_values)
+                                   self.key_weight, self.n_values)
         return SparseCounts(ptr, value, count, self.n_values)
 
     def persons(self) -> np.ndarray:
         """Distinct persons per item (each counted once, whatever values they hold)."""
-        if self.n_values == 1:  # one key per spread person: each counts once
+        if self.n_values == 1:  # a key per way of spreading: its persons count once
             single = (self.single if isinstance(self.single, np.ndarray)
                       else self.single.totals())
-            return single + self.spread.distinct()
+            spread = self.spread
+            if self.unit:
+                return single + spread.distinct()
+            weights = np.zeros(len(spread.value) + 1, np.int64)
+            np.cumsum(self.key_weight[spread.value], out=weights[1:])
+            return single + weights[spread.indptr[1:]] - weights[spread.indptr[:-1]]
         raise ValueError("persons() of a per-value count: use the person count itself")
 
 
@@ -186,13 +200,39 @@ class PersonRows:
         else:
             single = SparseCounts.from_codes(pair_value, self.n_values, single_pair).rollup(
                 first[pair_person], n)
-        # spread persons: their pairs become keys (numbered compactly), counted per item
+        # spread persons: their pairs become keys, one per value and set of base items
         spread_pair = ~single_pair
-        key_number = np.cumsum(spread_pair) - 1
+        raw_of_pair = np.cumsum(spread_pair) - 1
         spread_rows = spread_pair[pair_of_row]
-        row_keys = np.where(spread_rows, key_number[pair_of_row], 0).astype(np.int32)
-        n_keys = int(spread_pair.sum())
-        spread_counts = SparseCounts.from_codes(row_keys, max(n_keys, 1), spread_rows).rollup(
-            group_of[rows], n)
-        return PersonCounts(single, spread_counts, pair_value[spread_pair],
-                            pair_person[spread_pair], self.n_values, self.n_persons)
+        raw = raw_of_pair[pair_of_row[spread_rows]]
+        key_of_raw, key_value, key_weight = _signatures(
+            raw, group_of[rows][spread_rows], pair_value[spread_pair], n)
+        row_keys = np.zeros(len(rows), np.int32)
+        row_keys[spread_rows] = key_of_raw[raw]
+        spread_counts = SparseCounts.from_codes(row_keys, max(len(key_value), 1),
+                                                spread_rows).rollup(group_of[rows], n)
+        return PersonCounts(single, spread_counts, key_value, key_weight, self.n_values,
+                            self.n_persons)
+
+
+def _signatures(raw: np.ndarray, item: np.ndarray, raw_value: np.ndarray,
+                n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Spread (person, value) pairs numbered ``raw`` (one entry per row: the pair and its
+    base item) grouped by their value and set of base items: each pair's key, and per
+    key its value and the pairs it stands for."""
+    n_raw = len(raw_value)
+    if n_raw == 0:
+        return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64))
+    both = np.unique(raw.astype(np.int64) * n_items + item)  # by pair, then item
+    pair, items = both // n_items, both % n_items
+    bounds = np.flatnonzero(np.diff(pair)) + 1
+    starts = np.concatenate(([0], bounds))
+    ends = np.concatenate((bounds, [len(both)]))
+    found: dict = {}
+    key_of_raw = np.empty(n_raw, np.int64)
+    for r, a, b in zip(pair[starts].tolist(), starts.tolist(), ends.tolist()):
+        key_of_raw[r] = found.setdefault((int(raw_value[r]), items[a:b].tobytes()),
+                                         len(found))
+    key_value = np.empty(len(found), np.int32)
+    key_value[key_of_raw] = raw_value
+    return key_of_raw, key_value, np.bincount(key_of_raw, minlength=len(found)).astype(np.int64)

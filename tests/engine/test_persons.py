@@ -175,17 +175,33 @@ def test_evaluate_reports_persons(visits_dir, capsys):
 
 
 # --- the classes' person counts against a plain recount --------------------------------
-def test_person_counts_per_class_match_a_recount(visits_dir):
+@pytest.mark.parametrize("coarse", [False, True])
+def test_person_counts_per_class_match_a_recount(visits_dir, tmp_path, coarse):
+    """At random transformations (rolled up from whatever snapshot is cached), the
+    classes' persons and persons per sensitive value equal a pandas recount. ``coarse``:
+    few distinct quasi-identifiers, so that many patients spread over the same
+    combinations (their keys are shared, weighing as many)."""
     from engine.privacy.base import PERSONS, class_sizes
     from engine.project.job_file import load_job
     from engine.api import prepare
     from engine.privacy.sensitive import sensitive_key
 
-    (visits_dir / "counts.toml").write_text(person_data.job_text(extra=(
+    folder = visits_dir
+    if coarse:
+        frame = person_data.visits(patients=800, seed=5)
+        frame["age"] = (20 + frame["age"].astype(int) % 4).astype(str)
+        frame["zip"] = frame["zip"].map({z: ("10000", "10007", "10014")[i % 3] for i, z in
+                                         enumerate(sorted(frame["zip"].unique()))})
+        folder = tmp_path
+        person_data.write_visits(folder, frame)
+    (folder / "counts.toml").write_text(person_data.job_text(extra=(
         '[[privacy]]\nmodel = "entropy-l-diversity"\nattribute = "diagnosis"\nl = 1.5\n')),
         encoding="utf-8")
-    problem = prepare(None, load_job(visits_dir / "counts.toml"))
-    data = pd.read_csv(visits_dir / "visits.csv", sep=";", dtype=str, keep_default_na=False)
+    problem = prepare(None, load_job(folder / "counts.toml"))
+    if coarse:  # keys do stand for several pairs
+        persons = problem.classifier.base.aggregates[PERSONS]
+        assert persons.key_weight.max() > 1 and len(persons.key_weight) > 10
+    data = pd.read_csv(folder / "visits.csv", sep=";", dtype=str, keep_default_na=False)
     rng = np.random.default_rng(3)
     lattice = problem.lattice
     for _ in range(12):  # classes rolled up from cached snapshots in any order
