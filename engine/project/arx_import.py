@@ -462,7 +462,7 @@ def _write(project: Path, output: Path) -> ArxImport:
         # configuration
         transformation: dict = {}
         privacy: list[dict] = []
-        needs_subset = False
+        needs_subset = inclusion = False
         if config is None:
             lost.append("input/config.xml is missing: no privacy model, suppression limit "
                         "or metric carried over")
@@ -521,7 +521,7 @@ def _write(project: Path, output: Path) -> ArxImport:
                 if parsed is None:
                     lost.append(f"privacy model '{text}': Anonymist has no such model")
                 elif not parsed:
-                    needs_subset = True  # Inclusion: the research subset alone
+                    needs_subset = inclusion = True  # the research subset alone
                 else:
                     note = parsed.pop(NOTE, None)
                     if note is not None:
@@ -558,6 +558,14 @@ def _write(project: Path, output: Path) -> ArxImport:
             job["subset"] = {"records": "subset.csv"}
             carried.append("the research subset's records (data/input_subset.csv) as "
                            "subset.csv")
+            counts_subset = any(p["model"] in SUBSET_MODELS or p.get("attacker") ==
+                                "journalist" or (p["model"] == "k-map" and
+                                                 "estimator" not in p) for p in privacy)
+            if inclusion and not counts_subset:
+                lost.append("ARX's 'Inclusion' anonymizes the research subset's records; "
+                            "here no model counts the subset, so every record is released "
+                            "under the models: to release the subset alone, use subset.csv "
+                            "as the data")
         elif needs_subset:
             lost.append("the research subset: this ARX version keeps it in config.dat "
                         "(never read); add it as [subset] records = \"subset.csv\" (ARX's "
