@@ -661,7 +661,13 @@ def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> 
         for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows, columns=present):
             yield batch.to_pandas().astype(object).fillna("").astype(str)
 
-    return _verify_stream(columns, job, read)
+    coded = None
+    if not _removed_values(job) and not spec.person(job):  # those need each row's place
+        def coded(counted, subset_mask, pseudonyms, looks):  # every core (Arrow's threads)
+            from engine.verifier.parquet_rows import count_parquet
+            return count_parquet(path, counted, pseudonyms, looks) \
+                if subset_mask is None else None
+    return _verify_stream(columns, job, read, coded)
 
 
 # --- a release in several files (Spark's part files, a glob) --------------------------------

@@ -50,6 +50,21 @@ def test_spark_local_matches_memory(tmp_path, capsys):
         # Spark's folder of part files verifies as it is (read by DuckDB, streamed)
         assert main(["verify", str(tmp_path / f"{name}.csv"),
                      str(tmp_path / f"{name}.toml")]) == 0
+    # run again onto its own folder of parts: replaced once the new one is complete
+    before = {p.name for p in (tmp_path / "spark.csv").iterdir()}
+    assert main(["anonymize", str(tmp_path / "spark.toml"), "--output",
+                 str(tmp_path / "spark.csv"), "--quiet"]) == 0
+    parts = sorted((tmp_path / "spark.csv").glob("part-*.csv"))
+    assert {p.name for p in parts}.isdisjoint(before)  # Spark names parts anew per write
+    header, *rest = [p.read_bytes() for p in parts]
+    assert header + b"".join(p.split(b"\n", 1)[1] for p in rest) == reference
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".spark.csv.")]
+    # a folder holding anything else is not a release to replace
+    (tmp_path / "mine.csv").mkdir()
+    (tmp_path / "mine.csv" / "notes.txt").write_text("keep me")
+    assert main(["anonymize", str(tmp_path / "spark.toml"), "--output",
+                 str(tmp_path / "mine.csv"), "--quiet"]) == 2
+    assert (tmp_path / "mine.csv" / "notes.txt").read_text() == "keep me"
     capsys.readouterr()
 
 
