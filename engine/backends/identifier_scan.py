@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from engine.identifiers import IdentifyingValues, find_spans, scrub_text
+from engine.identifiers.prefilter import candidates
 from engine.identifiers.scan import EXAMPLES, Finding
 
 BATCH_ROWS = 50_000
@@ -68,9 +69,10 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
         for batch in _batches(backend, sql):
             data = batch.to_pydict()
             for j, c in enumerate(columns):
-                for v, n, first, g in zip(data[c], data["__n"], data["__first"],
-                                          data[f"__g{j}"]):
-                    if g:
+                may = candidates(batch.column(c), values)  # the rest holds none
+                for v, n, first, g, m in zip(data[c], data["__n"], data["__first"],
+                                             data[f"__g{j}"], may):
+                    if g or not m:
                         continue
                     spans = find_spans(v or "", values)
                     if not spans:
@@ -152,11 +154,15 @@ def _scrubber(values, n_own: int, name: str):
 
     def core(array, owns):
         texts = array.to_pylist()
+        may = candidates(array, values)  # the others are released as they are
         owns = [o.to_pylist() for o in owns]
         cache: dict = {}
         out = []
         for r, t in enumerate(texts):
             t = t or ""
+            if not may[r]:
+                out.append(t)
+                continue
             mine = ({(o[r] or "").strip() for o in owns} & values.candidate_numbers(t)
                     if owns else set())
             if mine:

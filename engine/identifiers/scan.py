@@ -54,9 +54,18 @@ class OwnNumbers:
         return {str(d[c[row]]).strip() for c, d in self.columns}
 
 
+#: distinct values from which the Arrow pre-filter pays (below: each value in Python)
+PREFILTER_FROM = 64
+
+
 def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
     spans, candidates = {}, {}
-    for code, v in enumerate(dictionary):
+    codes = range(len(dictionary))
+    if len(dictionary) >= PREFILTER_FROM:  # only values that may hold one: C++ first
+        from engine.identifiers.prefilter import candidates as may_hold
+        codes = np.flatnonzero(may_hold(list(dictionary), values)).tolist()
+    for code in codes:
+        v = dictionary[code]
         text = "" if v is None else str(v)
         found = find_spans(text, values)
         if found:

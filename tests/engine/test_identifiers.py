@@ -188,3 +188,37 @@ def test_a_long_text_stays_linear():
     one = find_spans(sentence)
     many = find_spans(sentence * 3000)
     assert len(many) == 3000 * len(one) == 6000
+
+
+def test_the_prefilter_lets_every_identifier_through():
+    """The Arrow pre-filter is a superset of the checks: every value in which
+    ``find_spans`` finds anything is a candidate (generated notes, hand-written
+    sentences in other formats, the shared data, random text of digits, separators and
+    words)."""
+    import random
+
+    from engine.identifiers.prefilter import candidates
+    from tests.benchmarks.bench_identifiers import CLEAN, HARD
+    from tests.clinical_data import clinical
+    t = clinical(patients=150, seed=21)
+    values = IdentifyingValues.build({"name": t.frame["name"].unique(),
+                                      "patient_no": t.frame["patient_no"].unique(),
+                                      "mrn": ["MRN-00981", "K-77a"]})
+    rng = random.Random(5)
+    alphabet = list("0123456789 ().-/+:@x") + ["Mary ", "Okafor", "Dr. ", "Li ", "MRN-00981",
+                                                "2019-05-03", "10:30", "DE89", " www.", "’"]
+    noise = ["".join(rng.choice(alphabet) for _ in range(rng.randint(3, 30)))
+             for _ in range(3000)]
+    texts = (list(t.frame["notes"]) + [s for _, _, s in HARD] + CLEAN + noise
+             + ["", "Chart 100833 seen", "O'Neill's", "x-mary-jane--y"])
+    for path in ("adult/adult.csv", "cup/cup.csv"):
+        file = SHARED / "data" / path
+        if file.exists():
+            table = read_csv_encoded(file, delimiter=";", encoding="utf-8", header=True)
+            texts += [str(v) for n in table.names for v in table.column(n).dictionary]
+    own = set(t.frame["patient_no"])
+    mask = candidates(texts, values)
+    missed = [x for x, m in zip(texts, mask) if not m and (
+        find_spans(x, values) or find_spans(x, values, own))]
+    assert not missed, missed[:5]
+    assert not mask.all()  # it does leave values out
