@@ -1,9 +1,9 @@
 """Every kind of data file the app and job files read, as DataFrames of strings.
 
 One implementation for the import wizard (``engine.data.sources``) and job files
-(``[data] path`` / ``url``, ``engine.project.job_file``): Excel through openpyxl
-(read-only; .xls through xlrd), Parquet through pyarrow (one file or a pattern of
-parts), SPSS / Stata / SAS through pyreadstat (value labels applied: the values a
+(``[data] path`` / ``url``, ``engine.project.job_file``): Excel through calamine
+(openpyxl without python-calamine; .xls through xlrd), Parquet through pyarrow (one
+file or a pattern of parts), SPSS / Stata / SAS through pyreadstat (value labels applied: the values a
 steward sees), databases through SQLAlchemy URLs (or Python's sqlite3 for a SQLite
 file when SQLAlchemy is not installed). Delimited text stays with
 ``engine.data.csv_import``. Every failure is a ``DataError`` naming the file.
@@ -135,6 +135,16 @@ def _read_xls(path: str | Path, sheet: str, has_header: bool,
     return _strings(pd.DataFrame(rows, columns=header, dtype=object))
 
 
+def _xlsx_engine() -> str:
+    """calamine (Rust, about 8x faster on Adult; the same strings, a test holds them equal)
+    when python-calamine is installed, else openpyxl."""
+    try:
+        import python_calamine  # noqa: F401
+    except ImportError:
+        return "openpyxl"
+    return "calamine"
+
+
 def read_excel(path: str | Path, sheet: str | None = None, has_header: bool = True,
                n_rows: int | None = None) -> pd.DataFrame:
     """A workbook's sheet (None or "": the first) as strings."""
@@ -147,7 +157,7 @@ def read_excel(path: str | Path, sheet: str | None = None, has_header: bool = Tr
         return _read_xls(path, sheet, has_header, n_rows)
     try:
         df = pd.read_excel(path, sheet_name=sheet, header=0 if has_header else None,
-                           dtype=object, nrows=n_rows, engine="openpyxl")
+                           dtype=object, nrows=n_rows, engine=_xlsx_engine())
     except ImportError:
         raise DataError("reading Excel files needs the openpyxl package") from None
     except FileNotFoundError:

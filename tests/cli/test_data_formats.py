@@ -188,3 +188,20 @@ def test_data_option_takes_a_workbook_too(run, folder):
             out, "--quiet")
     assert r.code == 0, r.err
     assert run("verify", out, folder / "job.toml").code == 0
+
+
+def test_calamine_and_openpyxl_read_a_workbook_alike(tmp_path, monkeypatch):
+    """The fast reader (calamine) gives the strings openpyxl gives: numbers, dates,
+    times, booleans, empty cells."""
+    import datetime as dt
+
+    import engine.data.readers as readers
+    pytest.importorskip("python_calamine")
+    pd.DataFrame({"d": [dt.date(2020, 1, 2), None], "t": [dt.datetime(2020, 1, 2, 3, 4, 5),
+                                                           None],
+                  "f": [1.5, 2.0], "i": [1, 2], "s": ["a", None], "b": [True, False]}
+                 ).to_excel(tmp_path / "t.xlsx", index=False)
+    fast = readers.read_excel(tmp_path / "t.xlsx")
+    monkeypatch.setattr(readers, "_xlsx_engine", lambda: "openpyxl")
+    assert fast.equals(readers.read_excel(tmp_path / "t.xlsx"))
+    assert fast.to_dict("list")["f"] == ["1.5", "2"]
