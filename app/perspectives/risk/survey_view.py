@@ -68,6 +68,8 @@ def side_frame(side: RiskSide | None):
     if side is None or side.records is not None:
         return None
     data = side.data
+    if getattr(data, "weights", None) is not None:  # a frequency table: no records
+        return None
     return data.to_dataframe() if hasattr(data, "to_dataframe") else data
 
 
