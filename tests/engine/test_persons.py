@@ -371,3 +371,25 @@ def test_bad_person_input_writes_nothing(tmp_path, capsys, case):
             "empty": "is empty in 1 row(s), first data row 8",
             "model": "differential-privacy", "cells": "\"cells\""}[case] in err
     assert not out.exists() and not res.exists()
+
+
+@pytest.mark.slow
+def test_the_spark_release_is_the_in_memory_one(visits_dir):
+    pytest.importorskip("pyspark")
+    import shutil
+    if shutil.which("java") is None:
+        pytest.skip("Java is not on the PATH: Spark needs Java 17")
+    _release(visits_dir, "mem3", person="patient_no", k=3)
+    result = json.loads((visits_dir / "mem3.json").read_text())
+    (visits_dir / "spark3.toml").write_text(person_data.job_text(k=3, backend="spark"),
+                                            encoding="utf-8")
+    out, res = visits_dir / "spark3.csv", visits_dir / "spark3.json"
+    assert main(["anonymize", str(visits_dir / "spark3.toml"), "--output", str(out),
+                 "--result", str(res), "--quiet"]) == 0
+    spark = json.loads(res.read_text())
+    assert spark["optimum"]["levels"] == result["optimum"]["levels"]
+    assert spark["person"] == result["person"]
+    parts = sorted(out.glob("part-*.csv"))  # Spark's folder of parts, in order
+    header, *rest = [p.read_bytes() for p in parts]
+    body = header + b"".join(p.split(b"\n", 1)[1] for p in rest)
+    assert body == (visits_dir / "mem3.csv").read_bytes()
