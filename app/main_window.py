@@ -162,6 +162,7 @@ class MainWindow(QMainWindow):
                        self.document.data_changed):
             signal.connect(lambda *_: self._update_export_actions())
         self._update_export_actions()
+        self._update_enabled()
         a["new"].triggered.connect(self.new_project)
         a["guided"].triggered.connect(lambda: self.guided_release())
         a["open"].triggered.connect(f.open_dialog)
@@ -196,6 +197,7 @@ class MainWindow(QMainWindow):
         self.document.modified_changed.connect(lambda _m: self._update_title())
         self.document.path_changed.connect(lambda _p: self._update_title())
         self.document.data_changed.connect(self._update_data_label)
+        self.document.data_changed.connect(self._update_enabled)
         self.document.rows_counted.connect(self._update_data_label)
         self.document.query_failed.connect(
             lambda message: self.statusBar().showMessage(f"Out of core: {message}", 15000))
@@ -287,8 +289,22 @@ class MainWindow(QMainWindow):
             if self.document.out_of_core else "")
 
     def _io_busy(self, busy: bool) -> None:
-        for key in ("open", "save", "save_as", "save_job", "import_data", "new", "open_sample"):
-            self.actions[key].setEnabled(not busy)
+        self._reading = busy
+        self._update_enabled()
+
+    def _update_enabled(self) -> None:
+        """What can be clicked: nothing that needs data before data is loaded (Anonymize,
+        Save, Save job), no file action while a file is read or written, no second run
+        while one is under way."""
+        reading = getattr(self, "_reading", False)
+        has_data = self.document.has_data
+        for key in ("open", "import_data", "new", "open_sample"):
+            self.actions[key].setEnabled(not reading)
+        for key in ("save", "save_as", "save_job"):
+            self.actions[key].setEnabled(not reading and has_data)
+        running = self.search.running
+        self.actions["anonymize"].setEnabled(has_data and not running)
+        self.configure.set_running(running, can_run=has_data)
 
     # --- anonymization -------------------------------------------------------------------------
     def anonymize(self) -> None:
@@ -327,14 +343,12 @@ class MainWindow(QMainWindow):
         self.progress.begin(f"{label}…")
         self.actions["cancel"].setEnabled(True)
         # a second click does not restart the run from nothing (Cancel ends it)
-        self.actions["anonymize"].setEnabled(False)
-        self.configure.set_running(True)
+        self._update_enabled()
 
     def _run_ended(self) -> None:
         self.progress.finish()
         self.actions["cancel"].setEnabled(False)
-        self.actions["anonymize"].setEnabled(True)
-        self.configure.set_running(False)
+        self._update_enabled()
 
     def _run_finished(self, outcome: TaskOutcome) -> None:
         from app.perspectives.configure.result_summary import headline

@@ -111,7 +111,8 @@ def propose_hierarchy(column: EncodedColumn, target_intervals: int = 16) -> Hier
         reason = "dates: kept to the month, then the year, then the decade"
     elif len(present) <= 2:
         spec = PrioritySpec(max_levels=1)
-        reason = f"{len(present)} values: kept, or hidden altogether"
+        reason = (f"{len(present)} value{'' if len(present) == 1 else 's'}: kept, or hidden "
+                  f"altogether")
     else:
         spec = PrioritySpec(max_levels=min(len(present) - 1, 3))
         reason = (f"{len(present)} categories: the rarest are hidden first, common ones "

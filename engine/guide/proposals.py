@@ -106,6 +106,11 @@ def propose_attributes(table: EncodedTable, unique_share: float = 0.9,
             continue
         sensitive = _matches(words, _SENSITIVE_WORDS)
         qi = _matches(words, _QI_WORDS)
+        if distinct <= 1:  # empty or one value for all: it tells nobody apart
+            proposals.append(Proposal(name, INSENSITIVE, (
+                "empty: no record has a value; released as it is (empty)" if distinct == 0
+                else "one value for every record: it tells nobody apart; released as it is")))
+            continue
         if match is not None:  # dates or places
             proposals.append(Proposal(name, QUASI_IDENTIFYING,
                                       f"holds {match.category.lower()}: in combination with "

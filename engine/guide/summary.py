@@ -24,7 +24,8 @@ class AttributeChange:
 
     def text(self) -> str:
         if self.level == 0:
-            return f"kept as it is ({self.distinct_before:,} values)"
+            return (f"kept as it is ({self.distinct_before:,} "
+                    f"value{'' if self.distinct_before == 1 else 's'})")
         if self.level >= self.height:
             return "removed: every record shows '*'"
         before, after = self.example

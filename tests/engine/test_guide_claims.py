@@ -110,3 +110,16 @@ def test_a_removed_attribute_is_said_in_words():
     assert "33.6 % instead of 31.4 %" in text and "10 records suppressed instead of 12" in text
     same = Alternative("age", (1, 1), 11.1, 5, None).text(11.1, 5)
     assert same == "Keep age finer: the same information loss (11.1 %), 5 records suppressed"
+
+
+def test_an_empty_or_constant_column_is_not_a_quasi_identifier():
+    from engine.data.table import EncodedTable
+    from engine.guide.proposals import propose_attributes
+    frame = pd.DataFrame({"age": [str(20 + i % 30) for i in range(100)],
+                          "empty": [""] * 100, "constant": ["x"] * 100})
+    proposals = {p.attribute: p for p in propose_attributes(EncodedTable.from_dataframe(frame))}
+    assert proposals["empty"].type == "insensitive" and "empty" in proposals["empty"].reason
+    assert proposals["constant"].type == "insensitive"
+    assert "tells nobody apart" in proposals["constant"].reason
+    for p in proposals.values():
+        assert "0 distinct" not in p.reason and " 1 values" not in p.reason

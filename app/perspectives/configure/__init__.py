@@ -143,9 +143,12 @@ class ConfigurePerspective(QWidget):
         if len(names) == 1:
             self.data.show_attribute(names[0])
 
-    def set_running(self, running: bool) -> None:
+    def set_running(self, running: bool, can_run: bool = True) -> None:
+        """The Anonymize button: off during a run, and before there is data to run on."""
         self.anonymize_button.setText("Anonymizing…" if running else "Anonymize")
-        self.anonymize_button.setEnabled(not running)
+        self.anonymize_button.setEnabled(can_run and not running)
+        self.anonymize_button.setToolTip("" if can_run or running else
+                                         "Open or import data first")
 
     def set_page_size(self, size: int) -> None:
         self.data.set_page_size(size)
