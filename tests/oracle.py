@@ -187,6 +187,15 @@ def job_for(case: dict) -> Job:
                base_dir=SHARED)
 
 
+def verify_job(case: dict) -> Job:
+    """`job_for` naming the case's data file (``[data] path``): what `verify` reads when
+    it needs the input (a research subset's population, resolved on the input)."""
+    import dataclasses
+    job = job_for(case)
+    return dataclasses.replace(job, data=dataclasses.replace(
+        job.data, path=case["dataset"], delimiter=";"))
+
+
 def expected_loss(case: dict):
     v = case["expected_loss"]
     if v is None:

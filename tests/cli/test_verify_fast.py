@@ -177,4 +177,4 @@ def test_oracle_releases_give_the_same_report(tmp_path, spy):
         out = tmp_path / "out.csv"
         write_released(transform(problem, optimum.levels),
                        FileTarget(out, "csv", CsvOptions(delimiter=";")))
-        both(out, oracle.job_for(case), spy, block_bytes=8192)
+        both(out, oracle.verify_job(case), spy, block_bytes=8192)

@@ -27,5 +27,5 @@ def test_released_optimum_verifies(case, tmp_path):
     from engine.export.targets import CsvOptions, FileTarget, write_released
     write_released(transform(problem, optimum.levels),
                    FileTarget(out, "csv", CsvOptions(delimiter=";")))
-    report = verify_file(out, oracle.job_for(case))
+    report = verify_file(out, oracle.verify_job(case))
     assert report.ok, report.violations
