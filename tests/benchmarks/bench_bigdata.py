@@ -27,7 +27,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DATAGEN = ROOT.parent / "shared" / "tools" / "datagen.py"
+#: ../shared/tools/datagen.py beside the checkout (a worktree's: further up)
+DATAGEN = next((p / "shared" / "tools" / "datagen.py" for p in ROOT.parents
+                if (p / "shared" / "tools" / "datagen.py").is_file()),
+               ROOT.parent / "shared" / "tools" / "datagen.py")
 QIS = ["sex", "age", "race", "marital-status", "education", "native-country", "workclass",
        "occupation"]
 
