@@ -59,6 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.smoke_check:
         window.warm_up(compile=not is_warm())
     qapp.aboutToQuit.connect(window.shutdowns.run)
+    # temporary copies a killed earlier run left behind (its own go at exit)
+    from engine.backends.temp_folders import sweep_stale_folders
+    QTimer.singleShot(0, sweep_stale_folders)
     if args.guide:
         QTimer.singleShot(0, lambda: window.guided_release(args.path))
     elif args.path:

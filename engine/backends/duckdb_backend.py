@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from engine.backends.temp_folders import TEMP_PREFIX, sweep_stale_folders
 from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePlan,
                                   frequency_columns)
 from engine.backends import identifier_scan
@@ -619,55 +620,6 @@ def _numpy(result):
 
 def _frame(result) -> pd.DataFrame:
     return result.df()
-
-
-#: the backend's temporary folders (spill files, the app's Parquet copy of a CSV file,
-#: sort orders): ``anonymist-duckdb-<pid>-<random>`` in the system's temporary folder
-TEMP_PREFIX = "anonymist-duckdb-"
-_swept = False
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's process: alive
-        return True
-    return True
-
-
-def sweep_stale_folders(folder: str | Path | None = None) -> list[Path]:
-    """Remove the temporary folders of backends whose process is gone (killed before it
-    could remove them): once per process, on the first backend (the app's next start,
-    the next command). A folder whose process is alive is kept; a folder without a
-    process id in its name (another program's, or an older version's) is never touched."""
-    global _swept
-    if _swept and folder is None:
-        return []
-    _swept = True
-    import re
-    removed = []
-    root = Path(folder or tempfile.gettempdir())
-    try:
-        candidates = list(root.glob(f"{TEMP_PREFIX}*-*"))
-    except OSError:
-        return []
-    for path in candidates:
-        m = re.fullmatch(re.escape(TEMP_PREFIX) + r"(\d+)-[^/]+", path.name)
-        if not m or not path.is_dir() or path.is_symlink():
-            continue
-        pid = int(m[1])
-        if pid == os.getpid() or _alive(pid):
-            continue
-        try:
-            if path.stat().st_uid != os.getuid():
-                continue
-        except (OSError, AttributeError):
-            continue
-        shutil.rmtree(path, ignore_errors=True)
-        removed.append(path)
-    return removed
 
 
 def _release(con, folder: str) -> None:

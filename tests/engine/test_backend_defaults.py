@@ -38,7 +38,7 @@ def test_a_backend_without_a_limit_takes_the_default(tmp_path):
 
 
 def test_stale_folders_of_dead_processes_are_swept(tmp_path):
-    from engine.backends.duckdb_backend import TEMP_PREFIX, sweep_stale_folders
+    from engine.backends.temp_folders import TEMP_PREFIX, sweep_stale_folders
     done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
     dead = int(done.stdout)  # that process has exited and been reaped
