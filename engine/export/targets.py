@@ -210,9 +210,10 @@ def _batches(n: int, size: int = BATCH_ROWS):
 def _atomic(path: Path, write: Callable[[Path], None]) -> None:
     """Write through ``engine.io_utils.atomic_path``: beside the target, ordinary
     permissions, renamed over it at the end, removed on failure or cancel."""
-    from engine.io_utils import atomic_path
+    from engine.io_utils import atomic_path, check_output_folder
     if Path(path).is_dir():
         raise DataError(f"{path} is a folder: give a file name")
+    check_output_folder("export to", Path(path), DataError)  # never created silently
     with atomic_path(path) as tmp:
         write(tmp)
 

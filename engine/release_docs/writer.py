@@ -187,6 +187,9 @@ def _write_release(result, request: ReleaseRequest, levels, progress, cancel
     check_backend_targets(result, targets)
     share = 0.8 if request.documents else 1.0
     out = ReleaseWritten()
+    for folder in (request.share, request.internal):  # the release's own two folders
+        if folder is not None:
+            Path(folder).mkdir(parents=True, exist_ok=True)
     for i, target in enumerate(targets):
         what = target.describe()
         cells = write_release_table(

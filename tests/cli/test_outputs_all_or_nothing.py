@@ -126,3 +126,13 @@ def test_the_app_export_is_all_or_nothing_too(tiny, failing_report):
                                              mapping=tiny / "maps", report=tiny / "r.pdf",
                                              force=True))
     assert snapshot(tiny) == before and not (tiny / "maps").exists()
+
+
+def test_an_export_into_a_missing_folder_is_refused(tmp_path):
+    import pandas as pd
+
+    from engine.errors import DataError
+    from engine.export.targets import file_target, write_table
+    with pytest.raises(DataError, match="does not exist"):
+        write_table(pd.DataFrame({"a": ["1"]}), file_target(tmp_path / "new" / "t.csv"))
+    assert list(tmp_path.iterdir()) == []

@@ -198,6 +198,7 @@ def test_the_writer_writes_the_same_bytes(adult, tmp_path):
     """What the app's export asked bundle.write_release for: a CSV target with its
     options, the value mapping and the report, of a transformation chosen by hand."""
     work, result = adult
+    (tmp_path / "out").mkdir()  # outputs go into existing folders only
     target = FileTarget(tmp_path / "out/out.csv", "csv",
                         CsvOptions(delimiter="|", quoting="nonnumeric"))
     written = write_release(result, ReleaseRequest(
