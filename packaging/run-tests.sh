@@ -31,7 +31,7 @@ if [ $# -eq 0 ]; then
   echo "mkdocs build --strict (the documentation site, into site/)"
   NO_MKDOCS_2_WARNING=1 "$PY" -m mkdocs build --strict --quiet || status=$?
 fi
-# The Spark backend in local mode, as a second step (not in the default run: a
+# The Spark backend in local mode and on a standalone cluster on 127.0.0.1, as a second step (not in the default run: a
 # Spark session takes 30 s to minutes): only with no arguments, where Java is
 # present; ANONYMIST_SKIP_SPARK=1 skips it. PySpark is ~300 MB.
 if [ $# -eq 0 ] && [ -z "${ANONYMIST_SKIP_SPARK:-}" ] && command -v java >/dev/null; then
