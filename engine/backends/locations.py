@@ -30,14 +30,6 @@ def uri_kind(uri: str) -> str | None:
     return _KINDS.get(Path(last.replace("*", "x").replace("?", "x")).suffix.lower())
 
 
-def local_file_path(uri: str) -> Path | None:
-    """The local path of a ``file://`` URI (None for any other scheme)."""
-    if not uri.lower().startswith("file://"):
-        return None
-    from urllib.parse import unquote, urlparse
-    return Path(unquote(urlparse(uri).path))
-
-
 def path_or_uri(text: str) -> Path | str:
     """The command line's reading of a data or output argument: a URI stays text."""
     return text if is_uri(text) else Path(text)

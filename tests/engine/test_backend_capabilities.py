@@ -116,3 +116,24 @@ def test_every_feature_a_backend_lacks_is_refused_and_the_rest_pass():
 def test_the_documented_table_is_the_engines():
     page = (ROOT / "docs" / "reference" / "backends.md").read_text(encoding="utf-8")
     assert capabilities.markdown_table() in page
+
+
+def test_uris_stay_text_and_are_never_checked_on_this_disk(tmp_path):
+    """A URI is not folded into a Path, its kind comes from its suffix (a file, a glob,
+    a folder of parts), and `data_source` looks at no local file for it."""
+    from engine.backends import data_source
+    from engine.backends.locations import is_uri, path_or_uri, uri_kind
+    from engine.project.job_file import job_from_dict
+    assert path_or_uri("s3a://bucket/x/out.csv") == "s3a://bucket/x/out.csv"
+    assert path_or_uri("out/x.csv") == Path("out/x.csv") and not is_uri(Path("file:/x"))
+    assert uri_kind("hdfs://nn:8020/claims/*.parquet") == "parquet"
+    assert uri_kind("gs://b/release.csv/") == "csv"
+    assert uri_kind("abfs://c@acct.dfs.core.windows.net/claims/") is None
+    job = job_from_dict({"data": {"path": "hdfs://nn:8020/claims/"},
+                         "attributes": {"age": {"type": "quasi-identifying"}},
+                         "privacy": [{"model": "k-anonymity", "k": 2}]}, tmp_path)
+    source = data_source(job)
+    assert source.path == "hdfs://nn:8020/claims/" and source.files == ()
+    assert source.kind == "parts" and source.size_bytes == 0
+    from engine.api import planned_backend
+    assert planned_backend(job) == "spark"  # auto: only Spark reads a URI
