@@ -68,8 +68,8 @@ class ParamForm(QWidget):
             help_line.setObjectName("paramHelp")
             help_line.setWordWrap(True)
             help_line.setStyleSheet("color: #667085; font-size: small;")  # muted, readable
+            col.addWidget(help_line)  # first: shown without a parent it is a window
             help_line.setVisible(bool(p.help))
-            col.addWidget(help_line)
             self.help_labels[p.name] = help_line
             label = QLabel(p.title)
             label.setToolTip(p.help)
