@@ -63,12 +63,13 @@ class SparkBackend(Backend):
             builder = builder.master(master)
         builder = (builder.config("spark.ui.showConsoleProgress", "false")
                    .config("spark.sql.session.timeZone", "UTC"))
-        try:
-            from pyspark import SparkConf
-            given = SparkConf()  # what spark-submit's --conf or spark-defaults.conf set
+        try:  # what spark-submit's --conf or spark-defaults.conf set (the gateway first:
+            # before it a SparkConf sees none of them)
+            from pyspark import SparkConf, SparkContext
+            SparkContext._ensure_initialized()
+            self._given = {k for k, _ in SparkConf().getAll()}
         except Exception:  # no Java: said below, by getOrCreate
-            given = None
-        self._given = {k for k, _ in given.getAll()} if given is not None else set()
+            self._given = set()
         for key, value in (("spark.ui.enabled", "false"),
                            ("spark.sql.adaptive.enabled", "true")):
             if key not in self._given:

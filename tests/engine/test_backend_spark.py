@@ -267,3 +267,40 @@ def test_standalone_cluster_releases_duckdbs_bytes_from_uris(tmp_path, standalon
         assert header + b"".join(p.split(b"\n", 1)[1] for p in rest) == reference
     assert json.loads((tmp_path / "spark.json").read_text())["optimum"]
     assert main(["verify", str(tmp_path / "spark.csv"), str(tmp_path / "spark.toml")]) == 0
+
+
+@pytest.mark.slow
+def test_spark_submits_master_and_settings_are_kept(tmp_path):
+    """A job without spark_master runs on the master spark-submit names (PYSPARK_SUBMIT_ARGS
+    is what spark-submit hands the Python driver), and a shuffle-partition setting given
+    there is kept; without one the partitions are sized from the cores and the data."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame.iloc[:500].to_csv(tmp_path / "adult.csv", sep=";", index=False)
+    script = tmp_path / "probe.py"
+    script.write_text(
+        "import sys\nfrom pathlib import Path\n"
+        "from engine.backends import DataSource\n"
+        "from engine.backends.spark_backend import SparkBackend\n"
+        f"p = Path({str(tmp_path / 'adult.csv')!r})\n"
+        "b = SparkBackend(DataSource(str(p), 'csv', (p,)))\n"
+        "b.frame()\n"
+        "print(b.spark.sparkContext.master, b.spark.conf.get('spark.sql.shuffle.partitions'),"
+        " b.spark.sparkContext.defaultParallelism)\n")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root),
+           "PYSPARK_SUBMIT_ARGS": "--master local[1] --conf spark.sql.shuffle.partitions=3 "
+                                  "pyspark-shell"}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split()[-3:-1] == ["local[1]", "3"]
+    env.pop("PYSPARK_SUBMIT_ARGS")
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    master, partitions, cores = done.stdout.split()[-3:]
+    assert master == "local[*]" and partitions == cores  # a small file: one per core
