@@ -153,10 +153,15 @@ def _local(output):
 
 
 def _remove_stale(paths: list[Path | None]) -> list[Path]:
+    from engine.release_docs.cli_options import replaceable_folder
     removed = []
     for p in paths:
         if p is not None and (p.is_file() or p.is_symlink()):
             p.unlink()
+            removed.append(p)
+        elif p is not None and replaceable_folder(p):  # an earlier Spark release
+            import shutil
+            shutil.rmtree(p)
             removed.append(p)
     return removed
 
@@ -227,7 +232,11 @@ def cmd_anonymize(args) -> int:
                               f"that it cannot pass for this job's release" if removed else ""))
         return EXIT_IDENTIFIERS
     from engine.io_utils import all_or_nothing
-    with all_or_nothing(release_files(args)):  # a failure puts back the earlier files
+    # a failure puts back the earlier files; a folder of parts Spark writes is replaced
+    # whole, once complete, by the backend itself (never put back part by part)
+    spark_folder = backend == "spark" and not is_uri(args.output)
+    with all_or_nothing([p for p in release_files(args)
+                         if not (spark_folder and p is args.output)]):
         if is_uri(args.output):  # written by Spark's executors, through its committer
             from engine.release_docs.cli_options import write_uri
             cells = write_uri(args, result, job)

@@ -137,3 +137,20 @@ def test_uris_stay_text_and_are_never_checked_on_this_disk(tmp_path):
     assert source.kind == "parts" and source.size_bytes == 0
     from engine.api import planned_backend
     assert planned_backend(job) == "spark"  # auto: only Spark reads a URI
+
+
+def test_a_stale_spark_folder_is_removed_but_no_other_folder(tmp_path):
+    """With no solution (or identifiers found) the earlier release at --output is
+    removed so that it cannot pass for this job's: a Spark folder of parts too, never
+    a folder holding anything else."""
+    from engine.cli import _remove_stale
+    spark = tmp_path / "out.csv"
+    spark.mkdir()
+    for name in ("part-00000-x-c000.csv", ".part-00000-x-c000.csv.crc", "_SUCCESS"):
+        (spark / name).write_text("a\n")
+    mine = tmp_path / "mine.csv"
+    mine.mkdir()
+    (mine / "part-00000.csv").write_text("a\n")
+    (mine / "notes.txt").write_text("keep")
+    assert _remove_stale([spark, mine, None]) == [spark]
+    assert not spark.exists() and (mine / "notes.txt").exists()
