@@ -6,7 +6,7 @@ builds them from an exported file chunk by chunk; ``ReleasedCounts.from_frame``
 from a table in memory). ``CHECKS[model.name](model, counts) -> list[str]``
 returns the violations (empty: the output fulfils the model).
 
-``OUTPUT_CHECKS[model.name](model, frame, qis, subset_mask)`` does the same on a
+``OUTPUT_CHECKS[model.name](model, frame, qis, subset_mask, population_size)`` does the same on a
 released frame (all rows of the input in order, values as strings, suppressed
 rows with every quasi-identifier ``"*"``) with a model bound to its problem.
 ``subset_mask`` (boolean, aligned with ``frame``, or None) marks the research
@@ -376,10 +376,12 @@ def sensitive_attribute(model) -> str | None:
 
 
 def _frame_check(check):
-    def on_frame(model, frame: pd.DataFrame, qis: list[str], subset_mask=None) -> list[str]:
+    def on_frame(model, frame: pd.DataFrame, qis: list[str], subset_mask=None,
+                 population_size: int | None = None) -> list[str]:
         attribute = sensitive_attribute(model)
         counts = ReleasedCounts.from_frame(frame, qis, [attribute] if attribute else [],
                                            subset_mask)
+        counts.population_size = population_size  # the job's [population], if any
         return check(model, counts)
     on_frame.__doc__ = check.__doc__
     return on_frame

@@ -88,10 +88,12 @@ def verify_output(problem: Problem, levels) -> list[str]:
         report = verify_frame(out.frame, problem.job, problem.model_context.subset,
                               input_frame=problem.table.to_dataframe())
         return report.violations
+    from engine.privacy.population import population_size
     problems = []
+    size = population_size(problem.job.population)
     for model in problem.models:
         problems += OUTPUT_CHECKS[model.name](model, out.frame, problem.qis,
-                                              problem.model_context.subset)
+                                              problem.model_context.subset, size)
     return problems
 
 
