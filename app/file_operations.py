@@ -458,19 +458,24 @@ class FileOperations(QObject):
             self._export_task_cleanup = None
             finish()
             self.last_export = written
-            text = "Exported " + ", ".join(Path(w).name if "/" in w or "\\" in w else w
-                                           for w in written.written)
-            if current is not None:
-                text += f" · transformation {current.describe()}"
+            # short: the status bar clips a long line; the notice above has every file
+            names = [Path(w).name if "/" in w or "\\" in w else w for w in written.written]
+            more = len(names) - 1
+            text = "Exported " + (names[0] if names else "nothing") + (
+                f" and {more} more file{'s' if more > 1 else ''}" if more > 0 else "")
             quoted = sum(c["neutralised"] for c in written.formula_cells.values())
-            if quoted:
-                text += f" · {quoted:,} formula cell(s) written with a leading '"
+            formulas = (f"{quoted:,} formula cell{'s' if quoted != 1 else ''} written with "
+                        f"a leading '" if quoted else "")
+            if formulas:
+                text += f" · {formulas}"
+            if written.verified is True:
+                text += " · independently verified"
             if written.verified is False:
                 show_error(self.window, "Release report: verification FAILED",
                            "The exported table does not pass the independent check:\n"
                            + "\n".join(written.violations))
             self.window.statusBar().showMessage(text, 15000)
-            self._notify_exported(written, current)
+            self._notify_exported(written, current, formulas)
             self.exported.emit(written)
 
         task = self.tasks.start("Exporting", lambda report, cancelled: write_release(
@@ -479,7 +484,7 @@ class FileOperations(QObject):
         self._export_task_cleanup = finish
         return task
 
-    def _notify_exported(self, written, current) -> None:
+    def _notify_exported(self, written, current, formulas: str = "") -> None:
         """The notice above the perspectives: every file written with its folder, the
         transformation and the independent check's verdict, until closed."""
         import os
@@ -490,11 +495,12 @@ class FileOperations(QObject):
             folder = None
         names = ", ".join(str(p.relative_to(folder)) if folder is not None else str(p)
                           for p in paths) or ", ".join(written.written)
-        text = f"Exported {names}"
-        if folder is not None:
-            text += f" to {folder}"
+        # where first: the list of files is long with a release's documents
+        text = f"Exported to {folder}: {names}" if folder is not None else f"Exported {names}"
         if current is not None:
             text += f" · transformation {current.describe()}"
+        if formulas:
+            text += f" · {formulas}"
         if written.verified is True:
             text += " · independently verified: the released table meets the job"
         elif written.verified is False:

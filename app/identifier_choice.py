@@ -86,13 +86,14 @@ def summary(found: list[Finding]) -> str:
     return ", ".join(f"{f.label} {f.count:,}" for f in found)
 
 
-def examples(found: list[Finding], width: int = 60) -> str:
+def examples(found: list[Finding], width: int = 60, count: int = 3) -> str:
+    """Up to ``count`` values holding identifiers, each cut to ``width`` characters."""
     seen = []
     for f in found:
         for e in f.examples:
             if e not in seen:
                 seen.append(e)
-    return " · ".join(e if len(e) <= width else e[:width - 1] + "…" for e in seen[:3])
+    return " · ".join(e if len(e) <= width else e[:width - 1] + "…" for e in seen[:count])
 
 
 class IdentifierEditor(QWidget):
@@ -107,6 +108,10 @@ class IdentifierEditor(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         self.choice = QComboBox()
         self.choice.setObjectName("identifierChoice")
+        # may shrink below its longest choice (the attribute form is narrow at 1280 px)
+        self.choice.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.choice.setMinimumContentsLength(16)
         for c in (REFUSE, SCRUB, KEEP):  # removing it is the Type combo's "Identifying"
             self.choice.addItem(LABELS[c], c)
             self.choice.setItemData(self.choice.count() - 1, TIPS[c],
@@ -118,8 +123,9 @@ class IdentifierEditor(QWidget):
         self.reason.setObjectName("identifierReason")
         self.reason.setPlaceholderText("reason (printed in the report)")
         self.reason.setToolTip(TIPS[KEEP])
-        lay.addWidget(self.choice)
+        lay.addWidget(self.choice, 1)
         lay.addWidget(self.reason, 1)
+        self.reason.hide()
         self.choice.activated.connect(lambda _i: self._emit())
         self.reason.editingFinished.connect(self._emit)
 
@@ -129,12 +135,14 @@ class IdentifierEditor(QWidget):
         self.choice.setCurrentIndex(self.choice.findData(choice))
         self.reason.setText((a.reason or "") if a is not None else "")
         self.reason.setEnabled(enabled and choice == KEEP)
+        self.reason.setVisible(choice == KEEP)  # the choice alone fits then, unclipped
         self.choice.setEnabled(enabled)
         self.blockSignals(False)
 
     def _emit(self) -> None:
         choice = self.choice.currentData()
         self.reason.setEnabled(choice == KEEP)
+        self.reason.setVisible(choice == KEEP)
         if choice == KEEP and not self.reason.text().strip():
             self.reason.setFocus()
             return  # a kept column needs its reason first

@@ -157,6 +157,18 @@ class ExportDialog(QDialog):
         self._documents_changed()
         self._request: ReleaseRequest | None = None
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Grow to the height the wrapped lines need at this width: a dialog is sized
+        from its size hint, which gives the explanations one line each (the Release
+        documents' text was cut off at its first and last lines)."""
+        need = self.heightForWidth(self.width())
+        if self.isVisible() and need > self.height():
+            self.resize(self.width(), need)
+
     # --- pages --------------------------------------------------------------------------
     def _file_page(self, delimiter: str) -> QWidget:
         page = QWidget()
@@ -254,6 +266,7 @@ class ExportDialog(QDialog):
         self.table_place.setText(
             f"The data file is written as {Path(self.release_folder.text()) / 'share' / name}"
             if on and self.format.currentData() != "database" else "")
+        self._fit_height()
 
     def _format_changed(self) -> None:
         key = self.format.currentData()
@@ -263,6 +276,7 @@ class ExportDialog(QDialog):
         if suffix:
             p = Path(self.path.text() or "anonymized")
             self.path.setText(str(p.with_suffix(suffix)))
+        self._fit_height()
 
     # --- result -------------------------------------------------------------------------
     def build_request(self) -> ReleaseRequest:

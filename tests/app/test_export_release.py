@@ -255,6 +255,11 @@ def test_export_success_stays_on_screen_with_its_files(qtbot, window, tmp_path, 
     assert "internal/" in text and str(tmp_path / "release") in text
     assert "independently verified" in text and written.verified is True
     assert notice.folder == tmp_path / "release" and not notice.open_folder.isHidden()
+    # the status bar says it short (a line of nine names was cut at 1280 px)
+    message = window.statusBar().currentMessage()
+    assert message.startswith("Exported release.csv and ") and "more files" in message
+    assert "independently verified" in message
+    assert window.statusBar().fontMetrics().horizontalAdvance(message) < 900
     notice.close_button.click()
     assert notice.isHidden()
     shared = tmp_path / "release" / "share" / "release.csv"

@@ -5,8 +5,8 @@ from html import escape
 
 from PySide6.QtCore import QItemSelectionModel, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDoubleSpinBox,
-                               QGridLayout, QHeaderView, QLabel, QLineEdit, QSpinBox,
-                               QTableView, QVBoxLayout, QWidget)
+                               QGridLayout, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QSpinBox, QTableView, QVBoxLayout, QWidget)
 
 from app.document import Document
 from app.models.attribute_list import AttributeListModel
@@ -16,7 +16,8 @@ from app.perspectives.configure.method_settings import MethodSettings
 from app.perspectives.configure.pseudonym_editor import PseudonymEditor
 from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, role_of, set_role
 from app.theme import TYPE_LABELS, type_icon
-from engine.config import ATTRIBUTE_TYPES, IDENTIFYING, AttributeConfig
+from engine.config import (ATTRIBUTE_TYPES, IDENTIFYING, INSENSITIVE, QUASI_IDENTIFYING,
+                           SENSITIVE, AttributeConfig)
 from engine.schema import dataclass_params
 from engine.transform.job_keys import CLUSTERING, TRANSFORMATIONS
 from engine.transform.microaggregation import FUNCTIONS
@@ -111,31 +112,41 @@ class AttributePanel(QWidget):
         self.pseudonym = PseudonymEditor()
         self.pseudonym.setObjectName("pseudonymEditor")
         self.pseudonym.edited.connect(self._pseudonym_edited)
-        grid.addWidget(QLabel("Release as"), 7, 0)
-        grid.addWidget(self.pseudonym, 7, 1, 1, 3)
         # identifiers inside the values (app/identifier_choice.py): refuse, scrub, keep
         self.identifiers = IdentifierEditor()
         self.identifiers.edited.connect(self._identifiers_edited)
-        grid.addWidget(QLabel("Identifiers"), 8, 0)
-        grid.addWidget(self.identifiers, 8, 1, 1, 3)
+        levels = QWidget()
+        levels_lay = QHBoxLayout(levels)
+        levels_lay.setContentsMargins(0, 0, 0, 0)
+        levels_lay.setSpacing(4)
+        levels_lay.addWidget(self.min_level, 1)
+        levels_lay.addWidget(QLabel("to"))
+        levels_lay.addWidget(self.max_level, 1)
+        self._flagged: tuple | None = None  # (key, found): the last scan
+        #: each row's label, by its field: a row shows only for the attributes it applies
+        #: to (``_show_rows``)
+        self._labels: dict[QWidget, QLabel] = {}
+        # the type spans the row: the person role's label is long
+        for row, col, label, w, span in (
+                (1, 0, "Type", self.type, 3),
+                (2, 0, "Data type", self.data_type, 1), (2, 2, "Format", self.format, 1),
+                (3, 0, "Weight", self.weight, 1), (3, 2, "Levels", levels, 1),
+                (4, 0, "Transformation", self.method, 1), (4, 2, "Function", self.function, 1),
+                (5, 0, "Clustering", self.clustering, 1),
+                (6, 0, "Bottom", self.bottom, 1), (6, 2, "Top", self.top, 1),
+                (7, 0, "Release as", self.pseudonym, 3),
+                (8, 0, "Identifiers", self.identifiers, 3)):
+            self._labels[w] = QLabel(label)
+            grid.addWidget(self._labels[w], row, col)
+            grid.addWidget(w, row, col + 1, 1, span)
+        self._levels = levels
+        grid.addWidget(self.ignore_missing, 5, 2, 1, 2)  # over the label column: no label
         # sdcMicro's methods: PRAM, noise, swapping, shuffling; importance under cells
         grid.addWidget(self.method_settings, 9, 0, 1, 4)
-        self._flagged: tuple | None = None  # (key, found): the last scan
-        for row, col, label, w in ((1, 0, "Type", self.type), (1, 2, "Data type", self.data_type),
-                                   (2, 0, "Format", self.format), (2, 2, "Weight", self.weight),
-                                   (3, 0, "Min level", self.min_level),
-                                   (3, 2, "Max level", self.max_level),
-                                   (4, 0, "Transformation", self.method),
-                                   (4, 2, "Function", self.function),
-                                   (5, 0, "Clustering", self.clustering),
-                                   (6, 0, "Bottom", self.bottom), (6, 2, "Top", self.top)):
-            grid.addWidget(QLabel(label), row, col)
-            grid.addWidget(w, row, col + 1)
-        grid.addWidget(self.ignore_missing, 5, 2, 1, 2)  # over the label column: no label
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
-        # combos may shrink below their longest choice (the person role's), leaving the
-        # attribute list beside them room for its Hierarchy column at 1280 px
+        # combos may shrink below their longest choice, leaving the attribute list beside
+        # them room for its Hierarchy column at 1280 px
         for combo in (self.type, self.data_type, self.method, self.function, self.clustering):
             combo.setSizeAdjustPolicy(
                 QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -170,8 +181,11 @@ class AttributePanel(QWidget):
                          f"Mark direct identifiers Identifying to remove them.")
         found = self.flagged_columns()
         for name, items in found.items():
-            lines.append(f"<span style='color:#b3261e'>⚠ Identifiers in '{escape(name)}': "
-                         f"{escape(summary(items))}</span> (e.g. {escape(examples(items))}). "
+            # two short examples: a long list of flagged columns still leaves the
+            # attribute list its rows (the tooltip has them all)
+            lines.append(f"<span style='color:#b3261e'>⚠ Identifiers in '{escape(name)}' "
+                         f"(rows): {escape(summary(items))}</span> "
+                         f"(e.g. {escape(examples(items, 40, 2))}). "
                          f"Mark it Identifying, or choose Scrub or Keep under Identifiers.")
         self.warnings.setText("<br>".join(lines))
         tips = []
@@ -182,6 +196,7 @@ class AttributePanel(QWidget):
         if found:
             tips.append("Identifiers found (the release is refused until each column is "
                         "removed, scrubbed or kept with a reason): " + ", ".join(found))
+            tips.extend(f"{name}, e.g.: {examples(items)}" for name, items in found.items())
         self.warnings.setToolTip("\n".join(tips))
         self.warnings.setVisible(bool(lines))
 
@@ -303,6 +318,8 @@ class AttributePanel(QWidget):
             self.form_host.setEnabled(bool(self._names))
             if not self._names:
                 self.heading.setText("Select one or more attributes")
+                self.method_settings.hide()
+                self._show_rows(None)
                 return
             a = self.doc.attributes[self._names[0]]
             many = len(self._names) > 1
@@ -326,8 +343,32 @@ class AttributePanel(QWidget):
                                      and role_of(self.doc, self._names[0]) != ROLE)
             self.identifiers.show_attribute(a, not many and a.type in ("sensitive",
                                                                        "insensitive"))
+            self._show_rows(None if many else a)
         finally:
             self._updating = False
+
+    def _show_rows(self, a: AttributeConfig | None) -> None:
+        """Show the rows that apply to attribute ``a`` (None: several or none selected,
+        the type only): weight and levels for a quasi-identifier, the transformation for
+        a quasi-identifier or an insensitive attribute (or one already set), a method's
+        own settings under it, Release as for an identifying attribute, Identifiers for
+        one released as it is."""
+        kind = a.type if a is not None else None
+        method = a.transformation if a is not None else None
+        micro, coding = method == "microaggregation", method == "top-bottom-coding"
+        shown = {self.data_type: a is not None, self.format: a is not None,
+                 self.weight: kind == QUASI_IDENTIFYING,
+                 self._levels: kind == QUASI_IDENTIFYING,
+                 self.method: kind in (QUASI_IDENTIFYING, INSENSITIVE)
+                 or (a is not None and method != "generalization"),
+                 self.function: micro, self.clustering: micro, self.ignore_missing: micro,
+                 self.bottom: coding, self.top: coding,
+                 self.pseudonym: kind == IDENTIFYING,
+                 self.identifiers: kind in (SENSITIVE, INSENSITIVE)}
+        for w, visible in shown.items():
+            w.setVisible(visible)
+            if w in self._labels:
+                self._labels[w].setVisible(visible)
 
     def _refresh(self, names: list) -> None:
         if set(names) & set(self._names):

@@ -12,6 +12,7 @@ from app.document import Document
 from app.models.hierarchy import HierarchyModel
 from app.project_io import hierarchy_rows_from_file
 from app.widgets.dialogs import ask, show_error
+from app.widgets.elided_label import ElidedLabel
 from app.workers import readable_error
 from engine.hierarchy.csv_io import write_hierarchy
 from engine.hierarchy.model import Hierarchy
@@ -34,7 +35,7 @@ class HierarchyEditor(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(6)
         head = QHBoxLayout()
-        self.title = QLabel("Hierarchy")
+        self.title = ElidedLabel("Hierarchy")  # a long attribute name does not widen the row
         self.title.setObjectName("sectionTitle")
         head.addWidget(self.title)
         head.addStretch()
@@ -60,8 +61,13 @@ class HierarchyEditor(QWidget):
         self.beside = QToolButton()
         self.beside.setObjectName("loadBeside")
         self.beside.clicked.connect(self.load_beside)
-        head.addWidget(self.beside)
         lay.addLayout(head)
+        # a row of its own above the table (shown only when such files exist): beside the
+        # title and the three buttons it widened the editor and narrowed the attribute list
+        beside_row = QHBoxLayout()
+        beside_row.addStretch()
+        beside_row.addWidget(self.beside)
+        lay.addLayout(beside_row)
         self.view = QTableView()
         self.view.setObjectName("hierarchyTable")
         self.view.setModel(self.model)
@@ -76,6 +82,13 @@ class HierarchyEditor(QWidget):
         document.attributes_changed.connect(self._attributes_changed)
         document.data_changed.connect(lambda: self.show_attribute(None))
         self.show_attribute(None)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt's name
+        """No: its wrapped status line made it one, and Configure's column then gave it
+        its preferred height as a minimum, squeezing the attribute form above it below
+        its own (PRAM's rows drawn over each other at 1280 x 800). Its layout still
+        wraps the status line inside it."""
+        return False
 
     def _update_beside(self) -> None:
         """Offer the ARX-named hierarchy files beside the data, all at once."""

@@ -5,7 +5,7 @@ quasi-identifier under cell suppression. A form generated from the declarations
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from app.widgets.param_form import ParamForm
 from engine.config import AttributeConfig
@@ -35,13 +35,27 @@ class MethodSettings(QWidget):
         self.setObjectName("methodSettings")
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
+        self._lay.setSpacing(2)
+        # the help lines are tooltips here: say so once, and what "not set" means
+        self.hint = QLabel("A setting left 'not set' takes the default its tooltip names.")
+        self.hint.setObjectName("paramHelp")
+        self.hint.setStyleSheet("color: #667085; font-size: small;")
+        self._lay.addWidget(self.hint)
         self._columns: tuple[str, ...] = ()
         self._keys: tuple[str, ...] = ()
         self.form = self._build(())
+        # hidden until an attribute's method has settings: a shown form of every row
+        # would count in the window's minimum height (taller than a 1280 x 800 screen
+        # before any data is open)
+        self.hide()
 
     def _build(self, columns) -> ParamForm:
         form = ParamForm(PARAMS, attributes=list(columns))
         form.setObjectName("methodParams")
+        # the help as tooltips only (field and label): a help line under each of PRAM's
+        # five rows would push the hierarchy table off a 1280 x 800 window
+        for line in form.help_labels.values():
+            line.hide()
         form.changed.connect(self._changed)
         self._lay.addWidget(form)
         return form
@@ -54,10 +68,24 @@ class MethodSettings(QWidget):
             self.form = self._build(columns)
             self._columns = columns
         self._keys = shown_keys(a, cells) if enabled else ()
-        for i, p in enumerate(PARAMS):
-            self.form.form.setRowVisible(i, p.name in self._keys)
         self.form.set_values({k: getattr(a, k) for k in KEYS if getattr(a, k) is not None})
+        self._show_rows()
+        self.hint.setVisible(any(k != "importance" for k in self._keys))
         self.setVisible(bool(self._keys))
+
+    def _show_rows(self) -> None:
+        """The method's rows, less those its other settings rule out: alpha without
+        invariant PRAM, delta without correlated2 noise, noise with it (``values``
+        drops them)."""
+        shown = set(self._keys)
+        if not self.form.value("invariant"):
+            shown.discard("alpha")
+        if self.form.value("noise_method") == "correlated2":
+            shown.discard("noise")
+        else:
+            shown.discard("delta")
+        for i, p in enumerate(PARAMS):
+            self.form.form.setRowVisible(i, p.name in shown)
 
     def values(self) -> dict:
         shown = self.form.values()
@@ -76,5 +104,6 @@ class MethodSettings(QWidget):
         return out
 
     def _changed(self) -> None:
+        self._show_rows()
         if self._keys:
             self.edited.emit(self.values())

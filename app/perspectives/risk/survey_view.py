@@ -8,9 +8,8 @@ weight, household and method, runs it in a worker and shows the numbers.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QFormLayout, QHBoxLayout,
-                               QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView,
+                               QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from app.perspectives.risk.common import Card, RunBar, muted_label
 from app.perspectives.risk.jobs import AnalysisJob
@@ -22,8 +21,10 @@ FIGURES = (
     ("Records", ("records",)),
     ("Expected re-identifications", ("expected_reidentifications",)),
     ("Global risk (%)", ("global_risk_percent",)),
-    ("Highest individual risk", ("highest_individual_risk",)),
-    ("Records at risk", ("records_at_risk",)),
+    # a share (0-1) as the JSON writes it, beside the global risk in percent: say which
+    ("Highest individual risk (0–1)", ("highest_individual_risk",)),
+    # sdcMicro's rule, not the risk threshold above the tabs (its tooltip says which)
+    ("Records at risk (sdcMicro's rule)", ("records_at_risk",)),
     ("Records violating 2-anonymity", ("k_anonymity", "violating_2")),
     ("Records violating 3-anonymity", ("k_anonymity", "violating_3")),
     ("Records violating 5-anonymity", ("k_anonymity", "violating_5")),
@@ -86,16 +87,22 @@ class SurveyView(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(10, 10, 10, 10)
         lay.setSpacing(8)
+        # the three choices in one row: the figures below get the height (1280 x 800)
         choose = QHBoxLayout()
-        form = QFormLayout()
+        choose.setSpacing(8)
         self.weight = QComboBox()
         self.household = QComboBox()
         self.method = QComboBox()
         self.method.addItems(["approx", "exact"])
-        form.addRow("Sampling weight", self.weight)
-        form.addRow("Household", self.household)
-        form.addRow("Individual risk", self.method)
-        choose.addLayout(form)
+        for i, (text, combo) in enumerate((("Sampling weight", self.weight),
+                                           ("Household", self.household),
+                                           ("Individual risk", self.method))):
+            label = QLabel(text)
+            label.setBuddy(combo)
+            if i:
+                choose.addSpacing(12)
+            choose.addWidget(label)
+            choose.addWidget(combo)
         choose.addStretch(1)
         lay.addLayout(choose)
         self.bar = RunBar("Measure")
@@ -106,14 +113,21 @@ class SurveyView(QWidget):
         self.table.setVerticalHeaderLabels([label for label, _ in FIGURES])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        card.body.addWidget(self.table)
+        # side by side: one above the other, the figures scrolled at 1600 x 1000 beside
+        # the few rows of contributions and their empty space
+        tables = QHBoxLayout()
+        tables.addWidget(self.table, 3)
+        suda = QVBoxLayout()
+        suda.setSpacing(4)
+        suda.addWidget(muted_label("SUDA2: each quasi-identifier's contribution (%)"))
         self.contributions = QTableWidget(0, 2)
-        self.contributions.setHorizontalHeaderLabels(["Input: SUDA2 contribution (%)",
-                                                      "Output: SUDA2 contribution (%)"])
+        self.contributions.setHorizontalHeaderLabels(["Input", "Output"])
         self.contributions.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.contributions.horizontalHeader().setSectionResizeMode(
             QHeaderView.ResizeMode.Stretch)
-        card.body.addWidget(self.contributions)
+        suda.addWidget(self.contributions, 1)
+        tables.addLayout(suda, 2)
+        card.body.addLayout(tables, 1)
         self.note = muted_label()
         card.body.addWidget(self.note)
         lay.addWidget(card, 1)
@@ -233,6 +247,12 @@ class SurveyView(QWidget):
 
     def _show(self, summaries) -> None:
         self.summaries = list(summaries)
+        rule = next((s["records_at_risk_rule"] for s in self.summaries
+                     if s is not None and s.get("records_at_risk_rule")), None)
+        header = self.table.verticalHeaderItem(
+            next(i for i, (_, path) in enumerate(FIGURES) if path == ("records_at_risk",)))
+        header.setToolTip(f"Records whose {rule.replace('_', ' ')} (sdcMicro's rule)"
+                          if rule else "sdcMicro's rule for records at risk")
         for col, summary in enumerate(self.summaries):
             for row, (_label, path) in enumerate(FIGURES):
                 value = lookup(summary, path) if summary is not None else None
