@@ -19,41 +19,60 @@ from __future__ import annotations
 
 import re
 
-from engine.identifiers.names import COMMON_WORDS, IdentifyingValues, listed_name_spans
+from engine.identifiers.names import (COMMON_WORDS, IdentifyingValues, is_free_text,
+                                      listed_name_spans)
 from engine.identifiers.patterns import (CARD, EMAIL, ID, IBAN, IP, KIND_LABELS, KINDS, NAME,
                                          PHONE, URL, Span, Taken, pattern_spans)
 
 __all__ = ["KINDS", "KIND_LABELS", "NAME", "EMAIL", "PHONE", "IBAN", "CARD", "IP", "URL", "ID",
-           "Span", "IdentifyingValues", "find_spans", "scrub_text", "is_free_text"]
+           "Span", "IdentifyingValues", "find_spans", "with_own", "scrub_text", "is_free_text"]
 
-_WORDS = re.compile(r"[^\W\d_]{2,}")
 _NEXT_CAPITALISED = re.compile(r"[ \t]([A-Z][a-z][\w'\-]*)\b")
 
 
-def is_free_text(text: str) -> bool:
-    """At least three words: a note, not a category or a code."""
-    return len(_WORDS.findall(text)) >= 3
-
-
 def find_spans(text: str, values: IdentifyingValues | None = None,
-               own=()) -> list[Span]:
+               own=(), absent: int = 0) -> list[Span]:
     """Every identifier in ``text``, without overlaps, in text order: patterns first,
     then the job's identifying values (``own``: the row's own identifying numbers), then
-    listed names."""
+    listed names. ``absent``: patterns known absent from ``text`` (`pattern_spans`)."""
     if not text:
         return []
-    free = is_free_text(text)
-    spans = pattern_spans(text, in_text=None)
+    spans = pattern_spans(text, in_text=None, absent=absent)
+    return combined(text, spans, (values.spans(text, own, absent) if values is not None
+                                  else []) + listed_name_spans(text, None, absent))
+
+
+def combined(text: str, spans: list[Span], more: list[Span]) -> list[Span]:
+    """The pattern ``spans`` of ``text`` (sorted, without overlaps) with the name and
+    value spans ``more`` that overlap none of them (names merged first), in text order."""
+    if not more:
+        return spans
     taken = Taken()
     for s in spans:
         taken.take(s.start, s.end)
-    more = _merged_names(text, (values.spans(text, own) if values is not None else [])
-                         + listed_name_spans(text, free))
-    for s in sorted(more, key=lambda s: s.start):
+    for s in sorted(_merged_names(text, more), key=lambda s: s.start):
         if taken.take(s.start, s.end):
             spans.append(s)
     spans.sort(key=lambda s: s.start)
     return spans
+
+
+def with_own(text: str, spans: list[Span], values: IdentifyingValues,
+             own) -> list[Span]:
+    """``find_spans(text, values, own)`` from ``spans = find_spans(text, values)``: the
+    row's own numbers (``own``) added where they overlap none of ``spans``. The same
+    spans: an own number is a whole run of digits with no letter, dot or digit on
+    either side, so no name or value span can start inside it, and one starting at the
+    same place (a code) comes first in ``find_spans`` too."""
+    extra = values.own_spans(text, own)
+    if not extra:
+        return spans
+    taken = Taken()
+    for s in spans:
+        taken.take(s.start, s.end)
+    out = list(spans) + [s for s in extra if taken.take(s.start, s.end)]
+    out.sort(key=lambda s: s.start)
+    return out
 
 
 def _merged_names(text: str, spans: list[Span]) -> list[Span]:

@@ -15,7 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.identifiers.patterns import ID, NAME, Span
+from engine.identifiers.patterns import (ID, NAME, NO_CODES, NO_GIVEN, NO_TITLE,
+                                         NO_VALUE_NAMES, Span)
 
 #: words never taken for a name token, whatever the data or the list say
 #: words that are never a name, whatever the data say (function words, the notes'
@@ -60,6 +61,9 @@ _PLACE_AFTER = re.compile(rf"(?:'s)?[ \t]+(?:{_PLACES})\b|'s[ \t]+[A-Z]")
 _WORD = re.compile(r"[^\W\d_]+(?:['’\-][^\W\d_]+)*")
 _TOKEN = re.compile(r"\w[\w\-./]*\w|\w")
 _NUMBER = re.compile(r"(?<![\w.])\d{3,}(?![\w]|\.\d)")
+#: the detail of a row's own identifying number found in its own value
+OWN_DETAIL = "the row's own identifier"
+_WORDS = re.compile(r"[^\W\d_]{2,}")
 #: free text: two letters in a row somewhere
 _FREE_TEXT = re.compile(r"[^\W\d_]{2}")
 
@@ -73,10 +77,15 @@ def given_names() -> frozenset[str]:
                      if w not in COMMON_WORDS)
 
 
-def listed_name_spans(text: str, free_text: bool) -> list[Span]:
+def listed_name_spans(text: str, free_text: bool | None, absent: int = 0) -> list[Span]:
     """Names of persons by a title, or by a listed given name followed by a capitalised
-    word; a listed given name alone only in free text (``free_text``)."""
-    spans = [Span(m.start(1), m.end(1), NAME, "title") for m in _TITLE.finditer(text)]
+    word; a listed given name alone only in free text (``free_text``; None: told by
+    ``is_free_text`` when it matters). ``absent``: the bits ``NO_TITLE`` and
+    ``NO_GIVEN`` of what the text is known not to hold."""
+    spans = [] if absent & NO_TITLE else \
+        [Span(m.start(1), m.end(1), NAME, "title") for m in _TITLE.finditer(text)]
+    if absent & NO_GIVEN:
+        return spans
     names = given_names()
     words = _CAPITALISED_WORD.findall(text)
     if names.isdisjoint(w.lower() for w in words):
@@ -95,10 +104,18 @@ def listed_name_spans(text: str, free_text: bool) -> list[Span]:
             end = after.end()
         elif before and before.group(1).lower() not in FUNCTION_WORDS:
             start = before.start(1)
-        elif not free_text:
-            continue
+        else:
+            if free_text is None:
+                free_text = is_free_text(text)
+            if not free_text:
+                continue
         spans.append(Span(start, end, NAME, "given name"))
     return spans
+
+
+def is_free_text(text: str) -> bool:
+    """At least three words: a note, not a category or a code."""
+    return len(_WORDS.findall(text)) >= 3
 
 
 def _is_name_value(value: str) -> bool:
@@ -171,13 +188,14 @@ class IdentifyingValues:
         return cls(frozenset(tokens), frozenset(capitalised), frozenset(codes),
                    frozenset(numbers), tuple(number_columns), sources)
 
-    def spans(self, text: str, own: Iterable[str] = ()) -> list[Span]:
+    def spans(self, text: str, own: Iterable[str] = (), absent: int = 0) -> list[Span]:
         """Identifying values inside ``text``: name words (merged when adjacent), codes,
-        and the row's own numbers ``own`` (within free text)."""
+        and the row's own numbers ``own`` (within free text). ``absent``: the bits
+        ``NO_VALUE_NAMES`` and ``NO_CODES`` of what the text is known not to hold."""
         out: list[Span] = []
         lowered = text.lower()
-        words = _WORD.findall(lowered) if self.name_tokens or self.capitalised_tokens \
-            else ()
+        words = _WORD.findall(lowered) if (self.name_tokens or self.capitalised_tokens) \
+            and not absent & NO_VALUE_NAMES else ()
         if not self.name_tokens.isdisjoint(words) or \
                 not self.capitalised_tokens.isdisjoint(words):
             for m in _WORD.finditer(text):
@@ -190,17 +208,22 @@ class IdentifyingValues:
                     else:
                         out.append(Span(m.start(), m.end(), NAME,
                                         f"a value of '{self.sources[m.group().lower()]}'"))
-        if self.codes and not self.codes.isdisjoint(_TOKEN.findall(lowered)):
+        if self.codes and not absent & NO_CODES and \
+                not self.codes.isdisjoint(_TOKEN.findall(lowered)):
             for m in _TOKEN.finditer(text):
                 if m.group().lower() in self.codes:
                     out.append(Span(m.start(), m.end(), ID,
                                     f"a value of '{self.sources[m.group().lower()]}'"))
-        own = {o for o in own if o in self.numbers}
-        if own and _FREE_TEXT.search(text):
-            for m in _NUMBER.finditer(text):
-                if m.group() in own:
-                    out.append(Span(m.start(), m.end(), ID, "the row's own identifier"))
+        out += self.own_spans(text, own)
         return out
+
+    def own_spans(self, text: str, own: Iterable[str] = ()) -> list[Span]:
+        """The row's own identifying numbers ``own`` inside ``text`` (free text only)."""
+        own = {o for o in own if o in self.numbers}
+        if not (own and _FREE_TEXT.search(text)):
+            return []
+        return [Span(m.start(), m.end(), ID, OWN_DETAIL) for m in _NUMBER.finditer(text)
+                if m.group() in own]
 
     def candidate_numbers(self, text: str) -> frozenset[str]:
         """The identifying numbers ``text`` holds as tokens (any row's): the candidates

@@ -184,10 +184,14 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
     span = _RANGE.fullmatch(candidate)
     if span and len(span.group(1)) == len(span.group(2)) and span.group(1) <= span.group(2):
         return None  # a range of numbers (1930-1939), a generalized label
+    us_shape = _US_PHONE_SHAPE.fullmatch(candidate.strip()) is not None
+    if us_shape and not international:
+        # valid in the US or not, a North American shape without its country code is
+        # taken for a number (below): no need to ask the library
+        return "US"
     pn = _phones()
     text = "+" + candidate[2:] if candidate.startswith("00") else candidate
-    us_shape = _US_PHONE_SHAPE.fullmatch(candidate.strip()) is not None
-    for region in ((None,) if international else ("US",) if us_shape else REGIONS):
+    for region in ((None,) if international else REGIONS):
         try:
             number = pn.parse(text, region)
         except pn.NumberParseException:
@@ -234,11 +238,20 @@ def _add(spans: list[Span], taken: Taken, start: int, end: int, kind: str,
     return True
 
 
-def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
+#: patterns a caller may know absent from a text (``absent`` of `pattern_spans`, bits):
+#: found by the Arrow pre-filter for many texts at once (``prefilter.absent_stages``)
+NO_IBAN, NO_IPV4, NO_IPV6, NO_SSN, NO_DIGIT_RUN = 1, 2, 4, 8, 16
+#: and the names ``find_spans`` looks for: a title, a listed given name, one of the
+#: job's name words, one of its codes
+NO_TITLE, NO_GIVEN, NO_VALUE_NAMES, NO_CODES = 32, 64, 128, 256
+
+
+def pattern_spans(text: str, in_text: bool | None = None, absent: int = 0) -> list[Span]:
     """Every pattern identifier in ``text``, without overlaps, in text order. ``in_text``:
     whether the text is free text (letters around the numbers; default: it has a
     letter): bare numbers count as national identifiers or phones only there. Each
-    pattern runs only when a character it needs is there."""
+    pattern runs only when a character it needs is there, and not when ``absent`` (bits
+    ``NO_IBAN``...) says the text cannot hold a match of it."""
     if not PREFILTER.search(text):
         return []
     if in_text is None:
@@ -254,25 +267,28 @@ def pattern_spans(text: str, in_text: bool | None = None) -> list[Span]:
             while end > m.start() and text[end - 1] in ".,;:!?)]}'\"":
                 end -= 1
             _add(spans, taken, m.start(), end, URL)
-    if _IBAN_START.search(text):
+    if not absent & NO_IBAN and _IBAN_START.search(text):
         for m in _IBAN.finditer(text):
             if taken.free(m.start(), m.end()) and iban_ok(m.group()):
                 _add(spans, taken, m.start(), m.end(), IBAN, m.group()[:2])
-    if "." in text:
+    if not absent & NO_IPV4 and "." in text:
         for m in _IPV4.finditer(text):
             if ip_ok(m.group()):
                 _add(spans, taken, m.start(), m.end(), IP, "IPv4")
-    if ":" in text:
+    if not absent & NO_IPV6 and ":" in text:
         for m in _IPV6.finditer(text):
             if m.group().count(":") >= 2 and ip_ok(m.group()):
                 _add(spans, taken, m.start(), m.end(), IP, "IPv6")
     # dates and times are no numbers to find: masked, same length
+    if absent & NO_SSN and absent & NO_DIGIT_RUN:
+        spans.sort(key=lambda s: s.start)
+        return spans
     masked = _DATE_TIME.sub(_mask, text) if _DATE_HINT.search(text) else text
-    if "-" in masked:
+    if not absent & NO_SSN and "-" in masked:
         for m in _SSN.finditer(masked):
             if ssn_ok(*m.groups()):
                 _add(spans, taken, m.start(), m.end(), ID, "US SSN")
-    for m in _DIGIT_RUN.finditer(masked):
+    for m in (() if absent & NO_DIGIT_RUN else _DIGIT_RUN.finditer(masked)):
         run = m.group()
         if run.startswith("(") and ")" not in run:
             run, start = run[1:], m.start() + 1

@@ -19,21 +19,26 @@ from __future__ import annotations
 import numpy as np
 
 from engine.identifiers.names import IdentifyingValues, given_names
+from engine.identifiers.patterns import (NO_CODES, NO_DIGIT_RUN, NO_GIVEN, NO_IBAN, NO_IPV4,
+                                         NO_IPV6, NO_SSN, NO_TITLE, NO_VALUE_NAMES)
 
 #: dates and times with the context ``find_spans`` requires around them (RE2 has no
 #: look-around: the context characters are matched and put back)
-_DATES = (r"(^|[^0-9\-/.])([0-9]{4}[\-/.][0-9]{1,2}[\-/.][0-9]{1,2}|[0-9]{1,2}[\-/.]"
-          r"[0-9]{1,2}[\-/.][0-9]{2,4})($|[^0-9\-/.])")
-_TIMES = r"\b[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\b"
-_PATTERNS = (r"@|://|(?i:www\.)|[A-Z]{2}[0-9]{2}|[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
-             r"|:[0-9A-Fa-f]*:")
-_NUMBERS = r"[0-9]{3}-[0-9]{2}-[0-9]{4}|[0-9](?:[ ().\-/]*[0-9]){6}"
+_DATES = (r"(^|[^\p{Nd}\-/.])([0-9]{4}[\-/.][0-9]{1,2}[\-/.][0-9]{1,2}|[0-9]{1,2}[\-/.]"
+          r"[0-9]{1,2}[\-/.][0-9]{2,4})($|[^\p{Nd}\-/.])")
+#: (Python's word boundary: between a character of \w, letters, numbers and _, and one
+#: not; RE2's \b knows ASCII only)
+_TIMES = (r"(^|[^\p{L}\p{N}_])([0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?)($|[^\p{L}\p{N}_])")
 _TITLES = (r"\b(?:Dr|Mr|Mrs|Ms|Mx|Miss|Prof|Sir|Dame|Sister|Nurse|Doctor|Professor|Herr|"
            r"Frau|Mme|Mlle|M)\.?[ \t]+\S")
 #: words as ``names._WORD`` finds them: letter groups joined by one apostrophe or hyphen
-_WORD_BREAKS = r"[^\p{L}\p{M}'’\-]+|['’\-]{2,}"
-_LETTER_BREAKS = r"[^\p{L}\p{M}]+"
-_TOKEN_BREAKS = r"[^\p{L}\p{M}\p{N}_\-./]+"
+#: (Python's letters of ``[^\W\d_]``: L, Nl and No; a combining mark breaks a word)
+#: (two joiners or more in a row are a break too: replaced by a blank first, RE2 splits
+#: on one character class many times faster than on an alternation)
+_WORD_BREAKS = r"[^\p{L}\p{Nl}\p{No}'’\-]+"
+_JOINER_RUNS = r"['’\-]{2,}"
+_LETTER_BREAKS = r"[^\p{L}\p{Nl}\p{No}]+"
+_TOKEN_BREAKS = r"[^\p{L}\p{N}_\-./]+"
 
 
 def _bools(array) -> np.ndarray:
@@ -45,7 +50,9 @@ def _bools(array) -> np.ndarray:
     return to_numpy(pc.cast(pc.fill_null(array, False), pa.uint8())).astype(bool)
 
 
-def _any_word(texts, breaks: str, trim: str, wanted) -> np.ndarray:
+def _word_hits(texts, breaks: str, trim: str, wanted: list) -> list[np.ndarray]:
+    """Per set of ``wanted`` (lower case): whether each value of ``texts`` has a word (the
+    pieces between ``breaks``, trimmed of ``trim``) in it."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -54,18 +61,35 @@ def _any_word(texts, breaks: str, trim: str, wanted) -> np.ndarray:
     flat = pc.list_flatten(words)
     if trim:
         flat = pc.utf8_trim(flat, characters=trim)
-    hit = _bools(pc.is_in(pc.utf8_lower(flat), value_set=pa.array(sorted(wanted),
-                                                                  type=pa.string())))
-    out = np.zeros(len(texts), dtype=bool)
-    if hit.any():
-        parents = to_numpy(pc.list_parent_indices(words)).astype(np.int64)
-        out[parents[hit]] = True
+    flat = pc.utf8_lower(flat)
+    parents = None
+    out = []
+    for w in wanted:
+        hit = _bools(pc.is_in(flat, value_set=pa.array(sorted(w), type=pa.string()))) \
+            if w else np.zeros(len(flat), dtype=bool)
+        found = np.zeros(len(texts), dtype=bool)
+        if hit.any():
+            if parents is None:
+                parents = to_numpy(pc.list_parent_indices(words)).astype(np.int64)
+            found[parents[hit]] = True
+        out.append(found)
     return out
 
 
-def candidates(texts, values: IdentifyingValues | None = None) -> np.ndarray:
-    """Per value of ``texts`` (a list of str or an Arrow string array): whether it may
-    hold an identifier (False: it holds none)."""
+#: per `pattern_spans` stage, an RE2 pattern every match of its Python pattern holds
+#: (``\p{Nd}``: Python's ``\d`` takes every decimal digit, not only 0-9); the last two
+#: on the text with dates and times masked
+_STAGES = ((NO_IBAN, r"[A-Z]{2}\p{Nd}{2}"),
+           (NO_IPV4, r"\p{Nd}{1,3}\.\p{Nd}{1,3}\.\p{Nd}{1,3}\.\p{Nd}{1,3}"),
+           (NO_IPV6, r":[0-9A-Fa-f]{0,4}:"))
+_MASKED_STAGES = ((NO_SSN, r"\p{Nd}{3}-\p{Nd}{2}-\p{Nd}{4}"),
+                  (NO_DIGIT_RUN, r"\p{Nd}(?:[ ().\-/]*\p{Nd}){6}"))
+_OTHERS = r"@|://|(?i:www\.)"
+
+
+def strings(texts):
+    """``texts`` (a list of str or an Arrow array) as an Arrow string array, nulls
+    empty."""
     import pyarrow as pa
     import pyarrow.compute as pc
     if not isinstance(texts, (pa.Array, pa.ChunkedArray)):
@@ -74,28 +98,52 @@ def candidates(texts, values: IdentifyingValues | None = None) -> np.ndarray:
         texts = texts.combine_chunks()
     if texts.type != pa.string():  # large strings, dictionaries: plain strings
         texts = pc.cast(texts, pa.string())
-    texts = pc.fill_null(texts, "")
+    return pc.fill_null(texts, "")
+
+
+def screen(texts, values: IdentifyingValues | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per value of ``texts`` (a list of str or an Arrow string array): whether it may
+    hold an identifier (False: it holds none), and what it cannot hold (the ``absent``
+    bits of ``find_spans``: patterns, titles, listed given names, the job's name words
+    and codes), each found for all values at once in C++."""
+    import pyarrow.compute as pc
+    texts = strings(texts)
+    absent = np.zeros(len(texts), dtype=np.uint16)
     if not len(texts):
-        return np.zeros(0, dtype=bool)
+        return np.zeros(0, dtype=bool), absent
 
     def matches(array, pattern: str) -> np.ndarray:
         return _bools(pc.match_substring_regex(array, pattern=pattern))
 
     masked = pc.replace_substring_regex(texts, pattern=_DATES, replacement=r"\1x\3")
-    masked = pc.replace_substring_regex(masked, pattern=_TIMES, replacement="x")
-    out = matches(texts, _PATTERNS) | matches(masked, _NUMBERS) | matches(texts, _TITLES)
-    names = set(given_names())
-    if values is not None:
-        names |= values.name_tokens | values.capitalised_tokens
-    rest = ~out
-    if rest.any():
-        idx = np.flatnonzero(rest)
-        part = texts.take(pa.array(idx))
-        found = _any_word(part, _WORD_BREAKS, "'’-", names) | \
-            _any_word(part, _LETTER_BREAKS, "", names)
-        if values is not None and values.codes:
-            found |= _any_word(part, _TOKEN_BREAKS, "-./", values.codes)
-        if values is not None and values.numbers:  # a digit run that is one of them
-            found |= _any_word(part, r"[^0-9]+", "", values.numbers)
-        out[idx[found]] = True
-    return out
+    masked = pc.replace_substring_regex(masked, pattern=_TIMES, replacement=r"\1x\3")
+    out = matches(texts, _OTHERS)
+    for bit, array, pattern in ([(b, texts, p) for b, p in _STAGES]
+                                + [(b, masked, p) for b, p in _MASKED_STAGES]
+                                + [(NO_TITLE, texts, _TITLES)]):
+        hit = matches(array, pattern)
+        absent[~hit] |= bit
+        out |= hit
+    given = set(given_names())
+    named = set() if values is None else values.name_tokens | values.capitalised_tokens
+    joined = pc.replace_substring_regex(texts, pattern=_JOINER_RUNS, replacement=" ")
+    hits = [a | b for a, b in zip(_word_hits(joined, _WORD_BREAKS, "'’-", [given, named]),
+                                  _word_hits(texts, _LETTER_BREAKS, "", [given, named]))]
+    for bit, hit in zip((NO_GIVEN, NO_VALUE_NAMES), hits):
+        absent[~hit] |= bit
+        out |= hit
+    codes = np.zeros(len(texts), dtype=bool)
+    if values is not None and values.codes:
+        codes = _word_hits(texts, _TOKEN_BREAKS, "-./", [values.codes])[0]
+        out |= codes
+    absent[~codes] |= NO_CODES
+    if values is not None and values.numbers and not out.all():  # a digit run that is
+        rest = np.flatnonzero(~out)                               # one of them
+        out[rest] = _word_hits(texts.take(rest), r"[^0-9]+", "", [values.numbers])[0]
+    return out, absent
+
+
+def candidates(texts, values: IdentifyingValues | None = None) -> np.ndarray:
+    """Per value of ``texts`` (a list of str or an Arrow string array): whether it may
+    hold an identifier (False: it holds none)."""
+    return screen(texts, values)[0]

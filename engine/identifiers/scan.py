@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.identifiers import KIND_LABELS, IdentifyingValues, find_spans, scrub_text
+from engine.identifiers import KIND_LABELS, IdentifyingValues, find_spans, scrub_text, with_own
+from engine.identifiers.names import OWN_DETAIL
 
 #: examples kept per column and kind (for the app; messages name rows only)
 EXAMPLES = 3
@@ -59,15 +60,21 @@ PREFILTER_FROM = 64
 
 
 def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
+    """The spans of each distinct value holding any, and (``need_own``) the identifying
+    numbers each holds, by code."""
     spans, candidates = {}, {}
     codes = range(len(dictionary))
+    absent = [0] * len(dictionary)
     if len(dictionary) >= PREFILTER_FROM:  # only values that may hold one: C++ first
-        from engine.identifiers.prefilter import candidates as may_hold
-        codes = np.flatnonzero(may_hold(list(dictionary), values)).tolist()
-    for code in codes:
+        from engine.identifiers.prefilter import screen
+        may, cannot = screen(list(dictionary), values)
+        codes = np.flatnonzero(may)
+        absent = cannot[codes].tolist()  # what each cannot hold: not looked for
+        codes = codes.tolist()
+    for code, no in zip(codes, absent):
         v = dictionary[code]
         text = "" if v is None else str(v)
-        found = find_spans(text, values)
+        found = find_spans(text, values, absent=no)
         if found:
             spans[code] = found
         if need_own:
@@ -77,8 +84,9 @@ def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
     return spans, candidates
 
 
-def _own_rows(codes, dictionary, candidates, values, own: OwnNumbers):
-    """Rows whose value holds the row's own identifying number: row -> its spans."""
+def _own_rows(codes, dictionary, candidates, values, own: OwnNumbers, spans: dict):
+    """Rows whose value holds the row's own identifying number: row -> its spans
+    (``spans``: the value's own, found by `_distinct`)."""
     out = {}
     if not candidates:
         return out
@@ -88,8 +96,8 @@ def _own_rows(codes, dictionary, candidates, values, own: OwnNumbers):
         mine = own.of(row) & candidates[code]
         if mine:
             text = str(dictionary[code])
-            found = find_spans(text, values, mine)
-            if any(s.detail == "the row's own identifier" for s in found):
+            found = with_own(text, spans.get(code, []), values, mine)
+            if any(s.detail == OWN_DETAIL for s in found):
                 out[int(row)] = found
     return out
 
@@ -104,7 +112,8 @@ def scan_column(name: str, dictionary, codes: np.ndarray,
     codes = np.asarray(codes)
     need_own = own is not None and values is not None and bool(values.numbers)
     spans, candidates = _distinct(dictionary, values, need_own)
-    own_rows = _own_rows(codes, dictionary, candidates, values, own) if need_own else {}
+    own_rows = _own_rows(codes, dictionary, candidates, values, own, spans) \
+        if need_own else {}
     if not spans and not own_rows:
         return []
     per_kind: dict[str, set[int]] = {}
@@ -139,7 +148,8 @@ def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None
     codes = np.asarray(codes)
     need_own = own is not None and values is not None and bool(values.numbers)
     spans, candidates = _distinct(dictionary, values, need_own)
-    own_rows = _own_rows(codes, dictionary, candidates, values, own) if need_own else {}
+    own_rows = _own_rows(codes, dictionary, candidates, values, own, spans) \
+        if need_own else {}
     scrubbed = np.asarray(dictionary, dtype=object).copy()
     for code, found in spans.items():
         scrubbed[code] = scrub_text(str(dictionary[code]), found)
