@@ -192,6 +192,16 @@ class FlaggedColumns(QTableWidget):
             self.setCellWidget(i, REASON, reason)
             self._combos[name], self._reasons[name] = combo, reason
         self.resizeColumnsToContents()
+        # what was found wraps in a column of its own width; the examples take the rest
+        # (their header was cut to "ampl" beside a 420 px list of findings)
+        self.setColumnWidth(FOUND, min(self.columnWidth(FOUND), 240))
+        self.setColumnWidth(REASON, max(self.columnWidth(REASON), 180))
+        self.resizeRowsToContents()
+        # as tall as its rows: the column list above keeps the page's height
+        frame = 2 * self.frameWidth()
+        bar = self.horizontalScrollBar().sizeHint().height()
+        self.setMaximumHeight(self.horizontalHeader().sizeHint().height() + frame + bar
+                              + sum(self.rowHeight(r) for r in range(self.rowCount())))
         self.setVisible(bool(found))
         self.changed.emit()
 

@@ -201,8 +201,11 @@ def released_and_reopened(qtbot, window, tmp_path, capsys):
     assert levels != result.levels_of(None)
     current = apply_in_explore(qtbot, window, levels)
     out = export(qtbot, window, tmp_path / "released.csv")
-    message = window.statusBar().currentMessage()
+    # the notice above the perspectives names the transformation written (the status
+    # bar's line is short: the file and how many more)
+    message = window.notice.text.text()
     assert "applied" in message and current.levels_text in message
+    assert window.statusBar().currentMessage().startswith("Exported released.csv")
     # an ordinary file: 0666 less the umask (0644 under 022), not a temporary file's 0600
     assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~current_umask()
     # the file is what the document says it releases, and passes the independent check

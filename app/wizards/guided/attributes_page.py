@@ -6,7 +6,7 @@ confirmed (by changing its type, ticking it, or "Accept all proposals").
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QHeaderView, QPushButton, QVBoxLayout
 
 from app.identifier_choice import REMOVE, FlaggedColumns, flagged
 from app.person_role import ROLE, ROLE_LABEL, ROLE_MEANING, ROLES, set_role
@@ -106,7 +106,10 @@ class AttributesPage(GuidedPage):
             self.table.setItem(i, REASON, read_only_item(p.reason, p.reason))
         self.table.blockSignals(False)
         self.table.resizeColumnsToContents()
-        self.table.setColumnWidth(REASON, 520)
+        # the reasons take the width left and wrap (a fixed 520 px pushed them past a
+        # 1000 px wizard behind a horizontal scroll bar)
+        self.table.horizontalHeader().setSectionResizeMode(
+            REASON, QHeaderView.ResizeMode.Stretch)
         self.table.resizeRowsToContents()
         self.completeChanged.emit()
 

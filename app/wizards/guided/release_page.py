@@ -94,9 +94,14 @@ class ReleasePage(GuidedPage):
     def _show(self) -> None:
         self.files.setVisible(bool(self.artefacts))  # no empty table before Release
         self.files.setRowCount(len(self.artefacts))
+        folder = Path(self.folder.text()).expanduser()
         for i, a in enumerate(self.artefacts):
             mark = "✔ " if a.verified else "✘ "
-            self.files.setItem(i, 0, read_only_item(str(a.path), str(a.path)))
+            # share/… and internal/… under the folder above (the whole path, repeated on
+            # every row, pushed the checks out of a 1000 px wizard); the tooltip has it
+            path = Path(a.path)
+            shown = path.relative_to(folder) if path.is_relative_to(folder) else path
+            self.files.setItem(i, 0, read_only_item(str(shown), str(a.path)))
             self.files.setItem(i, 1, read_only_item(mark + a.message, a.message))
         self.files.resizeColumnsToContents()
         if self.artefacts:

@@ -95,11 +95,16 @@ class ResultPage(GuidedPage):
         how = {"applied": " (your choice)", "optimum with local recoding": " (with local recoding)"}.get(
             t.kind, "")
         loss_text = "?" if loss is None else f"{loss:.1f} %"
+        # "0 of 461 records (0 %) suppressed: their quasi-identifiers show '*'" spoke of
+        # records that are not there
+        suppressed = (f"{t.suppressed_records:,} of {n:,} records "
+                      f"({share(t.suppressed_records / max(n, 1))}) suppressed: their "
+                      f"quasi-identifiers show '*'." if t.suppressed_records else
+                      f"No record suppressed: all {n:,} keep their quasi-identifiers as "
+                      f"generalized.")
         self.headline.setText(
             f"Information loss {loss_text}{how} (0 % is the data as it is, 100 % "
-            f"everything generalized). {t.suppressed_records:,} of {n:,} records "
-            f"({share(t.suppressed_records / max(n, 1))}) suppressed: their quasi-identifiers "
-            f"show '*'.")
+            f"everything generalized). {suppressed}")
         changes = attribute_changes(result, levels)
         self.changes.setRowCount(len(changes))
         for i, c in enumerate(changes):
