@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from engine.identifiers import IdentifyingValues, find_spans, scrub_text
-from engine.identifiers.prefilter import candidates
+from engine.identifiers.prefilter import screen
 from engine.identifiers.scan import EXAMPLES, Finding
 
 BATCH_ROWS = 50_000
@@ -69,12 +69,12 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
         for batch in _batches(backend, sql):
             data = batch.to_pydict()
             for j, c in enumerate(columns):
-                may = candidates(batch.column(c), values)  # the rest holds none
-                for v, n, first, g, m in zip(data[c], data["__n"], data["__first"],
-                                             data[f"__g{j}"], may):
+                may, cannot = screen(batch.column(c), values)  # the rest holds none
+                for v, n, first, g, m, no in zip(data[c], data["__n"], data["__first"],
+                                                 data[f"__g{j}"], may, cannot.tolist()):
                     if g or not m:
                         continue
-                    spans = find_spans(v or "", values)
+                    spans = find_spans(v or "", values, absent=no)
                     if not spans:
                         continue
                     if c in replaced:
@@ -154,7 +154,7 @@ def _scrubber(values, n_own: int, name: str):
 
     def core(array, owns):
         texts = array.to_pylist()
-        may = candidates(array, values)  # the others are released as they are
+        may, cannot = screen(array, values)  # the others are released as they are
         owns = [o.to_pylist() for o in owns]
         cache: dict = {}
         out = []
@@ -166,10 +166,10 @@ def _scrubber(values, n_own: int, name: str):
             mine = ({(o[r] or "").strip() for o in owns} & values.candidate_numbers(t)
                     if owns else set())
             if mine:
-                out.append(scrub_text(t, find_spans(t, values, mine)))
+                out.append(scrub_text(t, find_spans(t, values, mine, int(cannot[r]))))
                 continue
             if t not in cache:
-                cache[t] = scrub_text(t, find_spans(t, values))
+                cache[t] = scrub_text(t, find_spans(t, values, absent=int(cannot[r])))
             out.append(cache[t])
         return pa.array(out, type=pa.string())
 

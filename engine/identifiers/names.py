@@ -198,16 +198,21 @@ class IdentifyingValues:
             and not absent & NO_VALUE_NAMES else ()
         if not self.name_tokens.isdisjoint(words) or \
                 not self.capitalised_tokens.isdisjoint(words):
-            for m in _WORD.finditer(text):
-                w = m.group()
-                if w.lower() in self.name_tokens or (
-                        w[0].isupper() and w.lower() in self.capitalised_tokens):
+            if text.isascii():  # the lower-cased words are the text's, one for one
+                every = self.name_tokens | self.capitalised_tokens
+                found = list(_WORD.finditer(text))
+                pairs = [(found[i], w) for i, w in enumerate(words) if w in every]
+            else:
+                pairs = [(m, m.group().lower()) for m in _WORD.finditer(text)]
+            for m, low in pairs:
+                if low in self.name_tokens or (
+                        m.group()[0].isupper() and low in self.capitalised_tokens):
                     if out and out[-1].kind == NAME and not text[out[-1].end:m.start()].strip(
                             " \t,"):
                         out[-1] = Span(out[-1].start, m.end(), NAME, out[-1].detail)
                     else:
                         out.append(Span(m.start(), m.end(), NAME,
-                                        f"a value of '{self.sources[m.group().lower()]}'"))
+                                        f"a value of '{self.sources[low]}'"))
         if self.codes and not absent & NO_CODES and \
                 not self.codes.isdisjoint(_TOKEN.findall(lowered)):
             for m in _TOKEN.finditer(text):

@@ -126,12 +126,16 @@ def screen(texts, values: IdentifyingValues | None = None) -> tuple[np.ndarray, 
         out |= hit
     given = set(given_names())
     named = set() if values is None else values.name_tokens | values.capitalised_tokens
-    joined = pc.replace_substring_regex(texts, pattern=_JOINER_RUNS, replacement=" ")
+    lettered = np.flatnonzero(matches(texts, r"[\pL\p{Nl}\p{No}]"))  # names: letters
+    words = texts.take(lettered)
+    joined = pc.replace_substring_regex(words, pattern=_JOINER_RUNS, replacement=" ")
     hits = [a | b for a, b in zip(_word_hits(joined, _WORD_BREAKS, "'’-", [given, named]),
-                                  _word_hits(texts, _LETTER_BREAKS, "", [given, named]))]
+                                  _word_hits(words, _LETTER_BREAKS, "", [given, named]))]
     for bit, hit in zip((NO_GIVEN, NO_VALUE_NAMES), hits):
-        absent[~hit] |= bit
-        out |= hit
+        found = np.zeros(len(texts), dtype=bool)
+        found[lettered[hit]] = True
+        absent[~found] |= bit
+        out |= found
     codes = np.zeros(len(texts), dtype=bool)
     if values is not None and values.codes:
         codes = _word_hits(texts, _TOKEN_BREAKS, "-./", [values.codes])[0]

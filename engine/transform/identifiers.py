@@ -142,11 +142,13 @@ def scrub_values(problem, name: str, values: np.ndarray) -> tuple[np.ndarray, Co
     if name not in cache:
         a = problem.job.attributes[name]
         check_identifier_keys(a, f"[attributes.\"{name}\"]")
-        uniques, codes = np.unique(np.asarray(values, dtype=object).astype(str),
-                                   return_inverse=True)
+        index: dict[str, int] = {}  # each distinct value once (a hash, no sort)
+        codes = np.fromiter((index.setdefault(str(v), len(index)) for v in values),
+                            dtype=np.int64, count=len(values))
+        uniques = np.empty(len(index), dtype=object)
+        uniques[:] = list(index)
         ids = identifying_values(problem)
-        out, counts = scrub_column(uniques.astype(object), codes.reshape(-1), ids,
-                                   own_numbers(problem, ids))
+        out, counts = scrub_column(uniques, codes, ids, own_numbers(problem, ids))
         out.flags.writeable = False
         cache[name] = (out, counts)
     return cache[name]

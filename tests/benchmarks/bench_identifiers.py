@@ -209,21 +209,34 @@ def scan_seconds(job: Path) -> float:
     return time.perf_counter() - t0
 
 
-def speed(folder: Path) -> dict:
+def command_seconds(job: Path, folder: Path) -> float:
+    return run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
+                        "--output", str(folder / "out.csv"), "--quiet"], env_with())[0]
+
+
+def speed(folder: Path, repeat: int = 3) -> dict:
+    """Per job: the whole command, the scan (and scrub) in-process, and the command of the
+    same job whose free-text column is kept as it is (``identifiers = "keep"``: neither
+    scanned nor scrubbed), each the median of ``repeat`` runs taken in turn."""
     out = {}
-    jobs = {"Adult (30,162 rows, 9 QIs, k=5)": adult_job(folder)}
+    jobs = {"Adult (30,162 rows, 9 QIs, k=5)": (adult_job(folder), None)}
     t = clinical(patients=10_000, seed=11)  # about 30,000 visits, free-text notes
     data = t.write(folder, "clinical.csv")
     scrub = folder / "clinical.toml"
     scrub.write_text(job_text(data, notes="scrub = true"))
-    jobs[f"clinical ({len(t.frame):,} visits, notes scrubbed)"] = scrub
-    for label, job in jobs.items():
-        whole = statistics.median(
-            run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
-                         "--output", str(folder / "out.csv"), "--quiet"], env_with())[0]
-            for _ in range(3))
-        scan = statistics.median(scan_seconds(job) for _ in range(3))
-        out[label] = (whole, scan, scan / whole)
+    keep = folder / "clinical-keep.toml"
+    keep.write_text(job_text(data, notes='identifiers = "keep"\nreason = "the baseline"'))
+    jobs[f"clinical ({len(t.frame):,} visits, notes scrubbed)"] = (scrub, keep)
+    for label, (job, without) in jobs.items():
+        whole, base, scan = [], [], []
+        for _ in range(repeat):
+            whole.append(command_seconds(job, folder))
+            if without is not None:
+                base.append(command_seconds(without, folder))
+            scan.append(scan_seconds(job))
+        w, s = statistics.median(whole), statistics.median(scan)
+        b = statistics.median(base) if base else None
+        out[label] = (w, s, s / w, b)
     return out
 
 
@@ -244,7 +257,20 @@ def out_of_core(folder: Path, rows: int) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ooc", type=int, default=0, help="rows of a DuckDB release (0: none)")
+    ap.add_argument("--speed-only", action="store_true", help="the cost only")
     args = ap.parse_args()
+    if args.speed_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            for label, (whole, scan, ratio, base) in speed(Path(tmp)).items():
+                print(f"speed {label}: command {whole:.2f} s, scan {scan:.3f} s, ratio "
+                      f"{ratio:.3f}" + ("" if base is None else f"; without the scan "
+                                        f"{base:.2f} s, share {(whole - base) / whole:.3f}"))
+            if args.ooc:
+                o = out_of_core(Path(tmp), args.ooc)
+                print(f"out of core: {o['rows']:,} rows ({o['input_mb']:.0f} MB), "
+                      f"{o['wall_s']:.1f} s wall, {o['cpu_s']:.1f} s CPU, "
+                      f"peak {o['peak_mb']:.0f} MB")
+        return
     r = recall()
     print(f"recall on {r['notes']:,} generated notes:")
     for kind in sorted(r["planted"]):
@@ -265,9 +291,11 @@ def main() -> None:
         print(f"shared {name}: {n:,} rows, {cols} columns, {values:,} distinct values, "
               f"{flagged} flagged")
     with tempfile.TemporaryDirectory() as tmp:
-        for label, (whole, scan, ratio) in speed(Path(tmp)).items():
+        for label, (whole, scan, ratio, base) in speed(Path(tmp)).items():
             print(f"speed {label}: command {whole:.2f} s, scan {scan:.3f} s, "
-                  f"ratio {ratio:.3f}")
+                  f"ratio {ratio:.3f}" + ("" if base is None else
+                                          f"; without the scan {base:.2f} s, the scan's "
+                                          f"share of the command {(whole - base) / whole:.3f}"))
         if args.ooc:
             o = out_of_core(Path(tmp), args.ooc)
             print(f"out of core: {o['rows']:,} rows ({o['input_mb']:.0f} MB), "
