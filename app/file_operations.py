@@ -493,9 +493,15 @@ class FileOperations(QObject):
             folder = Path(os.path.commonpath([p.parent for p in paths])) if paths else None
         except ValueError:  # different drives
             folder = None
-        names = ", ".join(str(p.relative_to(folder)) if folder is not None else str(p)
-                          for p in paths) or ", ".join(written.written)
-        # where first: the list of files is long with a release's documents
+        # where first, then the files by folder: share/ (what may leave) before internal/
+        groups: dict[str, list[str]] = {}
+        for p in paths:
+            rel = p.relative_to(folder) if folder is not None else p
+            sub = f"{rel.parts[0]}/" if folder is not None and len(rel.parts) > 1 else ""
+            groups.setdefault(sub, []).append(rel.name if sub else str(rel))
+        order = sorted(groups, key=lambda g: {"share/": 0, "internal/": 1}.get(g, 2))
+        names = "; ".join(f"{g} {', '.join(groups[g])}" if g else ", ".join(groups[g])
+                           for g in order) or ", ".join(written.written)
         text = f"Exported to {folder}: {names}" if folder is not None else f"Exported {names}"
         if current is not None:
             text += f" · transformation {current.describe()}"

@@ -251,8 +251,11 @@ def test_export_success_stays_on_screen_with_its_files(qtbot, window, tmp_path, 
     notice = window.notice
     assert not notice.isHidden()
     text = notice.text.text()
-    assert "share/release.csv" in text and "share/release-report.pdf" in text
-    assert "internal/" in text and str(tmp_path / "release") in text
+    # where, then the files by folder: what may be shared first
+    shared, inside = text.split(" · ")[0].split("; ")
+    assert shared.startswith(f"Exported to {tmp_path / 'release'}: share/ release.csv, ")
+    assert "release-report.pdf" in shared and "README.txt" in shared
+    assert inside.startswith("internal/ ") and "release-report-full.pdf" in inside
     assert "independently verified" in text and written.verified is True
     assert notice.folder == tmp_path / "release" and not notice.open_folder.isHidden()
     # the status bar says it short (a line of nine names was cut at 1280 px)
