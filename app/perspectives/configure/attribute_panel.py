@@ -145,6 +145,13 @@ class AttributePanel(QWidget):
         grid.addWidget(self.method_settings, 9, 0, 1, 4)
         grid.setColumnStretch(1, 1)
         grid.setColumnStretch(3, 1)
+        # the method's rows below line up with these (their own form's label column)
+        first = [label for w, label in self._labels.items()
+                 if grid.getItemPosition(grid.indexOf(w))[1] == 1]
+        width = max([label.sizeHint().width() for label in first]
+                    + [self.method_settings.label_hint()])
+        grid.setColumnMinimumWidth(0, width)
+        self.method_settings.align(width, grid.horizontalSpacing(), grid.verticalSpacing())
         # combos may shrink below their longest choice, leaving the attribute list beside
         # them room for its Hierarchy column at 1280 px
         for combo in (self.type, self.data_type, self.method, self.function, self.clustering):

@@ -5,7 +5,7 @@ quasi-identifier under cell suppression. A form generated from the declarations
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QLabel, QVBoxLayout, QWidget
 
 from app.widgets.param_form import ParamForm
 from engine.config import AttributeConfig
@@ -43,6 +43,8 @@ class MethodSettings(QWidget):
         self._lay.addWidget(self.hint)
         self._columns: tuple[str, ...] = ()
         self._keys: tuple[str, ...] = ()
+        #: the attribute form's label column: its fields line up with the form's
+        self.label_width = 0
         self.form = self._build(())
         # hidden until an attribute's method has settings: a shown form of every row
         # would count in the window's minimum height (taller than a 1280 x 800 screen
@@ -57,8 +59,32 @@ class MethodSettings(QWidget):
         for line in form.help_labels.values():
             line.hide()
         form.changed.connect(self._changed)
+        self._align(form)
         self._lay.addWidget(form)
         return form
+
+    def align(self, label_width: int, spacing: int, row_spacing: int) -> None:
+        """Line the fields up with the attribute form's (labels as wide as its label
+        column, its spacing)."""
+        self.label_width = label_width
+        self._spacing = (spacing, row_spacing)
+        self._align(self.form)
+
+    def label_hint(self) -> int:
+        """The width its widest label asks for."""
+        return max((item.widget().sizeHint().width() for i in range(self.form.form.rowCount())
+                    if (item := self.form.form.itemAt(i, QFormLayout.ItemRole.LabelRole))
+                    is not None and item.widget() is not None), default=0)
+
+    def _align(self, form: ParamForm) -> None:
+        if not self.label_width:
+            return
+        form.form.setHorizontalSpacing(self._spacing[0])
+        form.form.setVerticalSpacing(self._spacing[1])
+        for i in range(form.form.rowCount()):
+            label = form.form.itemAt(i, QFormLayout.ItemRole.LabelRole)
+            if label is not None and label.widget() is not None:
+                label.widget().setMinimumWidth(self.label_width)
 
     def show_attribute(self, a, columns, cells: bool, enabled: bool) -> None:
         columns = tuple(columns)
