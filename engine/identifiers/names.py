@@ -144,6 +144,11 @@ class IdentifyingValues:
     number_columns: tuple[str, ...] = ()
     sources: dict = field(default_factory=dict)  # token -> the column it came from
 
+    @functools.cached_property
+    def named_tokens(self) -> frozenset[str]:
+        """``name_tokens`` and ``capitalised_tokens`` together."""
+        return self.name_tokens | self.capitalised_tokens
+
     @property
     def empty(self) -> bool:
         return not (self.name_tokens or self.capitalised_tokens or self.codes

@@ -16,6 +16,8 @@ hand-written sentences, the shared data and random text):
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from engine.identifiers.names import IdentifyingValues, given_names
@@ -50,10 +52,18 @@ def _bools(array) -> np.ndarray:
     return to_numpy(pc.cast(pc.fill_null(array, False), pa.uint8())).astype(bool)
 
 
+@functools.lru_cache(maxsize=16)
+def _value_set(wanted: frozenset):
+    """``wanted`` as an Arrow array, built once: the DuckDB scrub calls the screen once per
+    vector of 2,048 rows, and a job's identifying numbers may be hundreds of thousands
+    (a frozenset keeps its hash: the look-up is by identity)."""
+    import pyarrow as pa
+    return pa.array(sorted(wanted), type=pa.string())
+
+
 def _word_hits(texts, breaks: str, trim: str, wanted: list) -> list[np.ndarray]:
     """Per set of ``wanted`` (lower case): whether each value of ``texts`` has a word (the
     pieces between ``breaks``, trimmed of ``trim``) in it."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     from engine.data.arrow_numpy import to_numpy
@@ -65,7 +75,7 @@ def _word_hits(texts, breaks: str, trim: str, wanted: list) -> list[np.ndarray]:
     parents = None
     out = []
     for w in wanted:
-        hit = _bools(pc.is_in(flat, value_set=pa.array(sorted(w), type=pa.string()))) \
+        hit = _bools(pc.is_in(flat, value_set=_value_set(w))) \
             if w else np.zeros(len(flat), dtype=bool)
         found = np.zeros(len(texts), dtype=bool)
         if hit.any():
@@ -124,8 +134,8 @@ def screen(texts, values: IdentifyingValues | None = None) -> tuple[np.ndarray, 
         hit = matches(array, pattern)
         absent[~hit] |= bit
         out |= hit
-    given = set(given_names())
-    named = set() if values is None else values.name_tokens | values.capitalised_tokens
+    given = given_names()
+    named = frozenset() if values is None else values.named_tokens
     lettered = np.flatnonzero(matches(texts, r"[\pL\p{Nl}\p{No}]"))  # names: letters
     words = texts.take(lettered)
     joined = pc.replace_substring_regex(words, pattern=_JOINER_RUNS, replacement=" ")
