@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.transform.cell_suppression import cell_figures, cells_mode
-from engine.transform.perturbation import MISSING, perturbed, perturbed_names
+from engine.transform.perturbation import parse_numbers, perturbed, perturbed_names
 
 
 def sdc_methods_report(problem, released) -> dict:
@@ -33,16 +33,12 @@ def sdc_methods_report(problem, released) -> dict:
 
 
 def _floats(values) -> np.ndarray | None:
-    out = np.full(len(values), np.nan)
-    for i, v in enumerate(values):
-        s = str(v).strip()
-        if s in MISSING:
-            continue
-        try:
-            out[i] = float(s)
-        except ValueError:
-            return None
-    return out
+    """The values as numbers (NaN for missing ones), or None when one is no number."""
+    from engine.errors import DataError
+    try:
+        return parse_numbers(np.asarray(values, dtype=object), "", "")
+    except DataError:
+        return None
 
 
 def _frequencies(problem, name: str, done) -> dict:
