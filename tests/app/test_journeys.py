@@ -244,6 +244,10 @@ def released_and_reopened(qtbot, window, tmp_path, capsys):
         assert d2.result.optimum.levels == result.optimum.levels
         assert again.perspectives["explore"].clipboard_state() == clipboard
         assert again.perspectives["explore"].applied_levels == levels
+        # Explore as it was left: the search's curve, the applied transformation selected
+        view2 = again.perspectives["explore"]
+        assert view2.quality.state()["times"] == explore.quality.state()["times"]
+        assert view2.nodes.levels_of(view2.current_row) == levels
         assert not d2.modified
         out2 = export(qtbot, again, tmp_path / "released-again.csv")
         assert out2.read_bytes() == out.read_bytes()
@@ -286,5 +290,33 @@ def test_journey_sample_project_with_l_diversity(qtbot, window, tmp_path, messag
     window.configure.privacy.remove_model(0)  # the sample's k-anonymity
     assert [p["model"] for p in window.document.settings.privacy] == ["distinct-l-diversity"]
     anonymize(qtbot, window)
+    released_and_reopened(qtbot, window, tmp_path, capsys)
+    assert not messages, messages
+
+
+def test_journey_arx_files_beside_the_data(qtbot, window, tmp_path, messages, capsys):
+    """Import Adult through the wizard with ARX's hierarchy files beside it: the import
+    offers them, Configure loads them all in one click; nothing that needs data could be
+    clicked before; the run is unsaved work; apply, export, verify, compare with Utility
+    cell for cell, save, reopen (Explore as it was left), export again byte for byte."""
+    import shutil
+    for f in ADULT.glob("adult*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    assert not window.actions["anonymize"].isEnabled()
+    assert not window.configure.anonymize_button.isEnabled()
+    import_through_wizard(qtbot, window, tmp_path / "adult.csv")
+    assert "hierarchy files named as ARX names them" in window.statusBar().currentMessage()
+    editor = window.configure.hierarchy
+    assert not editor.beside.isHidden()
+    editor.beside.click()
+    assert editor.beside.isHidden()
+    qis = ["sex", "age", "race", "marital-status", "education"]
+    set_type(window, qis, QUASI_IDENTIFYING)
+    assert all(window.document.hierarchy_status(q).complete for q in qis)
+    add_model_through_dialog(window, "k-anonymity", k=5)
+    assert window.actions["anonymize"].isEnabled()
+    anonymize(qtbot, window)
+    assert window.document.modified  # a result is unsaved work
+    assert window.configure.result.headline.text() == "Optimum found"
     released_and_reopened(qtbot, window, tmp_path, capsys)
     assert not messages, messages
