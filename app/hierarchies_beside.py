@@ -16,10 +16,28 @@ def available(doc: Document, only_missing: bool = True) -> dict[str, Path]:
     hierarchy yet, unless ``only_missing`` is False)."""
     if not doc.has_data or doc.source.kind not in ("csv", "excel", "parquet"):
         return {}
-    found = files_beside(doc.source.location, list(doc.attributes))
+    found = _found(doc.source.location, tuple(doc.attributes))
     if only_missing:
         found = {n: p for n, p in found.items() if not doc.hierarchy_rows.get(n)}
     return found
+
+
+_last: tuple = ((), {})  # (key, files): the last look, asked again on every edit
+
+
+def _found(location: str, names: tuple[str, ...]) -> dict[str, Path]:
+    """`files_beside`, looked up again only when the data, its attributes or its
+    folder (its modification time: a file added or removed) change: Configure asks on
+    every attribute edit, one stat instead of one per attribute."""
+    global _last
+    try:
+        stamp = Path(location).parent.stat().st_mtime_ns
+    except OSError:
+        stamp = None
+    key = (location, names, stamp)
+    if _last[0] != key:
+        _last = (key, files_beside(location, names))
+    return dict(_last[1])
 
 
 def load(doc: Document, files: dict[str, Path]) -> tuple[list[str], dict[str, str]]:

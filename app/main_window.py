@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         self.settings = settings or AppSettings()
         self.document = Document(self)
         self.search = TaskController(self)  # the one owner of anonymization runs
+        self._reading = False  # a file is being read or written (File actions off)
         self._run_phase: str | None = None  # the running anonymization's latest phase
         self.files = FileOperations(self, self.document, self.settings)
         self.actions = create_actions(self)
@@ -296,7 +297,7 @@ class MainWindow(QMainWindow):
         """What can be clicked: nothing that needs data before data is loaded (Anonymize,
         Save, Save job), no file action while a file is read or written, no second run
         while one is under way."""
-        reading = getattr(self, "_reading", False)
+        reading = self._reading
         has_data = self.document.has_data
         for key in ("open", "import_data", "new", "open_sample"):
             self.actions[key].setEnabled(not reading)
