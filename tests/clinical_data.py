@@ -137,19 +137,29 @@ def clinical(patients: int = 150, seed: int = 1, identifier_share: float = 0.6) 
     return out
 
 
-def job_text(data: Path, k: int = 3, notes: str = "", extra: str = "") -> str:
-    """A job file for the clinical table: patient_no and name identifying, birth date
-    year-generalized by a hierarchy-free rule-less setup (sex and zip quasi-identifiers
-    with hierarchies written beside the data), the notes insensitive."""
+def job_text(data: Path, k: int = 3, notes: str = "", extra: str = "",
+             person: bool = False, birth_date_qi: bool = False,
+             diagnosis: str = "insensitive") -> str:
+    """A job file for the clinical table: patient_no and name identifying, the birth date
+    identifying (or, with ``birth_date_qi``, quasi-identifying: day, month, year,
+    decade), sex and zip quasi-identifiers with hierarchies written beside the data, the
+    notes insensitive; ``person``: ``[data] person = "patient_no"``."""
     folder = Path(data).parent
     frame = pd.read_csv(data, sep=";", dtype=str)
     zips = sorted(frame["zip"].unique())
     (folder / "zip.csv").write_text("\n".join(f"{z};{z[:3]}**;{z[:1]}****;*" for z in zips)
                                     + "\n", encoding="utf-8")
     (folder / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
+    birth = 'type = "identifying"'
+    if birth_date_qi:
+        dates = sorted(frame["birth_date"].unique())
+        (folder / "birth_date.csv").write_text("".join(
+            f"{d};{d[:7]};{d[:4]};{d[:3]}0s;*\n" for d in dates), encoding="utf-8")
+        birth = 'type = "quasi-identifying"\nhierarchy = "birth_date.csv"'
     return f"""[data]
 path = "{Path(data).name}"
 delimiter = ";"
+{'person = "patient_no"' if person else ''}
 
 [attributes."visit_no"]
 type = "insensitive"
@@ -158,7 +168,7 @@ type = "identifying"
 [attributes."name"]
 type = "identifying"
 [attributes."birth_date"]
-type = "identifying"
+{birth}
 [attributes."sex"]
 type = "quasi-identifying"
 hierarchy = "sex.csv"
@@ -166,7 +176,7 @@ hierarchy = "sex.csv"
 type = "quasi-identifying"
 hierarchy = "zip.csv"
 [attributes."diagnosis"]
-type = "insensitive"
+type = "{diagnosis}"
 [attributes."notes"]
 type = "insensitive"
 {notes}

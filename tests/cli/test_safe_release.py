@@ -18,7 +18,7 @@ import re
 import pandas as pd
 import pytest
 
-from tests.clinical_data import clinical
+from tests.clinical_data import clinical, job_text
 
 K = 3
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
@@ -27,54 +27,17 @@ PHONE = re.compile(r"(?:\+\d[\d ]{7,}\d|\(\d{3}\) ?\d{3}-\d{4}|\b\d{3}-\d{3}-\d{
 
 
 def _job(folder, notes_keys: str, person: bool) -> str:
-    return f"""[data]
-path = "clinical.csv"
-delimiter = ";"
-{'person = "patient_no"' if person else ''}
-
-[attributes."visit_no"]
-type = "insensitive"
-[attributes."patient_no"]
-type = "identifying"
-[attributes."name"]
-type = "identifying"
-[attributes."birth_date"]
-type = "quasi-identifying"
-hierarchy = "birth_date.csv"
-[attributes."sex"]
-type = "quasi-identifying"
-hierarchy = "sex.csv"
-[attributes."zip"]
-type = "quasi-identifying"
-hierarchy = "zip.csv"
-[attributes."diagnosis"]
-type = "sensitive"
-[attributes."notes"]
-type = "insensitive"
-{notes_keys}
-
-[[privacy]]
-model = "k-anonymity"
-k = {K}
-
-[transformation]
-suppression_limit = 0.1
-"""
+    """The issue's job: birth date, sex and ZIP quasi-identifying, the diagnosis
+    sensitive, the patient number and name identifying, k = 3."""
+    return job_text(folder / "clinical.csv", k=K, notes=notes_keys, person=person,
+                    birth_date_qi=True, diagnosis="sensitive")
 
 
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory):
     folder = tmp_path_factory.mktemp("clinic")
     table = clinical(patients=600, seed=25)
-    frame = table.frame
     table.write(folder)
-    dates = sorted(frame["birth_date"].unique())
-    (folder / "birth_date.csv").write_text("".join(
-        f"{d};{d[:7]};{d[:4]};{d[:3]}0s;*\n" for d in dates), encoding="utf-8")
-    zips = sorted(frame["zip"].unique())
-    (folder / "zip.csv").write_text("".join(f"{z};{z[:3]}**;{z[:1]}****;*\n" for z in zips),
-                                    encoding="utf-8")
-    (folder / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
     return folder, table
 
 
