@@ -138,6 +138,18 @@ def _persons(frame, paths: dict) -> None:
     anonymize(patients, job)
 
 
+def _identifiers() -> None:
+    """The compiled scan of free text for identifiers (engine/identifiers/fast.py): a
+    few notes with a name, a number, an e-mail address, an IBAN and a title."""
+    from engine.identifiers import IdentifyingValues
+    from engine.identifiers.fast import find_all
+    values = IdentifyingValues.build({"name": ["Mary Okafor"], "number": ["100833"],
+                                      "code": ["K-77a"]})
+    find_all(["Call Mary Okafor on 555-123-4567, chart 100833.", "",
+              "Dr. Hale wrote to a.b@example.org about DE89 3704 0044 0532 0130 00."],
+             values, True)
+
+
 def _anonymize_runs(runs, out, cancelled) -> bool:
     """Anonymize the small table for each run, then group wide rows; False when
     ``cancelled()`` stopped it."""
@@ -157,6 +169,7 @@ def _anonymize_runs(runs, out, cancelled) -> bool:
                       flush=True)
         if runs is RUNS:
             _persons(frame, paths)
+            _identifiers()
     _wide_rows()
     return True
 

@@ -297,25 +297,36 @@ def pattern_spans(text: str, in_text: bool | None = None, absent: int = 0) -> li
         end = start + len(run)
         if not taken.free(start, end):
             continue  # part of an IBAN, an e-mail address...
-        digits = _NON_DIGIT.sub("", _EXTENSION.sub("", run))
-        if len(digits) < 7:
-            continue
-        plain = _PLAIN.fullmatch(run) is not None
-        nhs = in_text and len(digits) == 10 and nhs_ok(digits) and _NHS_SHAPE.fullmatch(run)
-        if plain and card_ok(digits):
-            _add(spans, taken, start, end, CARD)
-        elif nhs and _NHS_NEAR.search(text, max(0, start - 24), start):
-            _add(spans, taken, start, end, ID, "UK NHS number")
-        elif in_text and run.isdigit() and len(run) == 9 and bsn_ok(run):
-            _add(spans, taken, start, end, ID, "Dutch BSN")
-        elif in_text and run.isdigit() and len(run) == 11 and steuer_id_ok(run):
-            _add(spans, taken, start, end, ID, "German Steuer-ID")
-        elif (region := phone_ok(run, in_text)) is not None:
-            _add(spans, taken, start, end, PHONE, region)
-        elif nhs:  # a checked NHS number that is no telephone number
-            _add(spans, taken, start, end, ID, "UK NHS number")
+        found = digit_run_kind(text, run, start, in_text)
+        if found is not None:
+            _add(spans, taken, start, end, *found)
     spans.sort(key=lambda s: s.start)
     return spans
+
+
+def digit_run_kind(text: str, run: str, start: int, in_text: bool) -> tuple[str, str] | None:
+    """What a run of digits and separators ``run`` found at ``start`` of ``text`` is
+    (kind, detail): a payment card, a national identifier or a telephone number; None:
+    nothing (``in_text``: whether ``text`` is free text)."""
+    digits = _NON_DIGIT.sub("", _EXTENSION.sub("", run))
+    if len(digits) < 7:
+        return None
+    plain = _PLAIN.fullmatch(run) is not None
+    nhs = in_text and len(digits) == 10 and nhs_ok(digits) and _NHS_SHAPE.fullmatch(run)
+    if plain and card_ok(digits):
+        return CARD, ""
+    if nhs and _NHS_NEAR.search(text, max(0, start - 24), start):
+        return ID, "UK NHS number"
+    if in_text and run.isdigit() and len(run) == 9 and bsn_ok(run):
+        return ID, "Dutch BSN"
+    if in_text and run.isdigit() and len(run) == 11 and steuer_id_ok(run):
+        return ID, "German Steuer-ID"
+    region = phone_ok(run, in_text)
+    if region is not None:
+        return PHONE, region
+    if nhs:  # a checked NHS number that is no telephone number
+        return ID, "UK NHS number"
+    return None
 
 
 def _mask(m: re.Match) -> str:

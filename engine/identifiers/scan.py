@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.identifiers import KIND_LABELS, IdentifyingValues, find_spans, scrub_text, with_own
+from engine.identifiers import KIND_LABELS, IdentifyingValues, scrub_text, with_own
 from engine.identifiers.names import OWN_DETAIL
 
 #: examples kept per column and kind (for the app; messages name rows only)
@@ -55,39 +55,26 @@ class OwnNumbers:
         return {str(d[c[row]]).strip() for c, d in self.columns}
 
 
-#: distinct values from which the Arrow pre-filter pays (below: each value in Python)
-PREFILTER_FROM = 64
 
 
 def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
-    """The spans of each distinct value holding any, and (``need_own``) the identifying
-    numbers each holds, by code."""
-    spans, candidates = {}, {}
-    codes = range(len(dictionary))
-    absent = [0] * len(dictionary)
-    if len(dictionary) >= PREFILTER_FROM:  # only values that may hold one: C++ first
-        from engine.identifiers.prefilter import screen
-        may, cannot = screen(list(dictionary), values)
-        codes = np.flatnonzero(may)
-        absent = cannot[codes].tolist()  # what each cannot hold: not looked for
-        codes = codes.tolist()
-    for code, no in zip(codes, absent):
-        v = dictionary[code]
-        text = "" if v is None else str(v)
-        found = find_spans(text, values, absent=no)
-        if found:
-            spans[code] = found
-        if need_own:
-            cand = values.candidate_numbers(text)
-            if cand:
-                candidates[code] = cand
-    return spans, candidates
+    """What the distinct values hold, by code (a `fast.Found`: spans, the values
+    scrubbed) and (``need_own``) the identifying numbers each holds as tokens. Many
+    values go through the compiled scanner (``fast.find_all``), a few through
+    ``find_spans`` each, screened in C++ first (``prefilter.screen``)."""
+    from engine.identifiers.fast import find_all, use_fast
+    from engine.identifiers.fast import _reference as one_by_one
+    texts = ["" if v is None else str(v) for v in dictionary]
+    if use_fast(len(texts)):
+        return find_all(texts, values, need_own)
+    return one_by_one(texts, values, need_own)
 
 
-def _own_rows(codes, dictionary, candidates, values, own: OwnNumbers, spans: dict):
+def _own_rows(codes, dictionary, found, values, own: OwnNumbers):
     """Rows whose value holds the row's own identifying number: row -> its spans
-    (``spans``: the value's own, found by `_distinct`)."""
+    (``found``: the values' own, found by `_distinct`)."""
     out = {}
+    candidates = found.numbers
     if not candidates:
         return out
     keys = np.fromiter(candidates, dtype=np.int64)
@@ -96,9 +83,9 @@ def _own_rows(codes, dictionary, candidates, values, own: OwnNumbers, spans: dic
         mine = own.of(row) & candidates[code]
         if mine:
             text = str(dictionary[code])
-            found = with_own(text, spans.get(code, []), values, mine)
-            if any(s.detail == OWN_DETAIL for s in found):
-                out[int(row)] = found
+            spans = with_own(text, found.spans(code), values, mine)
+            if any(s.detail == OWN_DETAIL for s in spans):
+                out[int(row)] = spans
     return out
 
 
@@ -111,15 +98,11 @@ def scan_column(name: str, dictionary, codes: np.ndarray,
     table, whose ``rows`` give each row's first data row)."""
     codes = np.asarray(codes)
     need_own = own is not None and values is not None and bool(values.numbers)
-    spans, candidates = _distinct(dictionary, values, need_own)
-    own_rows = _own_rows(codes, dictionary, candidates, values, own, spans) \
-        if need_own else {}
-    if not spans and not own_rows:
+    found = _distinct(dictionary, values, need_own)
+    own_rows = _own_rows(codes, dictionary, found, values, own) if need_own else {}
+    if not found.any and not own_rows:
         return []
-    per_kind: dict[str, set[int]] = {}
-    for code, found in spans.items():
-        for s in found:
-            per_kind.setdefault(s.kind, set()).add(code)
+    per_kind = {kind: set(codes_.tolist()) for kind, codes_ in found.per_kind().items()}
     counts = np.bincount(codes, weights=weights, minlength=len(dictionary))
     out = []
     for kind, kind_codes in per_kind.items():
@@ -147,24 +130,21 @@ def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None
     replacements per kind."""
     codes = np.asarray(codes)
     need_own = own is not None and values is not None and bool(values.numbers)
-    spans, candidates = _distinct(dictionary, values, need_own)
-    own_rows = _own_rows(codes, dictionary, candidates, values, own, spans) \
-        if need_own else {}
+    found = _distinct(dictionary, values, need_own)
+    own_rows = _own_rows(codes, dictionary, found, values, own) if need_own else {}
     scrubbed = np.asarray(dictionary, dtype=object).copy()
-    for code, found in spans.items():
-        scrubbed[code] = scrub_text(str(dictionary[code]), found)
+    holding = found.holding().tolist()
+    scrubbed[holding] = [found.scrub(c, str(dictionary[c])) for c in holding] \
+        if holding else []
     out = scrubbed[codes]
-    replaced: Counter = Counter()
     counts = np.bincount(codes, minlength=len(dictionary))
-    for code, found in spans.items():
-        for s in found:
-            replaced[s.kind] += int(counts[code])
-    for row, found in own_rows.items():
-        out[row] = scrub_text(str(dictionary[codes[row]]), found)
-        for s in found:
+    replaced: Counter = Counter(found.replaced(counts))
+    for row, spans in own_rows.items():
+        out[row] = scrub_text(str(dictionary[codes[row]]), spans)
+        for s in spans:
             replaced[s.kind] += 1
-        for s in spans.get(int(codes[row]), ()):  # counted above with the value's rows
-            replaced[s.kind] -= 1
+        for kind in found.kinds(int(codes[row])):  # counted above with the value's rows
+            replaced[kind] -= 1
     return out, replaced
 
 

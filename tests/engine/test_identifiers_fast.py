@@ -1,12 +1,15 @@
-"""The fast path of the identifier scan (engine/identifiers/scan.py) finds exactly what
+"""The fast paths of the identifier scan (engine/identifiers/scan.py) find exactly what
 the plain path finds: ``find_spans`` on each row's value with the row's own numbers.
 
-The fast path screens all distinct values at once in C++ (``prefilter.screen``: which
-values may hold anything, and what each cannot hold, so that ``find_spans`` skips those
-patterns and name rules), and reuses a value's spans for the rows whose own number it
-holds (``with_own``). Here both are compared on the benchmark's generated notes,
-hand-written sentences in other formats, clean clinical sentences and random text of
-digits, separators, names, codes and non-ASCII letters, digits and marks."""
+The compiled scanner (``fast.find_all``: numba kernels reproducing each pattern and name
+rule on ASCII text, the other values handed to ``find_spans``) takes many values at
+once; a few values are screened in C++ (``prefilter.screen``: which values may hold
+anything, and what each cannot hold, so that ``find_spans`` skips those patterns and
+name rules); both reuse a value's spans for the rows whose own number it holds
+(``with_own``). Here each is compared with ``find_spans`` on the benchmark's generated
+notes, hand-written sentences in other formats, clean clinical sentences and random
+text of digits, separators, names, titles, places, e-mail addresses, IBANs, dates and
+times, codes and non-ASCII letters, digits and marks."""
 from __future__ import annotations
 
 import random
@@ -15,7 +18,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from engine.identifiers import IdentifyingValues, find_spans, scrub_text, with_own
+from engine.identifiers import IdentifyingValues, fast, find_spans, scrub_text, with_own
 from engine.identifiers.patterns import NO_CODES, NO_DIGIT_RUN, NO_GIVEN, NO_IBAN, NO_SSN
 from engine.identifiers.prefilter import screen
 from engine.identifiers.scan import OwnNumbers, scan_column, scrub_column
@@ -43,11 +46,72 @@ def corpus():
     return texts, values, list(frame["patient_no"])
 
 
-def test_scrub_and_scan_equal_the_plain_path(corpus):
+#: pieces of random text for the compiled scanner's edge cases: each rule's context
+#: (look-behinds, word ends, a newline before ``$``), overlaps of patterns and names
+EDGES = ["a@b.cc", "x.y+z@mail.example.org", ".de", "@", "a@b.c1.de-", "DE89 3704 0044 0532 0130 00",
+         "GB29NWBK60161331926819", "FR14 2004 1010 0505 0001 3M02 606", "555-123-4567",
+         "(212) 555-0147", "+49 30 1234567", "0044 20 7946 0018", "4111 1111 1111 1111",
+         "378282246310005", "943 476 5919", "NHS ", "123456782", "86095742719", " x12",
+         " ext. 45", "#9", "2019-05-03", "3/4/21", "10:30:15", "12:3", "Dr. ", "Mrs ", "M. ",
+         "Prof ", "O'", "Mc", "Mac", "van ", "de ", "St ", "Saint ", " Road", "'s ",
+         " Hospital", "Smith, ", "Mary ", "Hale", "Kevin", "Marsh", "John ", "Patricia",
+         "JONES", "Will ", "Brown", "Li ", "The ", "-", "'", ",", " ", "\t", "\n", "\r",
+         "\x1c", ".", "(", ")", "/", "_", "x", "\x01", "\x00", "12.34.56", "a:b"]
+#: and what hands a value over to ``find_spans``
+HANDED = ["é", "Ä", "ß", "’", "\u0301", "٣", "192.168.0.1", "fe80::1", "://", "www.",
+          "078-05-1120", "K-77a", "MRN-00981"]
+
+
+def _random_texts(seed: int, n: int, extra: list[str]) -> list[str]:
+    """Half of them from the kernels' edge cases alone, half with what hands over."""
+    rng = random.Random(seed)
+    pieces = EDGES + list("0123456789 ().-/+:@#x") + extra
+    return ["".join(rng.choice(pieces + (HANDED if i % 2 else []))
+                    for _ in range(rng.randint(0, 30))) for i in range(n)]
+
+
+def test_compiled_scanner_equals_find_spans(corpus):
+    """``fast.find_all`` gives each value ``find_spans``'s spans (start, end, kind), its
+    scrubbed text and its identifying numbers, on the notes, the hand-written sentences
+    and random text built from every rule's edge cases; most values are the kernels'
+    (ASCII), the others handed over."""
+    texts, values, numbers = corpus
+    texts = texts + _random_texts(11, 6000, [f" {n} " for n in numbers[:30]] + ["Okafor"])
+    found = fast.find_all(texts, values, True)
+    differ = []
+    for i, t in enumerate(texts):
+        ref = find_spans(t, values)
+        got = found.spans(i)
+        if [(s.start, s.end, s.kind) for s in ref] != [(s.start, s.end, s.kind) for s in got] \
+                or (ref and found.scrub(i, t) != scrub_text(t, ref)) \
+                or values.candidate_numbers(t) != found.numbers.get(i, frozenset()):
+            differ.append(t)
+    assert not differ, differ[:5]
+    assert found.handed < 0.6 * len(texts)  # most values are the kernels'
+    assert found.handed > 1000  # and others (not ASCII, URLs, IPs...) handed over
+    assert len(found.value) > 5000  # it does find
+
+
+def test_compiled_scanner_without_values():
+    """With no identifying values (a scan before a job has any): the patterns and the
+    listed names alone, as ``find_spans(text)``."""
+    texts = _random_texts(5, 3000, [])
+    found = fast.find_all(texts, None)
+    for i, t in enumerate(texts):
+        assert [(s.start, s.end, s.kind) for s in find_spans(t)] == \
+            [(s.start, s.end, s.kind) for s in found.spans(i)], t
+
+
+@pytest.mark.parametrize("how", ["compiled", "screened"])
+def test_scrub_and_scan_equal_the_plain_path(corpus, how, monkeypatch):
     """Each row scrubbed as ``find_spans`` with the row's own numbers scrubs it, the
     replacements and the findings counted the same (rows repeat values, and each row has
-    an own number: the notes' patients, the others a random one)."""
+    an own number: the notes' patients, the others a random one), through the compiled
+    scanner and through the screen with ``find_spans`` per value."""
+    monkeypatch.setattr(fast, "FAST_FROM", 0 if how == "compiled" else 10**9)
+    monkeypatch.setattr(fast, "FAST_COLD_FROM", 0 if how == "compiled" else 10**9)
     texts, values, numbers = corpus
+    texts = texts + _random_texts(13, 1000, [f" {n} " for n in numbers[:30]])
     rng = random.Random(3)
     rows = texts + rng.sample(texts, 2000)  # values repeat across rows
     own = [numbers[i] if i < len(numbers) else rng.choice(numbers) for i in range(len(rows))]
@@ -66,6 +130,24 @@ def test_scrub_and_scan_equal_the_plain_path(corpus):
     for kind in kinds:
         hit = [r for r, spans in enumerate(plain) if any(s.kind == kind for s in spans)]
         assert found[kind] == (len(hit), hit[0]), kind
+
+
+def test_nulls_and_empty_values_scrubbed_alike(corpus, monkeypatch):
+    """A column holding nulls and empty strings: the same scrubbed column and counts
+    through the compiled scanner as through ``find_spans`` per value (nulls stay
+    nulls)."""
+    texts, values, numbers = corpus
+    dictionary = np.empty(len(texts) + 2, dtype=object)
+    dictionary[:] = [None, ""] + texts
+    codes = np.arange(len(dictionary)).repeat(2)
+    results = []
+    for limit in (0, 10**9):
+        monkeypatch.setattr(fast, "FAST_FROM", limit)
+        monkeypatch.setattr(fast, "FAST_COLD_FROM", limit)
+        results.append(scrub_column(dictionary, codes, values))
+    (a, ca), (b, cb) = results
+    assert list(a) == list(b) and ca == cb
+    assert a[0] is None and a[2] == "" and sum(ca.values()) > 1000
 
 
 def test_what_the_screen_rules_out_is_not_there(corpus):

@@ -1,0 +1,1239 @@
+"""``find_spans`` for many ASCII values at once, compiled (numba): the same spans, found
+in machine code instead of a dozen Python regular expressions per value.
+
+``find_spans`` (``engine.identifiers``) stays the reference: every rule here is a
+hand-written scanner reproducing one of its patterns on ASCII text as Python's ``re``
+matches it (its backtracking, look-arounds and ``finditer`` order), and
+``tests/engine/test_identifiers_fast.py`` checks that the scrubbed values, the
+replacement counts and the findings equal the reference row by row on generated
+notes, hand-written sentences and random strings. A value the scanners do not cover
+goes to ``find_spans`` itself (screened in C++ first, ``prefilter.screen``): one with a
+character outside ASCII, or one that may hold a URL, an IP address, an SSN or one of the
+job's codes (`_handed_over`).
+
+What stays in Python: the decision on each run of digits and separators the scanner
+finds (card, national number or telephone number: ``patterns.digit_run_kind``, with
+``phonenumbers``), about one per value holding a number, and the values handed over.
+
+The kernels are compiled on first use and cached on disk (numba's cache, as the
+engine's other kernels); numba is loaded only for columns of at least ``FAST_FROM``
+values to scan (`use_fast`).
+"""
+from __future__ import annotations
+
+import functools
+import threading
+
+import numpy as np
+
+from engine.identifiers.names import COMMON_WORDS, FUNCTION_WORDS, IdentifyingValues, given_names
+from engine.identifiers.patterns import _IBAN_LENGTHS, KINDS, digit_run_kind
+
+#: values to scan from which the compiled scanner pays (below: ``find_spans`` each),
+#: when numba is loaded already, and when it is not (`use_fast`)
+FAST_FROM, FAST_COLD_FROM = 256, 20_000
+#: kind codes of the kernels (index into ``KINDS``)
+_K = {k: i for i, k in enumerate(KINDS)}
+_NAME, _EMAIL, _IBAN = _K["NAME"], _K["EMAIL"], _K["IBAN"]
+
+
+# --- characters (ASCII; -1 is outside the text) ------------------------------------------
+def _isd(c):
+    return 48 <= c <= 57
+
+
+def _isup(c):
+    return 65 <= c <= 90
+
+
+def _islo(c):
+    return 97 <= c <= 122
+
+
+def _isal(c):
+    return 65 <= c <= 90 or 97 <= c <= 122
+
+
+def _isw(c):
+    return 48 <= c <= 57 or 65 <= c <= 90 or 97 <= c <= 122 or c == 95
+
+
+def _isblank(c):
+    return c == 32 or c == 9
+
+
+def _lower(c):
+    return c + 32 if 65 <= c <= 90 else c
+
+
+def _at(b, i, lo, hi):
+    if lo <= i < hi:
+        return np.int64(b[i])
+    return np.int64(-1)
+
+
+# --- sets of words (exact, lower case): open addressing over FNV-1a ------------------------
+def _hash(b, s, e, low):
+    h = np.uint64(14695981039346656037)
+    for i in range(s, e):
+        c = b[i]
+        if low and 65 <= c <= 90:
+            c += 32
+        h = (h ^ np.uint64(c)) * np.uint64(1099511628211)
+    return h
+
+
+def _build_table(data, offs):
+    n = len(offs) - 1
+    size = 16
+    while size < 2 * n + 2:
+        size *= 2
+    table = np.full(size, -1, dtype=np.int64)
+    mask = np.uint64(size - 1)
+    for k in range(n):
+        j = _hash(data, offs[k], offs[k + 1], False) & mask
+        while table[j] >= 0:
+            j = (j + np.uint64(1)) & mask
+        table[j] = k
+    return table
+
+
+def _in_set(b, s, e, data, offs, table):
+    """Whether ``b[s:e]`` lower-cased is one of the set's words."""
+    mask = np.uint64(len(table) - 1)
+    j = _hash(b, s, e, True) & mask
+    n = e - s
+    while True:
+        k = table[j]
+        if k < 0:
+            return False
+        a = offs[k]
+        if offs[k + 1] - a == n:
+            same = True
+            for t in range(n):
+                c = b[s + t]
+                if 65 <= c <= 90:
+                    c += 32
+                if data[a + t] != c:
+                    same = False
+                    break
+            if same:
+                return True
+        j = (j + np.uint64(1)) & mask
+
+
+# --- patterns (``patterns.pattern_spans``) -------------------------------------------------
+def _prefilter(b, lo, hi):
+    """``patterns.PREFILTER`` found in ``b[lo:hi]``."""
+    for i in range(lo, hi):
+        c = b[i]
+        if c == 64:  # @
+            return True
+        if c == 58 and i + 2 < hi and b[i + 1] == 47 and b[i + 2] == 47:  # ://
+            return True
+        if (c == 119 or c == 87) and i + 3 < hi and _lower(b[i + 1]) == 119 and \
+                _lower(b[i + 2]) == 119 and b[i + 3] == 46:  # www.
+            return True
+        if _isd(c):
+            for j in (i + 1, i + 2):
+                if j == i + 2 and not _sep3(_at(b, i + 1, lo, hi)):
+                    continue
+                if not _isd(_at(b, j, lo, hi)):
+                    continue
+                if _isd(_at(b, j + 1, lo, hi)):
+                    return True
+                if _sep3(_at(b, j + 1, lo, hi)) and _isd(_at(b, j + 2, lo, hi)):
+                    return True
+        if _ishex(c) and _at(b, i + 1, lo, hi) == 58:
+            j = i + 2
+            while j < hi and _ishex(b[j]):
+                j += 1
+            if j < hi and b[j] == 58:
+                return True
+    return False
+
+
+def _sep3(c):
+    return c == 32 or c == 46 or c == 45 or c == 47 or c == 40 or c == 41
+
+
+def _ishex(c):
+    return 48 <= c <= 57 or 65 <= c <= 70 or 97 <= c <= 102
+
+
+def _local(c):  # [\w.+\-]
+    return _isw(c) or c == 46 or c == 43 or c == 45
+
+
+def _dom(c):  # [\w\-]
+    return _isw(c) or c == 45
+
+
+def _email_end(b, d, hi):
+    """The end of ``_EMAIL``'s domain part starting at ``d`` (after the @), or -1: the
+    last label that is letters only (two or more) after one or more labels."""
+    p = d
+    while p < hi and _dom(b[p]):
+        p += 1
+    if p == d:
+        return -1
+    best = -1
+    while p + 1 < hi and b[p] == 46 and _dom(b[p + 1]):
+        s = p + 1
+        q = s
+        letters = True
+        while q < hi and _dom(b[q]):
+            if not _isal(b[q]):
+                letters = False
+            q += 1
+        if letters and q - s >= 2:
+            best = q
+        p = q
+    return best
+
+
+def _u0(c):  # [A-Z0-9]
+    return 48 <= c <= 57 or 65 <= c <= 90
+
+
+def _iban_end(b, i, lo, hi):
+    """The end of ``_IBAN`` matched at ``i``, or -1."""
+    if _isw(_at(b, i - 1, lo, hi)):
+        return -1
+    if not (_isup(_at(b, i, lo, hi)) and _isup(_at(b, i + 1, lo, hi))
+            and _isd(_at(b, i + 2, lo, hi)) and _isd(_at(b, i + 3, lo, hi))):
+        return -1
+    k = 0
+    p = i + 4
+    best = -1
+    while k < 30:  # (?: ?[A-Z0-9]){11,30}: the longest followed by a word's end
+        if p + 1 < hi and b[p] == 32 and _u0(b[p + 1]):
+            p += 2
+        elif p < hi and _u0(b[p]):
+            p += 1
+        else:
+            break
+        k += 1
+        if k >= 11 and not _isw(_at(b, p, lo, hi)):
+            best = p
+    return best
+
+
+def _iban_ok(b, s, e, lengths):
+    n = 0
+    for i in range(s, e):
+        if b[i] != 32:
+            n += 1
+    if n < 15 or n > 34:
+        return False
+    want = lengths[b[s] - 65, b[s + 1] - 65]
+    if want > 0 and want != n:
+        return False
+    r = 0
+    for rnd in range(2):  # the number from its fifth character, then its first four
+        seen = 0
+        for i in range(s, e):
+            c = b[i]
+            if c == 32:
+                continue
+            seen += 1
+            if (rnd == 0 and seen <= 4) or (rnd == 1 and seen > 4):
+                continue
+            if _isd(c):
+                r = (r * 10 + (c - 48)) % 97
+            else:
+                r = (r * 100 + (c - 55)) % 97
+    return r == 1
+
+
+def _dsep(c):  # [\-/.]
+    return c == 45 or c == 47 or c == 46
+
+
+def _digits(b, p, n, lo, hi):
+    for t in range(n):
+        if not _isd(_at(b, p + t, lo, hi)):
+            return False
+    return True
+
+
+def _date_end(b, i, lo, hi):
+    """The end of ``_DATE_TIME`` matched at ``i``, or -1."""
+    prev = _at(b, i - 1, lo, hi)
+    if not (_isd(prev) or _dsep(prev)):
+        # \d{4}[\-/.]\d{1,2}[\-/.]\d{1,2}
+        if _digits(b, i, 4, lo, hi) and _dsep(_at(b, i + 4, lo, hi)):
+            for a in (2, 1):
+                if not _digits(b, i + 5, a, lo, hi):
+                    continue
+                p = i + 5 + a
+                if not _dsep(_at(b, p, lo, hi)):
+                    continue
+                for c in (2, 1):
+                    if _digits(b, p + 1, c, lo, hi):
+                        e = p + 1 + c
+                        nxt = _at(b, e, lo, hi)
+                        if not (_isd(nxt) or _dsep(nxt)):
+                            return e
+        # \d{1,2}[\-/.]\d{1,2}[\-/.]\d{2,4}
+        for a in (2, 1):
+            if not _digits(b, i, a, lo, hi) or not _dsep(_at(b, i + a, lo, hi)):
+                continue
+            for c in (2, 1):
+                p = i + a + 1
+                if not _digits(b, p, c, lo, hi) or not _dsep(_at(b, p + c, lo, hi)):
+                    continue
+                for d in (4, 3, 2):
+                    if _digits(b, p + c + 1, d, lo, hi):
+                        e = p + c + 1 + d
+                        nxt = _at(b, e, lo, hi)
+                        if not (_isd(nxt) or _dsep(nxt)):
+                            return e
+    # \b\d{1,2}:\d{2}(?::\d{2})?\b
+    if _isw(prev):
+        return -1
+    for a in (2, 1):
+        if not _digits(b, i, a, lo, hi) or _at(b, i + a, lo, hi) != 58 or \
+                not _digits(b, i + a + 1, 2, lo, hi):
+            continue
+        e = i + a + 3
+        if _at(b, e, lo, hi) == 58 and _digits(b, e + 1, 2, lo, hi) and \
+                not _isw(_at(b, e + 3, lo, hi)):
+            return e + 3
+        if not _isw(_at(b, e, lo, hi)):
+            return e
+    return -1
+
+
+def _runc(c):  # [\d ().\-/]
+    return _isd(c) or c == 32 or c == 40 or c == 41 or c == 46 or c == 45 or c == 47
+
+
+def _ext_end(m, q, lo, hi):
+    """``[ ]?(?:x|ext\\.?|#)[ ]?\\d{1,6}(?!\\w)`` matched at ``q``: its end, or -1."""
+    for sp in (1, 0):
+        if sp and _at(m, q, lo, hi) != 32:
+            continue
+        r = q + sp
+        for alt in range(4):  # x, ext., ext, #
+            if alt == 0:
+                if _at(m, r, lo, hi) != 120:
+                    continue
+                t = r + 1
+            elif alt == 1 or alt == 2:
+                if not (_at(m, r, lo, hi) == 101 and _at(m, r + 1, lo, hi) == 120
+                        and _at(m, r + 2, lo, hi) == 116):
+                    continue
+                t = r + 3
+                if alt == 1:
+                    if _at(m, t, lo, hi) != 46:
+                        continue
+                    t += 1
+            else:
+                if _at(m, r, lo, hi) != 35:
+                    continue
+                t = r + 1
+            for sp2 in (1, 0):
+                if sp2 and _at(m, t, lo, hi) != 32:
+                    continue
+                u = t + sp2
+                n = 0
+                while _isd(_at(m, u + n, lo, hi)):
+                    n += 1
+                if 1 <= n <= 6 and not _isw(_at(m, u + n, lo, hi)):
+                    return u + n
+    return -1
+
+
+def _digit_run_end(m, i, lo, hi):
+    """The end of ``_DIGIT_RUN`` matched at ``i`` of the masked text, or -1."""
+    prev = _at(m, i - 1, lo, hi)
+    if _isw(prev) or prev == 43:
+        return -1
+    if (prev == 45 or prev == 47) and _isal(_at(m, i - 2, lo, hi)):
+        return -1
+    p = i
+    if _at(m, p, lo, hi) == 43:
+        p += 1
+        if _at(m, p, lo, hi) == 32:
+            p += 1
+    if _at(m, p, lo, hi) == 40:
+        p += 1
+    if not _isd(_at(m, p, lo, hi)):
+        return -1
+    b0 = p + 1
+    r = 0
+    while _runc(_at(m, b0 + r, lo, hi)):
+        r += 1
+    n = min(22, r - 1)
+    while n >= 5:
+        if _isd(_at(m, b0 + n, lo, hi)):
+            e = b0 + n + 1
+            x = _ext_end(m, e, lo, hi)
+            if x >= 0:
+                return x
+            if not _isw(_at(m, e, lo, hi)):
+                return e
+        n -= 1
+    return -1
+
+
+def _overlaps(ts, te, nt, s, e):
+    for k in range(nt):
+        if ts[k] < e and s < te[k]:
+            return True
+    return False
+
+
+def _handed_over(b, m, lo, hi, cdata, coffs, ctable):
+    """Whether the value ``b[lo:hi]`` (``m``: with its dates and times masked) is left to
+    ``find_spans``: a character outside ASCII, a URL's ``://`` or ``www.``, four dotted
+    numbers (IPv4), two colons with at most four hex digits between (IPv6), ``ddd-dd-dddd``
+    once masked (SSN), or a token that is one of the job's codes."""
+    for i in range(lo, hi):
+        c = b[i]
+        if c >= 128:
+            return True
+        if c == 58:
+            if i + 2 < hi and b[i + 1] == 47 and b[i + 2] == 47:
+                return True
+            j = i + 1
+            while j < hi and j - i <= 5 and _ishex(b[j]):
+                j += 1
+            if j < hi and j - i <= 5 and b[j] == 58:
+                return True
+        elif (c == 119 or c == 87) and i + 3 < hi and b[i + 1] == c and b[i + 2] == c and \
+                b[i + 3] == 46:
+            return True
+        elif _isd(c) and not _isd(_at(b, i - 1, lo, hi)):
+            p = i
+            dots = 0
+            while True:  # \d{1,3}(\.\d{1,3}){3}
+                n = 0
+                while n < 3 and _isd(_at(b, p + n, lo, hi)):
+                    n += 1
+                if n == 0:
+                    break
+                p += n
+                if dots == 3:
+                    return True
+                if _at(b, p, lo, hi) != 46:
+                    break
+                p += 1
+                dots += 1
+        if _isd(m[i]) and _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
+                _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
+                _digits(m, i + 7, 4, lo, hi):
+            return True
+    if len(coffs) > 1:  # names._TOKEN: \w[\w\-./]*\w|\w
+        i = lo
+        while i < hi:
+            if not _isw(b[i]):
+                i += 1
+                continue
+            j = i
+            last = i
+            while j < hi and (_isw(b[j]) or b[j] == 45 or b[j] == 46 or b[j] == 47):
+                if _isw(b[j]):
+                    last = j
+                j += 1
+            if _in_set(b, i, last + 1, cdata, coffs, ctable):
+                return True
+            i = last + 1
+    return False
+
+
+def patterns_kernel(b, offs, lengths, codes):
+    """Per value: 1 when it is left to ``find_spans`` (`_handed_over`); the e-mail and IBAN
+    spans; the runs of digits to decide (start, end after the look-behinds and an
+    unclosed parenthesis), and whether the value has two letters in a row
+    (``in_text``)."""
+    cdata, coffs, ctable = codes
+    nv = len(offs) - 1
+    handed = np.zeros(nv, dtype=np.uint8)
+    in_text = np.zeros(nv, dtype=np.uint8)
+    m = b.copy()  # dates and times masked, as ``find_spans`` masks them
+    # (arrays of their largest sizes: an e-mail address has 6 characters or more, an
+    # IBAN 15, a run of digits 7; numba keeps arrays rebound in a loop much slower)
+    cap = len(b) // 5 + nv + 1
+    sv = np.empty(cap, dtype=np.int64)
+    ss = np.empty(cap, dtype=np.int64)
+    se = np.empty(cap, dtype=np.int64)
+    sk = np.empty(cap, dtype=np.int64)
+    ns = 0
+    dv = np.empty(cap, dtype=np.int64)
+    ds = np.empty(cap, dtype=np.int64)
+    de = np.empty(cap, dtype=np.int64)
+    nd = 0
+    longest = 0
+    for v in range(nv):
+        longest = max(longest, offs[v + 1] - offs[v])
+    ts = np.empty(longest // 5 + 2, dtype=np.int64)
+    te = np.empty(longest // 5 + 2, dtype=np.int64)
+    for v in range(nv):
+        lo, hi = offs[v], offs[v + 1]
+        i = lo
+        while i < hi:  # _DATE_TIME masked (find_spans masks them before the SSN and runs)
+            if not _isd(b[i]):
+                i += 1
+                continue
+            e = _date_end(b, i, lo, hi)
+            if e < 0:
+                i += 1
+                continue
+            for t in range(i, e):
+                m[t] = 120
+            i = e
+        if _handed_over(b, m, lo, hi, cdata, coffs, ctable):
+            handed[v] = 1
+            continue
+        has_at = False
+        for i in range(lo, hi):
+            if b[i] == 64:
+                has_at = True
+                break
+        for i in range(lo, hi - 1):
+            if _isal(b[i]) and _isal(b[i + 1]):
+                in_text[v] = 1
+                break
+        if not _prefilter(b, lo, hi):
+            continue
+        nt = 0
+        if has_at:  # _EMAIL
+            i = lo
+            while i < hi:
+                if _local(b[i]) and not _local(_at(b, i - 1, lo, hi)):
+                    j = i
+                    while j < hi and _local(b[j]):
+                        j += 1
+                    if j < hi and b[j] == 64:
+                        e = _email_end(b, j + 1, hi)
+                        if e >= 0:
+                            if not _overlaps(ts, te, nt, i, e):
+                                ts[nt], te[nt] = i, e
+                                nt += 1
+                                sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 1
+                                ns += 1
+                            i = e
+                            continue
+                    i = j
+                else:
+                    i += 1
+        if True:
+            i = lo
+            while i < hi:
+                e = _iban_end(b, i, lo, hi) if _isup(b[i]) else -1
+                if e < 0:
+                    i += 1
+                    continue
+                if not _overlaps(ts, te, nt, i, e) and _iban_ok(b, i, e, lengths):
+                    ts[nt], te[nt] = i, e
+                    nt += 1
+                    sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 3
+                    ns += 1
+                i = e
+        i = lo
+        while i < hi:
+            c = m[i]
+            e = _digit_run_end(m, i, lo, hi) if _isd(c) or c == 43 or c == 40 else -1
+            if e < 0:
+                i += 1
+                continue
+            for t in range(i, e):
+                if m[t] != b[t]:  # a masked character in a run: never seen; left to
+                    handed[v] = 1  # find_spans
+            s = i
+            if b[i] == 40:
+                closed = False
+                for t in range(i, e):
+                    if b[t] == 41:
+                        closed = True
+                if not closed:
+                    s = i + 1
+            if not _overlaps(ts, te, nt, s, e):
+                dv[nd], ds[nd], de[nd] = v, s, e
+                nd += 1
+            i = e
+    return handed, in_text, sv[:ns], ss[:ns], se[:ns], sk[:ns], dv[:nd], ds[:nd], de[:nd]
+
+
+# --- names (``names.IdentifyingValues.spans``, ``names.listed_name_spans``) --------------
+_TITLES = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Miss", "Prof", "Sir", "Dame", "Sister", "Nurse",
+           "Doctor", "Professor", "Herr", "Frau", "Mme", "Mlle", "M")
+_PLACE_WORDS = ("Road Rd Street St Avenue Ave Lane Drive Way Place Square Park Gardens Court "
+                "Close Hospital Clinic Infirmary Centre Center House Ward Unit College School "
+                "University Church Station Hall Bridge Hill Street Strasse Platz Weg").split()
+_SAINTS = ("St", "Saint", "Sankt", "San", "Santa")
+
+
+def _word_list(words) -> tuple[np.ndarray, np.ndarray]:
+    data = "".join(words).encode("ascii")
+    offs = np.zeros(len(words) + 1, dtype=np.int64)
+    offs[1:] = np.cumsum([len(w) for w in words])
+    return np.frombuffer(data, dtype=np.uint8).copy(), offs
+
+
+def _starts_with(b, p, hi, data, offs, k):
+    a, z = offs[k], offs[k + 1]
+    if p + (z - a) > hi:
+        return False
+    for t in range(z - a):
+        if b[p + t] != data[a + t]:
+            return False
+    return True
+
+
+def _title_end(b, i, lo, hi, tdata, toffs):
+    """``_TITLE`` matched at ``i``: (start, end) of its group 1, or (-1, -1)."""
+    if _isw(_at(b, i - 1, lo, hi)) or not _isup(b[i]):
+        return -1, -1
+    p = -1
+    for k in range(len(toffs) - 1):
+        if _starts_with(b, i, hi, tdata, toffs, k):
+            q = i + toffs[k + 1] - toffs[k]
+            if _at(b, q, lo, hi) == 46:
+                q += 1
+            if _isblank(_at(b, q, lo, hi)):
+                p = q
+                break
+    if p < 0:
+        return -1, -1
+    while _isblank(_at(b, p, lo, hi)):
+        p += 1
+    # (?:[A-Z][a-z]*\.?[ \t]+)? then the surname
+    if _isup(_at(b, p, lo, hi)):
+        q = p + 1
+        while _islo(_at(b, q, lo, hi)):
+            q += 1
+        if _at(b, q, lo, hi) == 46:
+            q += 1
+        if _isblank(_at(b, q, lo, hi)):
+            while _isblank(_at(b, q, lo, hi)):
+                q += 1
+            e = _surname_end(b, q, lo, hi)
+            if e >= 0:
+                return p, e
+    e = _surname_end(b, p, lo, hi)
+    if e >= 0:
+        return p, e
+    return -1, -1
+
+
+def _namec(c):  # [\w'\-]
+    return _isw(c) or c == 39 or c == 45
+
+
+def _capital_run(b, p, lo, hi):
+    """``[A-Z][\\w'\\-]+`` at ``p``: its end, or -1."""
+    if not _isup(_at(b, p, lo, hi)) or not _namec(_at(b, p + 1, lo, hi)):
+        return -1
+    q = p + 2
+    while _namec(_at(b, q, lo, hi)):
+        q += 1
+    return q
+
+
+def _surname_end(b, p, lo, hi):
+    """``(?:[Oo]'|Mc|Mac|[Vv]an[ \\t]+|[Dd]e[ \\t]+)?[A-Z][\\w'\\-]+`` at ``p``."""
+    c0, c1, c2 = _at(b, p, lo, hi), _at(b, p + 1, lo, hi), _at(b, p + 2, lo, hi)
+    for alt in range(5):
+        q = -1
+        if alt == 0 and (c0 == 79 or c0 == 111) and c1 == 39:
+            q = p + 2
+        elif alt == 1 and c0 == 77 and c1 == 99:
+            q = p + 2
+        elif alt == 2 and c0 == 77 and c1 == 97 and c2 == 99:
+            q = p + 3
+        elif alt == 3 and (c0 == 86 or c0 == 118) and c1 == 97 and c2 == 110 and \
+                _isblank(_at(b, p + 3, lo, hi)):
+            q = p + 3
+        elif alt == 4 and (c0 == 68 or c0 == 100) and c1 == 101 and _isblank(c2):
+            q = p + 2
+        if q < 0:
+            continue
+        while alt >= 3 and _isblank(_at(b, q, lo, hi)):
+            q += 1
+        e = _capital_run(b, q, lo, hi)
+        if e >= 0:
+            return e
+    return _capital_run(b, p, lo, hi)
+
+
+def _at_end(b, q, lo, end):
+    """Python's ``$`` at ``q`` when the text ends at ``end`` (or before a last newline)."""
+    return q == end or (q == end - 1 and b[q] == 10)
+
+
+def _place_before(b, lo, start, sdata, soffs):
+    """``_PLACE_BEFORE.search(text, max(0, start - 8), start)``."""
+    for p in range(max(lo, start - 8), start):
+        if _isw(_at(b, p - 1, lo, start)) or not _isup(b[p]):
+            continue
+        for k in range(len(soffs) - 1):
+            if not _starts_with(b, p, start, sdata, soffs, k):
+                continue
+            q = p + soffs[k + 1] - soffs[k]
+            if q < start and b[q] == 46:
+                q += 1
+            if q < start and _isblank(b[q]):
+                while q < start and _isblank(b[q]):
+                    q += 1
+                if _at_end(b, q, lo, start):
+                    return True
+    return False
+
+
+def _place_after(b, p, lo, hi, pdata, poffs):
+    """``_PLACE_AFTER.match(text, p)``."""
+    q = p
+    if _at(b, q, lo, hi) == 39 and _at(b, q + 1, lo, hi) == 115:
+        q += 2
+    if _isblank(_at(b, q, lo, hi)):
+        while _isblank(_at(b, q, lo, hi)):
+            q += 1
+        for k in range(len(poffs) - 1):
+            if _starts_with(b, q, hi, pdata, poffs, k) and \
+                    not _isw(_at(b, q + poffs[k + 1] - poffs[k], lo, hi)):
+                return True
+    if _at(b, p, lo, hi) == 39 and _at(b, p + 1, lo, hi) == 115 and \
+            _isblank(_at(b, p + 2, lo, hi)):
+        q = p + 2
+        while _isblank(_at(b, q, lo, hi)):
+            q += 1
+        if _isup(_at(b, q, lo, hi)):
+            return True
+    return False
+
+
+def _surname_before(b, lo, start):
+    """``_SURNAME_BEFORE.search(text, max(0, start - 40), start)``: the start of its
+    group (its end is the comma), or -1."""
+    for p in range(max(lo, start - 40), start):
+        if _isw(_at(b, p - 1, lo, start)) or not _isup(b[p]) or \
+                not _islo(_at(b, p + 1, lo, start)):
+            continue
+        q = p + 2
+        while q < start and _namec(b[q]):
+            q += 1
+        if q < start and b[q] == 44 and q + 1 < start and _isblank(b[q + 1]):
+            r = q + 1
+            while r < start and _isblank(b[r]):
+                r += 1
+            if _at_end(b, r, lo, start):
+                return p
+    return -1
+
+
+def _has_lower(b, s, e):
+    for i in range(s, e):
+        if _islo(b[i]):
+            return True
+    return False
+
+
+def _free_text(b, lo, hi):
+    """``names.is_free_text``: three runs of two letters or more."""
+    n = 0
+    i = lo
+    while i < hi:
+        if _isal(b[i]):
+            j = i
+            while j < hi and _isal(b[j]):
+                j += 1
+            if j - i >= 2:
+                n += 1
+                if n >= 3:
+                    return True
+            i = j
+        else:
+            i += 1
+    return False
+
+
+def _space(c):  # str.isspace on ASCII
+    return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
+
+
+def names_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k,
+                 given, named, capitalised, function, common,
+                 tdata, toffs, sdata, soffs, pdata, poffs, numbers, want_numbers):
+    """Per value not handed over: the pattern spans (sorted by value, then start) with
+    the name spans that overlap none of them, in text order (value, start, end, kind);
+    and the tokens of ``names._NUMBER`` that are one of ``numbers`` (value, start, end)
+    when ``want_numbers``."""
+    nv = len(offs) - 1
+    gd, go, gt = given
+    nd_, no_, nt_ = named
+    cd, co, ct = capitalised
+    fd, fo, ft = function
+    md, mo, mt = common
+    ud, uo, ut = numbers
+    # (arrays of their largest sizes, see `patterns_kernel`: spans do not overlap and
+    # hold two characters or more, a name found one or more)
+    cap = len(b) // 2 + nv + 1
+    out_v = np.empty(cap, dtype=np.int64)
+    out_s = np.empty(cap, dtype=np.int64)
+    out_e = np.empty(cap, dtype=np.int64)
+    out_k = np.empty(cap, dtype=np.int64)
+    n_out = 0
+    nv_v = np.empty(len(b) // 4 + nv + 1, dtype=np.int64)
+    nv_s = np.empty(len(nv_v), dtype=np.int64)
+    nv_e = np.empty(len(nv_v), dtype=np.int64)
+    n_num = 0
+    longest = 0
+    for v in range(nv):
+        longest = max(longest, offs[v + 1] - offs[v])
+    ns = np.empty(longest + 2, dtype=np.int64)  # name spans of one value
+    ne = np.empty(longest + 2, dtype=np.int64)
+    order = np.empty(longest + 2, dtype=np.int64)
+    ms = np.empty(longest + 2, dtype=np.int64)  # merged
+    me = np.empty(longest + 2, dtype=np.int64)
+    ts = np.empty(longest + 2, dtype=np.int64)  # taken
+    te = np.empty(longest + 2, dtype=np.int64)
+    at = 0  # into the pattern spans
+    for v in range(nv):
+        lo, hi = offs[v], offs[v + 1]
+        p0 = at
+        while at < len(ps_v) and ps_v[at] == v:
+            at += 1
+        if handed[v]:
+            continue
+        nn = 0
+        # the job's name words, merged when only blanks and commas are between them
+        if len(no_) > 1 or len(co) > 1:
+            if True:
+                i = lo
+                while i < hi:
+                    if not _isal(b[i]):
+                        i += 1
+                        continue
+                    j = i
+                    while j < hi and _isal(b[j]):
+                        j += 1
+                    while j + 1 < hi and (b[j] == 39 or b[j] == 45) and _isal(b[j + 1]):
+                        j += 1
+                        while j < hi and _isal(b[j]):
+                            j += 1
+                    if _in_set(b, i, j, nd_, no_, nt_) or \
+                            (_isup(b[i]) and _in_set(b, i, j, cd, co, ct)):
+                        merge = nn > 0
+                        if merge:
+                            for t in range(ne[nn - 1], i):
+                                c = b[t]
+                                if not (c == 32 or c == 9 or c == 44):
+                                    merge = False
+                                    break
+                        if merge:
+                            ne[nn - 1] = j
+                        else:
+                            ns[nn], ne[nn] = i, j
+                            nn += 1
+                    i = j
+        # titles
+        if True:
+            i = lo
+            while i < hi:
+                s, e = _title_end(b, i, lo, hi, tdata, toffs) if _isup(b[i]) else (-1, -1)
+                if s < 0:
+                    i += 1
+                    continue
+                ns[nn], ne[nn] = s, e
+                nn += 1
+                i = e
+        # listed given names
+        if True:
+            free = -1
+            i = lo
+            while i < hi:
+                c = b[i]
+                if not (_isup(c) and not _isw(_at(b, i - 1, lo, hi))):
+                    i += 1
+                    continue
+                j = i + 1
+                while j < hi and _islo(b[j]):
+                    j += 1
+                if j - i < 3 or _isw(_at(b, j, lo, hi)):
+                    i += 1
+                    continue
+                # a capitalised word b[i:j]
+                if not _in_set(b, i, j, gd, go, gt) or _place_before(b, lo, i, sdata, soffs) \
+                        or _place_after(b, j, lo, hi, pdata, poffs):
+                    i = j
+                    continue
+                start, end = i, j
+                q = j
+                a_end = -1
+                if _isblank(_at(b, q, lo, hi)):
+                    while _isblank(_at(b, q, lo, hi)):
+                        q += 1
+                    a_end = _capital_run(b, q, lo, hi)
+                bs = _surname_before(b, lo, i)
+                if a_end >= 0 and not _in_set(b, q, a_end, fd, fo, ft) and \
+                        _has_lower(b, q, a_end):
+                    end = a_end
+                elif bs >= 0 and not _in_set(b, bs, _comma(b, bs, i), fd, fo, ft):
+                    start = bs
+                else:
+                    if free < 0:
+                        free = 1 if _free_text(b, lo, hi) else 0
+                    if free == 0:
+                        i = j
+                        continue
+                ns[nn], ne[nn] = start, end
+                nn += 1
+                i = j
+        # merged (sorted by start, then longest first), a capitalised word after each
+        nm = 0
+        if nn:
+            for k in range(nn):  # a stable insertion sort (few names per value)
+                t = k
+                while t > 0 and (ns[order[t - 1]] > ns[k] or (
+                        ns[order[t - 1]] == ns[k] and ne[order[t - 1]] < ne[k])):
+                    order[t] = order[t - 1]
+                    t -= 1
+                order[t] = k
+            for r in range(nn):
+                k = order[r]
+                s, e = ns[k], ne[k]
+                if nm and s <= me[nm - 1] + 1 and \
+                        (s <= me[nm - 1] or _space(b[me[nm - 1]])):
+                    me[nm - 1] = max(me[nm - 1], e)
+                else:
+                    ms[nm], me[nm] = s, e
+                    nm += 1
+            for k in range(nm):
+                e = me[k]
+                if _isblank(_at(b, e, lo, hi)) and _isup(_at(b, e + 1, lo, hi)) and \
+                        _islo(_at(b, e + 2, lo, hi)):
+                    q = e + 3
+                    while _namec(_at(b, q, lo, hi)):
+                        q += 1
+                    while q > e + 3 and _isw(b[q - 1]) == _isw(_at(b, q, lo, hi)):
+                        q -= 1
+                    if _isw(b[q - 1]) != _isw(_at(b, q, lo, hi)) and \
+                            not _in_set(b, e + 1, q, md, mo, mt):
+                        me[k] = q
+        # taken: the pattern spans, then each name overlapping none
+        nt = 0
+        for k in range(p0, at):
+            ts[nt], te[nt] = ps_s[k], ps_e[k]
+            nt += 1
+        base = n_out
+        for k in range(p0, at):
+            out_v[n_out], out_s[n_out], out_e[n_out], out_k[n_out] = v, ps_s[k], ps_e[k], ps_k[k]
+            n_out += 1
+        for k in range(nm):
+            if not _overlaps(ts, te, nt, ms[k], me[k]):
+                ts[nt], te[nt] = ms[k], me[k]
+                nt += 1
+                out_v[n_out], out_s[n_out], out_e[n_out], out_k[n_out] = v, ms[k], me[k], 0
+                n_out += 1
+        for k in range(base + 1, n_out):  # in text order (an insertion sort)
+            s, e, kk = out_s[k], out_e[k], out_k[k]
+            t = k
+            while t > base and out_s[t - 1] > s:
+                out_s[t], out_e[t], out_k[t] = out_s[t - 1], out_e[t - 1], out_k[t - 1]
+                t -= 1
+            out_s[t], out_e[t], out_k[t] = s, e, kk
+        # the job's identifying numbers as tokens (the same-row match's candidates)
+        if want_numbers:
+            letters = False
+            for i in range(lo, hi - 1):
+                if _isal(b[i]) and _isal(b[i + 1]):
+                    letters = True
+                    break
+            if letters:
+                i = lo
+                while i < hi:
+                    if not _isd(b[i]):
+                        i += 1
+                        continue
+                    j = i
+                    while j < hi and _isd(b[j]):
+                        j += 1
+                    prev = _at(b, i - 1, lo, hi)
+                    nxt = _at(b, j, lo, hi)
+                    if j - i >= 3 and not _isw(prev) and prev != 46 and not _isw(nxt) and \
+                            not (nxt == 46 and _isd(_at(b, j + 1, lo, hi))) and \
+                            _in_set(b, i, j, ud, uo, ut):
+                        nv_v[n_num], nv_s[n_num], nv_e[n_num] = v, i, j
+                        n_num += 1
+                    i = j
+    return (out_v[:n_out], out_s[:n_out], out_e[:n_out], out_k[:n_out],
+            nv_v[:n_num], nv_s[:n_num], nv_e[:n_num])
+
+
+def _comma(b, p, end):
+    """The end of ``[A-Z][a-z][\\w'\\-]*`` at ``p`` (before its comma)."""
+    q = p + 2
+    while q < end and _namec(b[q]):
+        q += 1
+    return q
+
+
+def scrub_kernel(b, offs, sel, sp_v, sp_s, sp_e, sp_k, ldata, loffs):
+    """The values ``sel`` with every span replaced by its kind in brackets (labels
+    ``ldata``): UTF-8 bytes and offsets."""
+    total = 0
+    for k in range(len(sel)):
+        total += offs[sel[k] + 1] - offs[sel[k]]
+    for k in range(len(sp_v)):
+        total += loffs[sp_k[k] + 1] - loffs[sp_k[k]] - (sp_e[k] - sp_s[k])
+    out = np.empty(max(total, 0), dtype=np.uint8)
+    out_offs = np.zeros(len(sel) + 1, dtype=np.int64)
+    w = 0
+    at = 0
+    for k in range(len(sel)):
+        v = sel[k]
+        lo, hi = offs[v], offs[v + 1]
+        i = lo
+        while at < len(sp_v) and sp_v[at] == v:
+            for t in range(i, sp_s[at]):
+                out[w] = b[t]
+                w += 1
+            for t in range(loffs[sp_k[at]], loffs[sp_k[at] + 1]):
+                out[w] = ldata[t]
+                w += 1
+            i = sp_e[at]
+            at += 1
+        for t in range(i, hi):
+            out[w] = b[t]
+            w += 1
+        out_offs[k + 1] = w
+    return out[:w], out_offs
+
+
+_HELPERS = ("_isd", "_isup", "_islo", "_isal", "_isw", "_isblank", "_lower", "_at", "_hash",
+            "_in_set", "_prefilter", "_sep3", "_ishex", "_local", "_dom", "_email_end", "_u0",
+            "_iban_end", "_iban_ok", "_dsep", "_digits", "_date_end", "_runc", "_ext_end",
+            "_digit_run_end", "_handed_over", "_overlaps", "_starts_with", "_title_end", "_namec",
+            "_capital_run", "_surname_end", "_at_end", "_place_before", "_place_after",
+            "_surname_before", "_has_lower", "_free_text", "_space", "_comma")
+_KERNELS = ("_build_table", "patterns_kernel", "names_kernel", "scrub_kernel")
+_LOCK = threading.Lock()
+_COMPILED = False
+
+
+def _compile() -> None:
+    """Replace this module's scanners by numba kernels (helpers first, so that the kernels
+    calling them compile against them); cached on disk like the engine's kernels."""
+    global _COMPILED
+    with _LOCK:
+        if _COMPILED:
+            return
+        from numba import njit
+        g = globals()
+        for name in _HELPERS + _KERNELS:
+            g[name] = njit(cache=True, nogil=True)(g[name])
+        _COMPILED = True
+
+
+# --- Python side ------------------------------------------------------------------------------
+def use_fast(n: int) -> bool:
+    """Whether ``n`` values to scan go through the compiled scanner: from ``FAST_FROM``
+    when numba is loaded (a release has run its kernels), from ``FAST_COLD_FROM`` when
+    not (``anonymist verify`` loads no numba for a small file: loading it and the
+    kernels costs about a second, ``find_spans`` some 20,000 values a second)."""
+    import sys
+    return n >= (FAST_FROM if "numba" in sys.modules else FAST_COLD_FROM)
+
+
+@functools.lru_cache(maxsize=32)
+def _table(words: frozenset):
+    """A word set as the kernels read it: lower-case ASCII bytes, offsets, hash table."""
+    _compile()
+    kept = sorted(w for w in words if w.isascii())
+    data, offs = _word_list(kept)
+    return data, offs, _build_table(data, offs)
+
+
+@functools.lru_cache(maxsize=1)
+def _constants():
+    lengths = np.zeros((26, 26), dtype=np.int64)
+    for country, n in _IBAN_LENGTHS.items():
+        lengths[ord(country[0]) - 65, ord(country[1]) - 65] = n
+    labels = [f"[{k}]" for k in KINDS]
+    return (lengths, _word_list(list(_TITLES)), _word_list(list(_SAINTS)),
+            _word_list(_PLACE_WORDS), _word_list(labels))
+
+
+class Found:
+    """What ``find_spans`` finds in each of many values (numbered 0..n-1, or by the codes
+    of `renumbered`): every span as arrays sorted by value then start (``value``,
+    ``kind`` index into ``KINDS``), the values holding any scrubbed (``scrubbed``:
+    value -> text), and the job's identifying numbers each holds as tokens
+    (``numbers``)."""
+
+    def __init__(self, value=None, start=None, end=None, kind=None):
+        empty = np.zeros(0, dtype=np.int64)
+        self.value = empty if value is None else value
+        self.start = empty if start is None else start
+        self.end = empty if end is None else end
+        self.kind = empty if kind is None else kind
+        self.scrubbed: dict[int, str] = {}
+        self.numbers: dict[int, frozenset[str]] = {}
+        self._spans: dict[int, list] = {}   # as find_spans gave them (details and all)
+        self.handed = 0  # values left to find_spans
+
+    @classmethod
+    def of_spans(cls, spans: dict[int, list]) -> "Found":
+        """From ``find_spans``'s spans per value."""
+        keys = sorted(spans)
+        rows = [(v, s.start, s.end, _K[s.kind]) for v in keys for s in spans[v]]
+        arrays = np.asarray(rows, dtype=np.int64).reshape(-1, 4).T
+        out = cls(*(np.ascontiguousarray(a) for a in arrays))
+        out._spans = dict(spans)
+        return out
+
+    def merged(self, other: "Found") -> "Found":
+        """Both (values of one numbering, each in one of them)."""
+        order = np.lexsort((np.concatenate([self.start, other.start]),
+                            np.concatenate([self.value, other.value])))
+        out = Found(*(np.concatenate([getattr(self, n), getattr(other, n)])[order]
+                      for n in ("value", "start", "end", "kind")))
+        for name in ("scrubbed", "numbers", "_spans"):
+            setattr(out, name, {**getattr(self, name), **getattr(other, name)})
+        out.handed = self.handed + other.handed
+        return out
+
+    def renumbered(self, codes: np.ndarray) -> "Found":
+        """The same with value ``i`` numbered ``codes[i]`` (increasing)."""
+        codes = np.asarray(codes, dtype=np.int64)
+        out = Found(codes[self.value], self.start, self.end, self.kind)
+        for name in ("scrubbed", "numbers", "_spans"):
+            setattr(out, name, {int(codes[i]): x for i, x in getattr(self, name).items()})
+        out.handed = self.handed
+        return out
+
+    @property
+    def any(self) -> bool:
+        return len(self.value) > 0
+
+    def holding(self) -> np.ndarray:
+        """The values holding a span (sorted)."""
+        return np.unique(self.value)
+
+    def per_kind(self) -> dict[str, np.ndarray]:
+        """Per kind found: the values holding one (sorted)."""
+        return {KINDS[k]: np.unique(self.value[self.kind == k])
+                for k in np.unique(self.kind).tolist()}
+
+    def replaced(self, counts: np.ndarray) -> dict[str, int]:
+        """Spans per kind, each counted ``counts[value]`` times."""
+        return {KINDS[k]: int(counts[self.value[self.kind == k]].sum())
+                for k in np.unique(self.kind).tolist()}
+
+    def kinds(self, i: int) -> list[str]:
+        a, z = np.searchsorted(self.value, [i, i + 1])
+        return [KINDS[k] for k in self.kind[a:z].tolist()]
+
+    def spans(self, i: int) -> list:
+        """Value ``i``'s spans (``Span``; the kernels' have no detail)."""
+        if i not in self._spans:
+            from engine.identifiers.patterns import Span
+            a, z = np.searchsorted(self.value, [i, i + 1])
+            self._spans[i] = [Span(s, e, KINDS[k]) for s, e, k in
+                              zip(self.start[a:z].tolist(), self.end[a:z].tolist(),
+                                  self.kind[a:z].tolist())]
+        return self._spans[i]
+
+    def scrub(self, i: int, text: str) -> str:
+        """Value ``i`` (``text``) scrubbed."""
+        if i not in self.scrubbed:
+            from engine.identifiers import scrub_text
+            self.scrubbed[i] = scrub_text(text, self.spans(i))
+        return self.scrubbed[i]
+
+
+#: characters of values scanned in one call of the kernels (their arrays are sized by it)
+CHUNK_CHARS = 1 << 20
+
+
+def find_all(texts: list[str], values: IdentifyingValues | None,
+             need_numbers: bool = False) -> Found:
+    """``find_spans(texts[i], values)`` for every ``i``, as a `Found` (every value
+    holding a span scrubbed); with ``need_numbers``, ``numbers`` holds
+    ``values.candidate_numbers(texts[i])`` where not empty."""
+    _compile()
+    out, start, size = Found(), 0, 0
+    for i, t in enumerate(texts):
+        size += len(t)
+        if size > CHUNK_CHARS or i == len(texts) - 1:
+            part = _find_chunk(texts[start:i + 1], values, need_numbers)
+            out = out.merged(part.renumbered(np.arange(start, i + 1))) if out.any or \
+                out.numbers else part.renumbered(np.arange(start, i + 1))
+            start, size = i + 1, 0
+    return out
+
+
+def _find_chunk(texts: list[str], values: IdentifyingValues | None,
+                need_numbers: bool) -> Found:
+    import pyarrow as pa
+    array = pa.array(texts, type=pa.large_string())
+    _, off_buf, data_buf = array.buffers()
+    offs = np.frombuffer(off_buf, dtype=np.int64)[:len(texts) + 1]
+    b = np.frombuffer(data_buf if data_buf is not None and offs[-1] else b"\0",
+                      dtype=np.uint8)  # read-only either way: one type for numba
+    lengths, titles, saints, places, labels = _constants()
+    empty = frozenset()
+    codes = values.codes if values is not None else empty
+    handed, in_text, sv, ss, se, sk, dv, ds, de = patterns_kernel(b, offs, lengths,
+                                                                  _table(codes))
+    # the runs of digits: a card, a national number, a telephone number, or nothing
+    keep = []
+    for v, s, e in zip(dv.tolist(), ds.tolist(), de.tolist()):
+        text, lo = texts[v], int(offs[v])
+        found = digit_run_kind(text, text[s - lo:e - lo], s - lo, bool(in_text[v]))
+        if found is not None:
+            keep.append((v, s, e, _K[found[0]]))
+    kept = np.asarray(keep, dtype=np.int64).reshape(-1, 4).T
+    pv, ps, pe, pk = (np.concatenate([a, k]) for a, k in zip((sv, ss, se, sk), kept))
+    order = np.lexsort((ps, pv))
+    pv, ps, pe, pk = pv[order], ps[order], pe[order], pk[order]
+    named = values.name_tokens if values is not None else empty
+    capital = values.capitalised_tokens if values is not None else empty
+    numbers = values.numbers if (values is not None and need_numbers) else empty
+    fv, fs, fe, fk, uv, us, ue = names_kernel(
+        b, offs, handed, pv, ps, pe, pk, _table(given_names()), _table(named),
+        _table(capital), _table(FUNCTION_WORDS), _table(COMMON_WORDS), *titles, *saints,
+        *places, _table(numbers), bool(numbers))
+    out = Found(fv, fs - offs[fv], fe - offs[fv], fk)
+    if len(fv):  # the values holding a span, scrubbed in one pass
+        sel = np.unique(fv)
+        data, soffs = scrub_kernel(b, offs, sel, fv, fs, fe, fk, *labels)
+        scrubbed = pa.LargeStringArray.from_buffers(
+            len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
+        out.scrubbed = dict(zip(sel.tolist(), scrubbed))
+    for v, s, e in zip(uv.tolist(), (us - offs[uv]).tolist(), (ue - offs[uv]).tolist()):
+        out.numbers[v] = out.numbers.get(v, empty) | {texts[v][s:e]}
+    rest = np.flatnonzero(handed)
+    if len(rest):  # the values left to find_spans
+        out = out.merged(_reference([texts[v] for v in rest], values, need_numbers)
+                         .renumbered(rest))
+        out.handed = len(rest)
+    return out
+
+
+def _reference(texts: list[str], values: IdentifyingValues | None,
+               need_numbers: bool) -> Found:
+    """``find_spans`` on each of ``texts`` (those that may hold anything, screened in
+    C++ first when there are many)."""
+    from engine.identifiers import find_spans
+    codes, absent = range(len(texts)), [0] * len(texts)
+    if len(texts) >= 64:
+        from engine.identifiers.prefilter import screen
+        may, cannot = screen(texts, values)
+        codes = np.flatnonzero(may).tolist()
+        absent = cannot[codes].tolist()
+    spans, numbers = {}, {}
+    for i, no in zip(codes, absent):
+        found = find_spans(texts[i], values, absent=no)
+        if found:
+            spans[i] = found
+        if need_numbers and values is not None:
+            cand = values.candidate_numbers(texts[i])
+            if cand:
+                numbers[i] = cand
+    out = Found.of_spans(spans)
+    out.numbers = numbers
+    return out
