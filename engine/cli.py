@@ -295,15 +295,17 @@ def cmd_verify(args) -> int:
         from engine.export.targets import file_target, read_table
         from engine.verify import verify_frame
         report = verify_frame(read_table(file_target(args.output, None)), job)
-    else:
+    else:  # the identifier scan in the same reading of the file
         report = verify_file(args.output, job, delimiter=args.delimiter,
-                             encoding=args.encoding)
-    from engine.verify import identifier_violations  # the scan the release ran (issue 25)
-    found = identifier_violations(args.output, job, args.delimiter, args.encoding,
-                                  generalized=[q for q, level in report.levels.items() if level])
-    if found:
-        report.violations += found
-        report.ok = False
+                             encoding=args.encoding, identifiers=True)
+    if parts or suffix in (".parquet", ".xlsx"):
+        from engine.verify import identifier_violations  # the scan the release ran (issue 25)
+        found = identifier_violations(args.output, job, args.delimiter, args.encoding,
+                                      generalized=[q for q, level in report.levels.items()
+                                                   if level])
+        if found:
+            report.violations += found
+            report.ok = False
     if not parts:  # PRAM'd, noisy, swapped and shuffled columns (issue 28)
         from engine.verify import perturbation_violations
         found = perturbation_violations(args.output, job, args.delimiter, args.encoding)

@@ -489,7 +489,9 @@ def _header(path: Path, delimiter: str, encoding: str | None = None) -> tuple[li
 
 def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
                 chunk_rows: int = CHUNK_ROWS, encoding: str | None = None,
-                fast: bool | None = None, block_bytes: int | None = None) -> VerifyReport:
+                fast: bool | None = None, block_bytes: int | None = None,
+                identifiers: bool = False, piece_bytes: int | None = None,
+                threads: int | None = None) -> VerifyReport:
     """Check an exported CSV against ``job``, reading it in chunks of ``chunk_rows``
     (``encoding`` None: UTF-8, else cp1252). A file of `FAST_BYTES` or more, or any
     file while pandas is not loaded (``fast`` None, `csv_arrow.use_arrow`; True: any
@@ -497,9 +499,73 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     and grouped on integer codes (`engine.data.csv_distinct`) where Arrow reads it as
     pandas does: the same report. A plain file (its header a plain record, the whole
     file text in the encoding pandas would read it in) is read that way without
-    loading pandas at all."""
+    loading pandas at all. A file of two pieces of ``piece_bytes`` or more is read in
+    pieces on ``threads`` threads (None: every core; `engine.verifier.csv_rows`), the
+    same report. ``identifiers``: also add `identifier_violations`'s findings, from the
+    same reading when the file was read in pieces."""
     path = Path(path)
+    given_encoding = encoding
     delimiter = delimiter or job.data.delimiter or ";"
+    scan = _PieceScan(job, identifiers, piece_bytes, threads)
+    report = _verify_csv(path, job, delimiter, chunk_rows, encoding, fast, block_bytes, scan)
+    if identifiers:
+        found = (scan.violations(report) if scan.result is not None else
+                 identifier_violations(path, job, delimiter, given_encoding, chunk_rows,
+                                       generalized=_generalized(report)))
+        if found:
+            report.violations += found
+            report.ok = False
+    return report
+
+
+def _generalized(report: VerifyReport) -> list[str]:
+    """The quasi-identifiers released at a level above 0 (hierarchy labels)."""
+    return [q for q, level in report.levels.items() if level]
+
+
+class _PieceScan:
+    """How `verify_file` reads a file in pieces (`engine.verifier.csv_rows`) and, with
+    ``identifiers``, scans it for identifiers in the same reading; ``result`` is the
+    pieces' reading once it succeeded."""
+
+    def __init__(self, job: Job, identifiers: bool, piece_bytes: int | None,
+                 threads: int | None):
+        from engine.verifier import csv_rows
+        self.job, self.identifiers = job, identifiers
+        self.piece_bytes = piece_bytes or csv_rows.PIECE_BYTES
+        self.threads = threads
+        self.values = None
+        self.result = None
+
+    def count(self, path: Path, delimiter: str, encoding: str, columns: list[str],
+              counted, pseudonyms, looks):
+        from engine.verifier import csv_rows
+        if path.stat().st_size < 2 * self.piece_bytes:
+            return None
+        scanned, piece = (), None
+        if self.identifiers:
+            from engine.identifiers.released import input_identifying_values, scanned
+            from engine.identifiers.scan import scan_column
+            self.values = values = input_identifying_values(self.job)
+            scanned = scanned(columns, self.job)
+
+            def piece(name, words, codes):
+                return scan_column(name, words, codes, values)
+        self.result = csv_rows.count_pieces(
+            path, delimiter, encoding, columns, counted, pseudonyms, looks, scanned, piece,
+            self.piece_bytes, self.threads)
+        return self.result
+
+    def violations(self, report: VerifyReport) -> list[str]:
+        from engine.verifier.csv_rows import identifier_findings
+        return _identifier_messages(identifier_findings(
+            self.result, self.job, self.values, _generalized(report)))
+
+
+def _verify_csv(path: Path, job: Job, delimiter: str, chunk_rows: int,
+                encoding: str | None, fast: bool | None, block_bytes: int | None,
+                scan: _PieceScan) -> VerifyReport:
+    """`verify_file`'s count and judgement."""
     if fast is None:
         fast = path.is_file() and (path.stat().st_size >= FAST_BYTES
                                    or csv_arrow.use_arrow(path.stat().st_size))
@@ -508,7 +574,7 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     plain = _plain_header(path, delimiter, encoding) if fast else None
     if plain is not None:
         report = _verify_stream(plain[0], job, None, csv=True,
-                                coded=_coded(path, delimiter, *plain, block_bytes))
+                                coded=_coded(path, delimiter, *plain, block_bytes, scan))
         if report is not None:
             return report
         fast = False  # Arrow refused the file: pandas reads it, as below
@@ -528,16 +594,22 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
         except UnicodeDecodeError:
             raise DataError(f"{path} is not {encoding} text after row {start}") from None
 
-    coded = _coded(path, delimiter, columns, encoding, block_bytes) if fast else None
+    coded = _coded(path, delimiter, columns, encoding, block_bytes, scan) if fast else None
     return _verify_stream(columns, job, read, coded, csv=True)
 
 
 def _coded(path: Path, delimiter: str, columns: list[str], encoding: str,
-           block_bytes: int | None):
-    """`_verify_stream`'s ``coded``: the file's distinct rows by Arrow (or None)."""
+           block_bytes: int | None, pieces: _PieceScan | None = None):
+    """`_verify_stream`'s ``coded``: the file's distinct rows by Arrow (or None): in
+    pieces on every core (``pieces``, a file of two pieces or more), else streamed."""
     from engine.data import csv_distinct
 
     def coded(counted, subset_mask, pseudonyms, looks_pseudonymized):
+        if pieces is not None and subset_mask is None:
+            got = pieces.count(path, delimiter, encoding, columns, counted, pseudonyms,
+                               looks_pseudonymized)
+            if got is not None:
+                return got
         return csv_distinct.count_csv(
             path, delimiter, encoding, columns, counted, subset_mask, pseudonyms,
             looks_pseudonymized, block_bytes or csv_distinct.BLOCK_BYTES)
@@ -794,8 +866,11 @@ def identifier_violations(source, job: Job, delimiter: str | None = None,
         suffix = Path(source).suffix.lower()
         kind = "parquet" if suffix in (".parquet", ".pq") else suffix.lstrip(".")
         chunks = _file_chunks(Path(source), kind, job, delimiter, encoding, chunk_rows, scan)
-    return [f"identifiers in a released column: {f.message()}"
-            for f in scan.scan_chunks(chunks, job)]
+    return _identifier_messages(scan.scan_chunks(chunks, job))
+
+
+def _identifier_messages(findings) -> list[str]:
+    return [f"identifiers in a released column: {f.message()}" for f in findings]
 
 
 def _file_chunks(source: Path, kind: str, job: Job, delimiter, encoding, chunk_rows: int,

@@ -1,0 +1,264 @@
+"""The verifier's own count of a released CSV file's distinct rows, on every core, and
+the identifier scan of its columns in the same reading.
+
+`engine.data.csv_distinct` reads a file through Arrow's streaming reader, which parses
+ahead on its own threads but hands every block to one thread that codes and groups it:
+about one core. Here the file is cut into pieces of ``piece_bytes`` at record
+boundaries (a newline with an even number of quote bytes before it: outside any quoted
+value) and a pool of threads parses and groups one piece each at a time, in Arrow's
+C++ (its CSV parser and its hash grouping on the piece's dictionary codes run without
+the GIL). The main thread only gives each piece's few distinct labels the file's
+numbers and merges the pieces' distinct rows in file order (`csv_distinct._merge`),
+so the result is `csv_distinct.count_csv`'s: each counted column's strings for the
+file's distinct rows in order of first appearance, with their records.
+
+The identifier scan (``anonymist verify``, issue 25) reads the same records: columns
+that are counted are scanned once on their distinct values at the end (each value's
+records and first row from the distinct rows), the other released columns piece by
+piece in the threads (as `engine.identifiers.released` scans a file block by block).
+So the command reads the file once, not twice.
+
+What it declines (None: the caller reads the file as before): what `count_csv`
+declines (a value holding the quote character, records of another width, bytes that
+do not decode, a header Arrow reads otherwise), a research-subset flag per row, and
+an error in any piece. Memory: the pieces in flight (two per thread) and the
+distinct rows, never the file.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from engine.data import csv_arrow
+from engine.data.arrow_numpy import from_numpy, to_numpy
+from engine.data.csv_distinct import QUOTE, Labels, _merge
+
+#: bytes per piece: one thread's unit of work (about 200,000 rows of an Adult-like table)
+PIECE_BYTES = 16 * 2**20
+#: merge the pieces' distinct rows once this many have arrived
+MERGE_EVERY = 8
+#: bytes read at once while looking for record boundaries
+_SCAN_BYTES = 1 << 24
+_ROW = "\x1erow"
+
+
+@dataclass
+class PieceRows:
+    """`csv_distinct.CodedRows` plus what the identifier scan needs: per counted column
+    its labels and each distinct row's label code, each distinct row's first row, and
+    the findings of the columns scanned piece by piece ((column, kind) -> [rows, first
+    row])."""
+    columns: dict[str, np.ndarray]
+    weights: np.ndarray
+    rows: int
+    bad_pseudonyms: set[str] = field(default_factory=set)
+    in_subset: np.ndarray | None = None  # a subset flag per row declines the file
+    labels: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    first_rows: np.ndarray | None = None
+    findings: dict[tuple[str, str], list[int]] = field(default_factory=dict)
+    pieces: int = 0
+
+
+def boundaries(path: Path, piece_bytes: int, quoted: bool) -> list[int]:
+    """Byte offsets cutting the file into pieces of about ``piece_bytes``: 0, each the
+    byte after a newline outside quoted values (``quoted``: an even number of quote
+    bytes before it; else every newline) at or after the next multiple, and the
+    file's size. The first cut follows the first record (the header)."""
+    size = path.stat().st_size
+    cuts = [0]
+    quote = QUOTE.encode()
+    parity = 0          # quote bytes before `counted` (mod 2)
+    header_done = False
+    with open(path, "rb") as f:
+        base = 0
+        want = piece_bytes
+        while chunk := f.read(_SCAN_BYTES):
+            counted = 0
+            at = 0 if not header_done else max(want - base, 0)
+            while at < len(chunk):
+                nl = chunk.find(b"\n", at)
+                if nl < 0:
+                    break
+                if quoted:
+                    parity = (parity + chunk.count(quote, counted, nl)) % 2
+                    counted = nl
+                if parity == 0:
+                    if not header_done:
+                        if chunk[:nl].strip(b"\r\n") or base:  # a non-blank first record
+                            header_done = True
+                            want = max(want, base + nl + 1)
+                            at = max(want - base, nl + 1)
+                            continue
+                    elif base + nl + 1 < size:
+                        cuts.append(base + nl + 1)
+                        want = base + nl + 1 + piece_bytes
+                        at = want - base
+                        continue
+                at = nl + 1
+            if quoted:
+                parity = (parity + chunk.count(quote, counted)) % 2
+            base += len(chunk)
+            if not quoted and header_done and want > base:  # skip to the next cut
+                f.seek(min(want, size))
+                base = f.tell()
+    return cuts + [size]
+
+
+def count_pieces(path: Path, delimiter: str, encoding: str, columns: list[str],
+                 counted: list[str], pseudonyms: dict, looks_pseudonymized: Callable,
+                 scanned: list[str] = (), scan: Callable | None = None,
+                 piece_bytes: int = PIECE_BYTES, threads: int | None = None
+                 ) -> PieceRows | None:
+    """``path``'s distinct rows over ``counted`` with their records (the ``pseudonyms``
+    columns checked with ``looks_pseudonymized``), and the identifier findings of the
+    ``scanned`` columns that are not counted: ``scan(column, values, codes)`` gives a
+    piece's (`engine.identifiers.scan.Finding`, first row within the piece). ``columns``
+    is the header as pandas reads it. None: read the file as before."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+    arrow_encoding = csv_arrow.arrow_encoding(encoding)
+    if (arrow_encoding is None or len(delimiter) != 1 or not delimiter.isascii()
+            or delimiter == QUOTE or not counted):
+        return None
+    if csv_arrow.first_record(path, delimiter, QUOTE, encoding) != columns \
+            or len(columns) < 2 or len(set(columns)) != len(columns):
+        return None  # pandas renamed or skipped something, or a lone column
+    n_quotes = csv_arrow.quotes(path, ord(QUOTE))
+    if n_quotes % 2:  # a quoted value left open: pandas refuses it, Arrow would not
+        return None
+    extra = [c for c in scanned if c not in counted and c not in pseudonyms]
+    read = list(dict.fromkeys(counted + list(pseudonyms) + extra))
+    cuts = boundaries(path, piece_bytes, n_quotes > 0)
+    parse = csv_arrow.parse_options(delimiter, QUOTE, n_quotes > 0)
+    convert = csv_arrow.text_columns(read, include=True)
+    keys = [f"\x1e{j}" for j in range(len(counted))]
+
+    class Declined(Exception):
+        pass
+
+    def piece(i: int):
+        """Piece ``i`` parsed and grouped (in a worker thread)."""
+        with open(path, "rb") as f:
+            f.seek(cuts[i])
+            data = f.read(cuts[i + 1] - cuts[i])
+        if i and not data.strip(b"\r\n"):
+            return None
+        table = pacsv.read_csv(
+            pa.py_buffer(data),
+            read_options=pacsv.ReadOptions(encoding=arrow_encoding, use_threads=False,
+                                           block_size=max(len(data) + 1, 1 << 16),
+                                           column_names=None if i == 0 else columns),
+            parse_options=parse, convert_options=convert)
+        n = table.num_rows
+        if not n:
+            return None
+        table = table.unify_dictionaries().combine_chunks()
+        words, codes, bad, found = {}, {}, set(), []
+        for c in read:
+            column = table.column(c)
+            if not pa.types.is_dictionary(column.type):
+                raise Declined
+            array = column.chunk(0)
+            if n_quotes and len(array.dictionary) and pc.any(
+                    pc.match_substring(array.dictionary, QUOTE)).as_py():
+                raise Declined  # pandas keeps a quote inside a value; Arrow may not
+            if c in pseudonyms and not looks_pseudonymized(array.dictionary.to_pylist(),
+                                                           pseudonyms[c]):
+                bad.add(c)
+            if c in extra and scan is not None:
+                found += scan(c, np.asarray(array.dictionary.to_pylist(), dtype=object),
+                              to_numpy(array.indices))
+            words[c], codes[c] = array.dictionary, array.indices
+        grouped = pa.table(
+            [codes[c] for c in counted] + [from_numpy(np.arange(n, dtype=np.int64))],
+            names=keys + [_ROW]).group_by(keys, use_threads=False).aggregate(
+            [([], "count_all"), (_ROW, "min")]).combine_chunks()
+        first = to_numpy(grouped.column(f"{_ROW}_min").chunk(0))
+        order = np.argsort(first, kind="stable")
+        rows = np.stack([to_numpy(grouped.column(k).chunk(0))[order] for k in keys], axis=1)
+        records = to_numpy(grouped.column("count_all").chunk(0)).astype(np.int64)[order]
+        return ([words[c] for c in counted], rows, records, first[order], n, bad, found)
+
+    labels = {c: Labels() for c in counted}
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    findings: dict[tuple[str, str], list[int]] = {}
+    bad_pseudonyms: set[str] = set()
+    start = 0
+
+    def spans() -> list[int]:
+        return [len(labels[c]) for c in counted]
+
+    def add(got) -> None:
+        nonlocal parts, start
+        if got is None:
+            return
+        dictionaries, rows, records, first, n, bad, found = got
+        mapped = np.empty(rows.shape, dtype=np.int64)
+        for j, (c, words) in enumerate(zip(counted, dictionaries)):
+            own = pa.DictionaryArray.from_arrays(
+                from_numpy(np.arange(len(words), dtype=np.int32)), words)
+            mapped[:, j] = labels[c].codes(own)[rows[:, j]]
+        parts.append((mapped, records, first + start))
+        bad_pseudonyms.update(bad)
+        for f in found:  # pieces come in file order: the first piece's row is the first
+            key = (f.column, f.kind)
+            if key in findings:
+                findings[key][0] += f.count
+            else:
+                findings[key] = [f.count, f.first_row + start]
+        start += n
+        if len(parts) >= MERGE_EVERY:
+            parts = [_merge(parts, spans())]
+
+    workers = threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+                             else os.cpu_count() or 1)
+    try:
+        with ThreadPoolExecutor(max_workers=workers,
+                                thread_name_prefix="verify-csv") as pool:
+            window = 2 * workers  # pieces in flight: memory stays a few pieces
+            pending = []
+            for i in range(len(cuts) - 1):
+                pending.append(pool.submit(piece, i))
+                if len(pending) >= window:
+                    add(pending.pop(0).result())
+            while pending:
+                add(pending.pop(0).result())
+    except (Declined, pa.ArrowException, UnicodeError, ValueError, OSError, KeyError):
+        return None  # pandas reads it, or says why
+    if not start:  # no records: pandas' count is as quick
+        return None
+    rows, weights, first = _merge(parts, spans())
+    out, coded = {}, {}
+    for j, c in enumerate(counted):
+        words = np.empty(len(labels[c]), dtype=object)
+        words[:] = labels[c].words
+        out[c] = words[rows[:, j]]
+        coded[c] = (words, rows[:, j])
+    return PieceRows(out, weights, start, bad_pseudonyms, None, coded, first, findings,
+                     len(cuts) - 1)
+
+
+def identifier_findings(got: PieceRows, job, values, generalized=()) -> list:
+    """The identifier scan's findings (`engine.identifiers.released.scan_chunks`'s)
+    from a reading in pieces: the columns scanned piece by piece as found there, the
+    counted ones on their distinct values (each value's records and first row), the
+    ``generalized`` quasi-identifiers not scanned (their labels are the hierarchies')."""
+    from engine.identifiers.released import scanned
+    from engine.identifiers.scan import Finding, scan_column
+    total = {key: list(found) for key, found in got.findings.items()}
+    skip = set(generalized)
+    for c in scanned(list(got.labels), job):
+        if c in skip:
+            continue
+        words, codes = got.labels[c]
+        for f in scan_column(c, words, codes, values, weights=got.weights,
+                             rows=got.first_rows):
+            total[(c, f.kind)] = [f.count, f.first_row]
+    return sorted((Finding(c, k, n, first) for (c, k), (n, first) in total.items()),
+                  key=lambda f: (f.column, f.first_row))

@@ -1,0 +1,149 @@
+"""`verify` of a CSV release read in pieces on every core (engine/verifier/csv_rows.py:
+the file cut at record boundaries, each piece parsed and grouped by Arrow in a thread,
+the distinct rows merged in file order) gives the report of the streamed reading and
+of the plain pandas reading, word for word, and the identifier scan done in the same
+reading gives the findings of the separate scan. Pieces are made small here (a few
+hundred bytes) so that a small file is cut into many."""
+from __future__ import annotations
+
+import csv
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pytest
+
+from engine.api import as_job
+from engine.verifier import csv_rows
+from engine.verify import identifier_violations, verify_file
+from tests.cli.conftest import job_text
+from tests.cli.test_verify_fast import L_DIVERSITY, T_CLOSENESS, _big_tiny, released, write
+
+
+@pytest.fixture
+def pieces(monkeypatch):
+    """The number of pieces of each reading in pieces (None: it declined the file)."""
+    seen: list[int | None] = []
+    real = csv_rows.count_pieces
+
+    def count_pieces(*args, **kwargs):
+        got = real(*args, **kwargs)
+        seen.append(None if got is None else got.pieces)
+        return got
+    monkeypatch.setattr(csv_rows, "count_pieces", count_pieces)
+    return seen
+
+
+def three(path, job, pieces, piece_bytes=300, threads=2, **kwargs):
+    """The reports of the plain (pandas), streamed (one piece) and pieced readings:
+    equal; the pieced one read the file in several pieces."""
+    plain = verify_file(path, job, fast=False, **kwargs).to_dict()
+    streamed = verify_file(path, job, fast=True, **kwargs).to_dict()
+    assert pieces == []  # the file is smaller than two default pieces
+    cut = verify_file(path, job, fast=True, piece_bytes=piece_bytes, threads=threads,
+                      **kwargs).to_dict()
+    assert len(pieces) == 1 and pieces[0] is not None and pieces[0] > 2, pieces
+    pieces.clear()
+    assert cut == streamed == plain
+    return cut
+
+
+def test_awkward_files_give_the_same_report(tmp_path, pieces):
+    job, frame = released(tmp_path, [1, 0, 1], L_DIVERSITY, limit="0.5")
+    out = tmp_path / "o.csv"
+    ok = three(write(frame, out), job, pieces)
+    assert ok["ok"], ok["violations"]
+    # every value quoted (quote bytes before each cut: cuts only outside quotes), CRLF
+    assert three(write(frame, out, csv.QUOTE_ALL, lineterminator="\r\n"), job, pieces) == ok
+    assert three(write(frame, out, encoding="utf-8-sig"), job, pieces) == ok
+    odd = frame.assign(disease=frame["disease"].map({"flu": "flu; severe",
+                                                     "cold": "Kälte", "cancer": "cancer"}))
+    report = three(write(odd, out, encoding="cp1252"), job, pieces)
+    assert report["ok"] and report["classes"] == ok["classes"]
+    marked = frame.copy()
+    marked.loc[[0, 5, 9], ["age", "sex", "zip"]] = "*"
+    marked.loc[[12], "zip"] = "*"
+    report = three(write(marked, out), job, pieces)
+    assert report["suppressed_records"] >= 3 and not report["ok"]
+
+
+@pytest.mark.parametrize("extra, levels", [("", [0, 0, 0]), (L_DIVERSITY, [1, 1, 1]),
+                                           (T_CLOSENESS, [1, 0, 1])])
+def test_many_pieces_give_the_same_report(tmp_path, pieces, extra, levels):
+    _big_tiny(tmp_path, 6000)
+    job, frame = released(tmp_path, levels, extra, k="60", limit="0.05")
+    if not any(levels):  # many small classes, violations named in file order
+        frame = pd.read_csv(tmp_path / "data.csv", sep=";", dtype=str).drop(columns="name")
+    out = write(frame, tmp_path / "o.csv")
+    # more pieces than are merged at once, one thread and two: the same report
+    report = three(out, job, pieces, piece_bytes=1024, threads=1)
+    assert out.stat().st_size // 1024 > 2 * csv_rows.MERGE_EVERY
+    assert three(out, job, pieces, piece_bytes=1024, threads=2) == report
+    if not any(levels):
+        assert not report["ok"] and "violate" in " ".join(report["violations"])
+
+
+def test_a_quoted_value_holding_newlines_is_never_cut(tmp_path):
+    """Cuts fall only between records: each piece parsed alone gives the file's rows."""
+    rows = [[f"r{i}", "a\nb\nc" if i % 3 == 0 else "x", '"' if i % 7 == 0 else ""]
+            for i in range(400)]
+    path = tmp_path / "q.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, delimiter=";", quoting=csv.QUOTE_MINIMAL)
+        w.writerow(["id", "note", "q"])
+        w.writerows(rows)
+    data = path.read_bytes()
+    cuts = csv_rows.boundaries(path, 64, quoted=True)
+    assert len(cuts) > 20 and cuts[0] == 0 and cuts[-1] == len(data)
+    got = []
+    for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        table = pacsv.read_csv(
+            pa.py_buffer(data[a:b]),
+            read_options=pacsv.ReadOptions(column_names=None if i == 0 else
+                                           ["id", "note", "q"]),
+            parse_options=pacsv.ParseOptions(delimiter=";", newlines_in_values=True),
+            convert_options=pacsv.ConvertOptions(strings_can_be_null=False,
+                                                 column_types={"q": pa.string()}))
+        got += [list(r.values()) for r in table.to_pylist()]
+    assert got == rows
+
+
+def test_the_identifier_scan_in_the_same_reading_finds_what_the_scan_finds(tmp_path,
+                                                                           pieces):
+    """A released column the counts do not read (e-mails, phones) and a counted one
+    holding identifiers: the findings (column, kind, rows, first row) of the reading in
+    pieces are the separate scan's."""
+    _big_tiny(tmp_path, 3000)
+    text = job_text(k="1", limit="0.5").replace(
+        '[attributes.disease]\ntype = "sensitive"',
+        '[attributes.note]\ntype = "insensitive"\n[attributes.disease]\ntype = "sensitive"')
+    (tmp_path / "j.toml").write_text(text)
+    job = as_job(tmp_path / "j.toml")
+    frame = pd.read_csv(tmp_path / "data.csv", sep=";", dtype=str).drop(columns="name")
+    frame.insert(3, "note", ["" if i % 97 else f"mail jane.doe{i}@example.org"
+                             for i in range(len(frame))])
+    frame.loc[frame.index % 400 == 150, "note"] = "call +41 44 668 18 00"
+    frame.loc[frame.index % 911 == 500, "disease"] = "ask anna.smith@example.com"
+    out = write(frame, tmp_path / "o.csv")
+    separate = identifier_violations(out, job)
+    assert len(separate) >= 3, separate  # both kinds in 'note', one in 'disease'
+    assert any("'disease'" in v for v in separate) and any("'note'" in v for v in separate)
+    streamed = verify_file(out, job, fast=True, identifiers=True)
+    cut = verify_file(out, job, fast=True, identifiers=True, piece_bytes=2048)
+    assert len(pieces) == 1 and pieces[0] > 2
+    assert cut.violations[-len(separate):] == separate
+    assert cut.to_dict() == streamed.to_dict()
+    assert not cut.ok
+
+
+def test_a_file_arrow_could_misread_is_declined(tmp_path, pieces):
+    """A counted value holding the quote character (an even number of them in the
+    file): the reading in pieces declines it, pandas reads it, the same report."""
+    job, frame = released(tmp_path, [1, 0, 1], L_DIVERSITY, limit="0.5")
+    out = tmp_path / "o.csv"
+    inner = frame.assign(disease=frame["disease"].where(frame.index % 5 != 3, 'fl"u'))
+    write(inner, out, csv.QUOTE_NONE)
+    assert out.read_text().count('"') % 2 == 0
+    cut = verify_file(out, job, fast=True, piece_bytes=200).to_dict()
+    assert pieces == [None]  # a value holding a quote: read as before
+    assert cut == verify_file(out, job, fast=False).to_dict()
