@@ -10,7 +10,9 @@ privacy violation. What is shared on purpose is listed in ``engine.verifier``. M
 the number of classes (times the distinct values of sensitive attributes), not
 with the number of rows. A large CSV file is read by Arrow in blocks instead and
 its identical rows grouped on integer codes first (``engine.data.csv_distinct``):
-the same counts, so the same report, in a fraction of the time.
+the same counts, so the same report, in a fraction of the time; a file of two pieces
+or more is cut into pieces read and grouped on every core (``engine.verifier.csv_rows``),
+with the command's identifier scan in the same reading.
 
 How a file is read:
 

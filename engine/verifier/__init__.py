@@ -9,7 +9,11 @@ a released file and judge it, written apart from the engine's search path.
 - ``formula_cells``: a CSV export's quoted formula cells read back as the released values;
 - ``source``: the job's input data: the research subset resolved on it, the
   population of each released class;
-- ``job``: what the verifier reads of a job (roles, models, population).
+- ``job``: what the verifier reads of a job (roles, models, population);
+- ``parquet_rows`` and ``csv_rows``: a large release's distinct rows counted on every
+  core (Parquet row groups, CSV pieces cut at record boundaries, each parsed and
+  grouped by Arrow in a pool of threads), and, for CSV, the identifier scan in the
+  same reading.
 
 Nothing here, nor in ``engine.verify``, imports the engine's search path, directly or
 through another module: no problem, classes, search, kernel, output, privacy,
@@ -33,11 +37,21 @@ computation the verifier checks:
   ``engine.data.csv_import``, ``engine.data.table``): reading a CSV file's records
   (Arrow's parser; the distinct rows with their counts), and ``engine.data.readers``
   (an input that is not CSV: Excel, Parquet, statistical files, databases). They
-  parse; the counting and judging are the verifier's;
+  parse; the counting and judging are the verifier's (``csv_rows`` uses
+  ``csv_distinct``'s labels and merge of coded rows, and ``csv_arrow``'s parse options,
+  so that both readings of a CSV file read it alike);
 - ``engine.query``: the research-subset query language of the job file, evaluated on
   each chunk of the input (a second parser would be a second language).
 - ``engine.identifiers``: what a direct identifier is (the patterns with their
   checksums, the shipped name list, the job's identifying values): `verify` runs the
   same scan on the released file that refused the release before it was written
   (issue 25); a second list would be a second definition of an identifier.
+  ``csv_rows`` hands it the values it reads (each distinct value once, with its
+  records and first row): the scan's definition, the verifier's reading.
+
+Not used: DuckDB's CSV reader and grouping for a CSV release. Measured on the 10 M-row
+Adult-like release, its grouped count alone took 5.5-6.3 s of CPU against about 4.3 s
+for Arrow's parsing and grouping in pieces (tests/benchmarks/results/
+2026-11-28-cluster.md); and one parser, with the guards that make it read a file as
+pandas does (`engine.data.csv_distinct`), keeps both readings of a CSV file alike.
 """

@@ -4,13 +4,18 @@ the identifier scan of its columns in the same reading.
 `engine.data.csv_distinct` reads a file through Arrow's streaming reader, which parses
 ahead on its own threads but hands every block to one thread that codes and groups it:
 about one core. Here the file is cut into pieces of ``piece_bytes`` at record
-boundaries (a newline with an even number of quote bytes before it: outside any quoted
-value) and a pool of threads parses and groups one piece each at a time, in Arrow's
-C++ (its CSV parser and its hash grouping on the piece's dictionary codes run without
-the GIL). The main thread only gives each piece's few distinct labels the file's
-numbers and merges the pieces' distinct rows in file order (`csv_distinct._merge`),
+boundaries and a pool of threads parses and groups one piece each at a time, in
+Arrow's C++ and numpy (the CSV parser, the piece's dictionary codes packed into one
+key per row, Arrow's hash grouping of those keys: no GIL held). The main thread only
+gives each piece's few distinct labels the file's numbers and adds the piece's
+distinct rows to the file's (`_Distinct`: a binary search among the known rows' keys),
 so the result is `csv_distinct.count_csv`'s: each counted column's strings for the
 file's distinct rows in order of first appearance, with their records.
+
+A file is first cut at any newline, as holding no quote character; a piece that holds
+one stops that reading and the file is read again cut only outside quoted values (a
+newline with an even number of quote bytes before it), with values that may span
+lines. Unquoted files (most releases) are so never read whole before the pieces.
 
 The identifier scan (``anonymist verify``, issue 25) reads the same records: columns
 that are counted are scanned once on their distinct values at the end (each value's
@@ -118,10 +123,12 @@ def count_pieces(path: Path, delimiter: str, encoding: str, columns: list[str],
     columns checked with ``looks_pseudonymized``), and the identifier findings of the
     ``scanned`` columns that are not counted: ``scan(column, values, codes)`` gives a
     piece's (`engine.identifiers.scan.Finding`, first row within the piece). ``columns``
-    is the header as pandas reads it. None: read the file as before."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.csv as pacsv
+    is the header as pandas reads it. None: read the file as before.
+
+    The file is first read as holding no quote character, each piece counting its
+    quote bytes in its thread (no reading of the whole file beforehand); a piece that
+    holds one stops that reading and the file is read again with quoted values, cut
+    outside them (an odd number of quote bytes: a value left open, declined)."""
     arrow_encoding = csv_arrow.arrow_encoding(encoding)
     if (arrow_encoding is None or len(delimiter) != 1 or not delimiter.isascii()
             or delimiter == QUOTE or not counted):
@@ -129,119 +136,225 @@ def count_pieces(path: Path, delimiter: str, encoding: str, columns: list[str],
     if csv_arrow.first_record(path, delimiter, QUOTE, encoding) != columns \
             or len(columns) < 2 or len(set(columns)) != len(columns):
         return None  # pandas renamed or skipped something, or a lone column
+    reading = _Reading(path, delimiter, arrow_encoding, columns, counted, pseudonyms,
+                       looks_pseudonymized, scanned, scan, piece_bytes, threads)
+    try:
+        return reading.run(quoted=False)
+    except _Quoted:
+        pass
     n_quotes = csv_arrow.quotes(path, ord(QUOTE))
     if n_quotes % 2:  # a quoted value left open: pandas refuses it, Arrow would not
         return None
-    extra = [c for c in scanned if c not in counted and c not in pseudonyms]
-    read = list(dict.fromkeys(counted + list(pseudonyms) + extra))
-    cuts = boundaries(path, piece_bytes, n_quotes > 0)
-    parse = csv_arrow.parse_options(delimiter, QUOTE, n_quotes > 0)
-    convert = csv_arrow.text_columns(read, include=True)
-    keys = [f"\x1e{j}" for j in range(len(counted))]
+    try:
+        return reading.run(quoted=True)
+    except _Quoted:  # not reached: quoted values are read as such
+        return None
 
-    class Declined(Exception):
-        pass
 
-    def piece(i: int):
-        """Piece ``i`` parsed and grouped (in a worker thread)."""
-        with open(path, "rb") as f:
+class _Quoted(Exception):
+    """A piece holds the quote character: read the file again with quoted values."""
+
+
+class _Declined(Exception):
+    """Arrow could read the file otherwise than pandas: the caller reads it."""
+
+
+class _Reading:
+    """One reading of the file in pieces (`count_pieces`)."""
+
+    def __init__(self, path, delimiter, arrow_encoding, columns, counted, pseudonyms,
+                 looks_pseudonymized, scanned, scan, piece_bytes, threads):
+        self.path, self.delimiter, self.encoding = path, delimiter, arrow_encoding
+        self.columns, self.counted, self.pseudonyms = columns, counted, pseudonyms
+        self.looks = looks_pseudonymized
+        self.extra = [c for c in scanned if c not in counted and c not in pseudonyms]
+        self.read = list(dict.fromkeys(counted + list(pseudonyms) + self.extra))
+        self.scan, self.piece_bytes = scan, piece_bytes
+        self.threads = threads or max(1, len(os.sched_getaffinity(0))
+                                      if hasattr(os, "sched_getaffinity")
+                                      else os.cpu_count() or 1)
+
+    def piece(self, i: int, cuts: list[int], quoted: bool):
+        """Piece ``i`` parsed and grouped (in a worker thread): its counted columns'
+        dictionaries, its distinct rows' codes in those (in order of first row), their
+        records and first rows, its rows, bad pseudonym columns and findings."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pacsv
+
+        from engine.data.csv_distinct import _combine
+        with open(self.path, "rb") as f:
             f.seek(cuts[i])
             data = f.read(cuts[i + 1] - cuts[i])
+        if not quoted and QUOTE.encode() in data:  # memchr: a few ms a piece
+            raise _Quoted
         if i and not data.strip(b"\r\n"):
             return None
         table = pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(encoding=arrow_encoding, use_threads=False,
+            read_options=pacsv.ReadOptions(encoding=self.encoding, use_threads=False,
                                            block_size=max(len(data) + 1, 1 << 16),
-                                           column_names=None if i == 0 else columns),
-            parse_options=parse, convert_options=convert)
+                                           column_names=None if i == 0 else self.columns),
+            parse_options=csv_arrow.parse_options(self.delimiter, QUOTE, quoted),
+            convert_options=csv_arrow.text_columns(self.read, include=True))
         n = table.num_rows
         if not n:
             return None
         table = table.unify_dictionaries().combine_chunks()
         words, codes, bad, found = {}, {}, set(), []
-        for c in read:
+        for c in self.read:
             column = table.column(c)
             if not pa.types.is_dictionary(column.type):
-                raise Declined
+                raise _Declined
             array = column.chunk(0)
-            if n_quotes and len(array.dictionary) and pc.any(
+            if quoted and len(array.dictionary) and pc.any(
                     pc.match_substring(array.dictionary, QUOTE)).as_py():
-                raise Declined  # pandas keeps a quote inside a value; Arrow may not
-            if c in pseudonyms and not looks_pseudonymized(array.dictionary.to_pylist(),
-                                                           pseudonyms[c]):
+                raise _Declined  # pandas keeps a quote inside a value; Arrow may not
+            if c in self.pseudonyms and not self.looks(array.dictionary.to_pylist(),
+                                                       self.pseudonyms[c]):
                 bad.add(c)
-            if c in extra and scan is not None:
-                found += scan(c, np.asarray(array.dictionary.to_pylist(), dtype=object),
-                              to_numpy(array.indices))
-            words[c], codes[c] = array.dictionary, array.indices
-        grouped = pa.table(
-            [codes[c] for c in counted] + [from_numpy(np.arange(n, dtype=np.int64))],
-            names=keys + [_ROW]).group_by(keys, use_threads=False).aggregate(
+            if c in self.extra and self.scan is not None:
+                found += self.scan(c, np.asarray(array.dictionary.to_pylist(), dtype=object),
+                                   to_numpy(array.indices))
+            words[c], codes[c] = array.dictionary, to_numpy(array.indices)
+        # one int64 key per row (numpy, then Arrow's hash grouping: no GIL held)
+        key = _combine([codes[c] for c in self.counted],
+                       [len(words[c]) for c in self.counted])
+        grouped = pa.table([from_numpy(key), from_numpy(np.arange(n, dtype=np.int64))],
+                           names=["k", _ROW]).group_by("k", use_threads=False).aggregate(
             [([], "count_all"), (_ROW, "min")]).combine_chunks()
         first = to_numpy(grouped.column(f"{_ROW}_min").chunk(0))
         order = np.argsort(first, kind="stable")
-        rows = np.stack([to_numpy(grouped.column(k).chunk(0))[order] for k in keys], axis=1)
+        first = first[order]
+        rows = np.stack([codes[c][first] for c in self.counted], axis=1)
         records = to_numpy(grouped.column("count_all").chunk(0)).astype(np.int64)[order]
-        return ([words[c] for c in counted], rows, records, first[order], n, bad, found)
+        return ([words[c] for c in self.counted], rows, records, first, n, bad, found)
 
-    labels = {c: Labels() for c in counted}
-    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    findings: dict[tuple[str, str], list[int]] = {}
-    bad_pseudonyms: set[str] = set()
-    start = 0
+    def run(self, quoted: bool) -> PieceRows | None:
+        import pyarrow as pa
+        counted = self.counted
+        cuts = boundaries(self.path, self.piece_bytes, quoted)
+        labels = {c: Labels() for c in counted}
+        distinct = _Distinct(len(counted))
+        findings: dict[tuple[str, str], list[int]] = {}
+        bad_pseudonyms: set[str] = set()
+        start = 0
 
-    def spans() -> list[int]:
-        return [len(labels[c]) for c in counted]
+        def add(got) -> None:
+            nonlocal start
+            if got is None:
+                return
+            dictionaries, rows, records, first, n, bad, found = got
+            mapped = np.empty(rows.shape, dtype=np.int64)
+            for j, (c, words) in enumerate(zip(counted, dictionaries)):
+                own = pa.DictionaryArray.from_arrays(
+                    from_numpy(np.arange(len(words), dtype=np.int32)), words)
+                mapped[:, j] = labels[c].codes(own)[rows[:, j]]
+            distinct.add(mapped, records, first + start, [len(labels[c]) for c in counted])
+            bad_pseudonyms.update(bad)
+            for f in found:  # pieces come in file order: the first one's row is the first
+                key = (f.column, f.kind)
+                if key in findings:
+                    findings[key][0] += f.count
+                else:
+                    findings[key] = [f.count, f.first_row + start]
+            start += n
 
-    def add(got) -> None:
-        nonlocal parts, start
-        if got is None:
+        try:
+            with ThreadPoolExecutor(max_workers=self.threads,
+                                    thread_name_prefix="verify-csv") as pool:
+                window = 2 * self.threads  # pieces in flight: memory stays a few pieces
+                pending = []
+                try:
+                    for i in range(len(cuts) - 1):
+                        pending.append(pool.submit(self.piece, i, cuts, quoted))
+                        if len(pending) >= window:
+                            add(pending.pop(0).result())
+                    while pending:
+                        add(pending.pop(0).result())
+                finally:
+                    for future in pending:  # stopped: the pieces not begun are dropped
+                        future.cancel()
+        except (_Declined, pa.ArrowException, UnicodeError, ValueError, OSError, KeyError):
+            return None  # pandas reads it, or says why
+        if not start:  # no records: pandas' count is as quick
+            return None
+        rows, weights, first = distinct.result([len(labels[c]) for c in counted])
+        out, coded = {}, {}
+        for j, c in enumerate(counted):
+            words = np.empty(len(labels[c]), dtype=object)
+            words[:] = labels[c].words
+            out[c] = words[rows[:, j]]
+            coded[c] = (words, rows[:, j])
+        return PieceRows(out, weights, start, bad_pseudonyms, None, coded, first, findings,
+                         len(cuts) - 1)
+
+
+class _Distinct:
+    """The file's distinct rows so far (each counted column's label code), in order of
+    first row, with their records. A piece's distinct rows (distinct among themselves,
+    in order of first row, after every row before them) are looked up among those by
+    their codes packed into one integer (a binary search among the known rows' keys,
+    kept sorted: numpy, no hash table built again per piece): known ones add their
+    records, new ones are appended. Rows whose codes do not fit in 62 bits are merged by
+    regrouping (`csv_distinct._merge`) instead."""
+
+    def __init__(self, width: int):
+        self.codes = np.empty((0, width), dtype=np.int64)
+        self.records = np.empty(0, dtype=np.int64)
+        self.first = np.empty(0, dtype=np.int64)
+        self.bits: list[int] | None = None
+        self._sort(np.empty(0, dtype=np.int64))
+        self.parts: list | None = None  # regrouping, once the codes do not fit
+
+    @staticmethod
+    def _pack(codes: np.ndarray, bits: list[int]) -> np.ndarray:
+        key = np.zeros(len(codes), dtype=np.int64)
+        for j, b in enumerate(bits):
+            key = (key << b) | codes[:, j]
+        return key
+
+    def add(self, codes: np.ndarray, records: np.ndarray, first: np.ndarray,
+            spans: list[int]) -> None:
+        bits = [max(1, int(s - 1).bit_length()) for s in spans]
+        if self.parts is None and sum(bits) > 62:
+            self.parts = [(self.codes, self.records, self.first)]
+        if self.parts is not None:
+            self.parts.append((codes, records, first))
+            if len(self.parts) >= MERGE_EVERY:
+                self.parts = [_merge(self.parts, spans)]
             return
-        dictionaries, rows, records, first, n, bad, found = got
-        mapped = np.empty(rows.shape, dtype=np.int64)
-        for j, (c, words) in enumerate(zip(counted, dictionaries)):
-            own = pa.DictionaryArray.from_arrays(
-                from_numpy(np.arange(len(words), dtype=np.int32)), words)
-            mapped[:, j] = labels[c].codes(own)[rows[:, j]]
-        parts.append((mapped, records, first + start))
-        bad_pseudonyms.update(bad)
-        for f in found:  # pieces come in file order: the first piece's row is the first
-            key = (f.column, f.kind)
-            if key in findings:
-                findings[key][0] += f.count
-            else:
-                findings[key] = [f.count, f.first_row + start]
-        start += n
-        if len(parts) >= MERGE_EVERY:
-            parts = [_merge(parts, spans())]
+        if bits != self.bits:  # a column's labels outgrew its bits: pack again
+            self.bits = bits
+            self._sort(self._pack(self.codes, bits))
+        keys = self._pack(codes, bits)
+        at = np.full(len(keys), -1, dtype=np.int64)
+        if len(self.sorted):  # binary search among the sorted keys
+            where = np.minimum(np.searchsorted(self.sorted, keys), len(self.sorted) - 1)
+            hit = self.sorted[where] == keys
+            at[hit] = self.order[where[hit]]
+        known = at >= 0
+        if known.any():
+            self.records = self.records + np.rint(np.bincount(
+                at[known], weights=records[known], minlength=len(self.records))
+            ).astype(np.int64)
+        new = ~known
+        self.codes = np.concatenate([self.codes, codes[new]])
+        self.records = np.concatenate([self.records, records[new]])
+        self.first = np.concatenate([self.first, first[new]])
+        if new.any():
+            self._sort(np.concatenate([self.keys, keys[new]]))
 
-    workers = threads or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                             else os.cpu_count() or 1)
-    try:
-        with ThreadPoolExecutor(max_workers=workers,
-                                thread_name_prefix="verify-csv") as pool:
-            window = 2 * workers  # pieces in flight: memory stays a few pieces
-            pending = []
-            for i in range(len(cuts) - 1):
-                pending.append(pool.submit(piece, i))
-                if len(pending) >= window:
-                    add(pending.pop(0).result())
-            while pending:
-                add(pending.pop(0).result())
-    except (Declined, pa.ArrowException, UnicodeError, ValueError, OSError, KeyError):
-        return None  # pandas reads it, or says why
-    if not start:  # no records: pandas' count is as quick
-        return None
-    rows, weights, first = _merge(parts, spans())
-    out, coded = {}, {}
-    for j, c in enumerate(counted):
-        words = np.empty(len(labels[c]), dtype=object)
-        words[:] = labels[c].words
-        out[c] = words[rows[:, j]]
-        coded[c] = (words, rows[:, j])
-    return PieceRows(out, weights, start, bad_pseudonyms, None, coded, first, findings,
-                     len(cuts) - 1)
+    def _sort(self, keys: np.ndarray) -> None:
+        self.keys = keys
+        self.order = np.argsort(keys, kind="stable")
+        self.sorted = keys[self.order]
+
+    def result(self, spans: list[int]):
+        """The distinct rows' codes, records and first rows, in order of first row."""
+        if self.parts is not None:
+            return _merge(self.parts, spans)
+        return self.codes, self.records, self.first
 
 
 def identifier_findings(got: PieceRows, job, values, generalized=()) -> list:

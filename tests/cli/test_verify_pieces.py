@@ -147,3 +147,36 @@ def test_a_file_arrow_could_misread_is_declined(tmp_path, pieces):
     cut = verify_file(out, job, fast=True, piece_bytes=200).to_dict()
     assert pieces == [None]  # a value holding a quote: read as before
     assert cut == verify_file(out, job, fast=False).to_dict()
+
+
+@pytest.mark.parametrize("labels", [3, 60, 2**10])  # packed (60: packed again as the
+# labels grow); 8 columns of 2**10 labels need 80 bits: regrouped
+def test_pieces_distinct_rows_merge_as_a_plain_count(labels):
+    """The pieces' distinct rows added one piece after the other give each distinct row
+    of the whole file once, in order of first row, with its records: a dictionary count
+    of the same rows, whether the codes are packed into one integer or regrouped."""
+    import numpy as np
+    rnd = np.random.default_rng(3)
+    width = 8  # 8 columns of 2**10 labels need 80 bits
+    rows = rnd.integers(0, labels, size=(5000, width))
+    if labels <= 60:  # many repeated rows
+        rows[:, 1:] %= 1 + rnd.integers(0, 2, size=(5000, width - 1))
+    rows[:, 0] = rnd.integers(0, 3, size=5000)
+    rows[:, 2] = np.arange(5000) // 100 % labels  # new labels piece after piece
+    expected: dict[tuple, list[int]] = {}
+    for i, r in enumerate(map(tuple, rows)):
+        expected.setdefault(r, [0, i])[0] += 1
+    distinct = csv_rows._Distinct(width)
+    for a in range(0, 5000, 700):  # pieces: their distinct rows in order of first row
+        piece: dict[tuple, list[int]] = {}
+        for i, r in enumerate(map(tuple, rows[a:a + 700])):
+            piece.setdefault(r, [0, i + a])[0] += 1
+        seen = (rows[:a + 700].max(axis=0) + 1).tolist()  # the labels met so far
+        distinct.add(np.array(list(piece), dtype=np.int64).reshape(-1, width),
+                     np.array([n for n, _ in piece.values()], dtype=np.int64),
+                     np.array([f for _, f in piece.values()], dtype=np.int64), seen)
+    codes, records, first = distinct.result((rows.max(axis=0) + 1).tolist())
+    assert (distinct.parts is not None) == (labels > 60)
+    assert [tuple(r) for r in codes] == list(expected)
+    assert records.tolist() == [n for n, _ in expected.values()]
+    assert first.tolist() == [f for _, f in expected.values()]
