@@ -74,9 +74,20 @@ def clinical(patients: int = 150, seed: int = 1, identifier_share: float = 0.6) 
     """Visits (1-5 per patient) with the columns visit_no, patient_no, name, birth_date,
     sex, zip, diagnosis, notes; about ``identifier_share`` of the notes hold one or two
     identifiers."""
-    rng = random.Random(seed)
     out = Clinical(pd.DataFrame())
-    rows = []
+    out.frame = pd.DataFrame(list(visits(patients, seed, identifier_share, out)))
+    return out
+
+
+COLUMNS = ("visit_no", "patient_no", "name", "birth_date", "sex", "zip", "diagnosis", "notes")
+
+
+def visits(patients: int, seed: int = 1, identifier_share: float = 0.6,
+           out: Clinical | None = None):
+    """The rows of `clinical` one by one, in order (``out``: where the names and planted
+    identifiers are collected, None: not kept)."""
+    rng = random.Random(seed)
+    keep = out is not None
     visit = 1000
     for p in range(patients):
         first, last = rng.choice(FIRST), rng.choice(LAST)
@@ -87,7 +98,8 @@ def clinical(patients: int = 150, seed: int = 1, identifier_share: float = 0.6) 
                       phone=phone(rng), email=f"{first}.{last}{rng.randint(1, 99)}@"
                                               f"{rng.choice(['example.org', 'mail.test'])}".lower(),
                       iban=iban_de(rng))
-        out.names.append(person["name"])
+        if keep:
+            out.names.append(person["name"])
         for _ in range(rng.randint(1, 5)):
             visit += 1
             parts, planted = [noise(rng)], []
@@ -105,15 +117,18 @@ def clinical(patients: int = 150, seed: int = 1, identifier_share: float = 0.6) 
                     elif kind == "PHONE":
                         parts.append(f"Call back on {person['phone']} after 5 pm.")
                         planted.append(("PHONE", person["phone"]))
-                        out.phones.append(person["phone"])
+                        if keep:
+                            out.phones.append(person["phone"])
                     elif kind == "EMAIL":
                         parts.append(f"Send the letter to {person['email']}.")
                         planted.append(("EMAIL", person["email"]))
-                        out.emails.append(person["email"])
+                        if keep:
+                            out.emails.append(person["email"])
                     elif kind == "IBAN":
                         parts.append(f"Refund to IBAN {person['iban']}.")
                         planted.append(("IBAN", person["iban"]))
-                        out.ibans.append(person["iban"])
+                        if keep:
+                            out.ibans.append(person["iban"])
                     elif kind == "DOCTOR":
                         doc = rng.choice(DOCTORS)
                         given = rng.choice(FIRST)
@@ -122,37 +137,60 @@ def clinical(patients: int = 150, seed: int = 1, identifier_share: float = 0.6) 
                                                   f"{given} {doc}")])
                         parts.append(text)
                         planted.append(("NAME", name))
-                        out.doctors.append(name)
+                        if keep:
+                            out.doctors.append(name)
                     else:
                         parts.append(f"Chart {person['patient_no']} updated.")
                         planted.append(("ID", person["patient_no"]))
             parts.append(noise(rng))
             rng.shuffle(parts)
-            out.planted.append(planted)
-            rows.append(dict(visit_no=str(visit), patient_no=person["patient_no"],
-                             name=person["name"], birth_date=person["birth_date"],
-                             sex=person["sex"], zip=person["zip"],
-                             diagnosis=rng.choice(DIAGNOSES), notes=" ".join(parts)))
-    out.frame = pd.DataFrame(rows)
-    return out
+            if keep:
+                out.planted.append(planted)
+            yield dict(visit_no=str(visit), patient_no=person["patient_no"],
+                       name=person["name"], birth_date=person["birth_date"],
+                       sex=person["sex"], zip=person["zip"],
+                       diagnosis=rng.choice(DIAGNOSES), notes=" ".join(parts))
+
+
+def write_visits(path: Path, patients: int, seed: int = 1, chunk: int = 200_000) -> dict:
+    """`clinical`'s table (the same rows) written to ``path`` in chunks, for sizes that
+    do not fit in memory as a DataFrame: its rows, zips and birth dates."""
+    rows, zips, dates, block = 0, set(), set(), []
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        first = True
+        for row in visits(patients, seed):
+            block.append(row)
+            zips.add(row["zip"])
+            dates.add(row["birth_date"])
+            if len(block) >= chunk:
+                pd.DataFrame(block, columns=COLUMNS).to_csv(f, sep=";", index=False,
+                                                            header=first)
+                rows, first, block = rows + len(block), False, []
+        if block or first:
+            pd.DataFrame(block, columns=COLUMNS).to_csv(f, sep=";", index=False, header=first)
+            rows += len(block)
+    return {"rows": rows, "zips": sorted(zips), "birth_dates": sorted(dates)}
 
 
 def job_text(data: Path, k: int = 3, notes: str = "", extra: str = "",
              person: bool = False, birth_date_qi: bool = False,
-             diagnosis: str = "insensitive") -> str:
+             diagnosis: str = "insensitive", zips=None, birth_dates=None) -> str:
     """A job file for the clinical table: patient_no and name identifying, the birth date
     identifying (or, with ``birth_date_qi``, quasi-identifying: day, month, year,
     decade), sex and zip quasi-identifiers with hierarchies written beside the data, the
-    notes insensitive; ``person``: ``[data] person = "patient_no"``."""
+    notes insensitive; ``person``: ``[data] person = "patient_no"``. ``zips`` and
+    ``birth_dates``: the data's distinct values when known (else read from the data)."""
     folder = Path(data).parent
-    frame = pd.read_csv(data, sep=";", dtype=str)
-    zips = sorted(frame["zip"].unique())
+    if zips is None or (birth_date_qi and birth_dates is None):
+        frame = pd.read_csv(data, sep=";", dtype=str, usecols=["zip", "birth_date"])
+        zips, birth_dates = frame["zip"].unique(), frame["birth_date"].unique()
+    zips = sorted(zips)
     (folder / "zip.csv").write_text("\n".join(f"{z};{z[:3]}**;{z[:1]}****;*" for z in zips)
                                     + "\n", encoding="utf-8")
     (folder / "sex.csv").write_text("M;*\nF;*\n", encoding="utf-8")
     birth = 'type = "identifying"'
     if birth_date_qi:
-        dates = sorted(frame["birth_date"].unique())
+        dates = sorted(birth_dates)
         (folder / "birth_date.csv").write_text("".join(
             f"{d};{d[:7]};{d[:4]};{d[:3]}0s;*\n" for d in dates), encoding="utf-8")
         birth = 'type = "quasi-identifying"\nhierarchy = "birth_date.csv"'

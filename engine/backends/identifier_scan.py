@@ -5,8 +5,15 @@ with their record counts and first row (GROUPING SETS), fetched in Arrow batches
 checked value by value (``engine.identifiers``), so memory holds one batch and the
 findings, whatever the number of rows; a second streamed query looks for each row's
 own identifying number (a record number in its own note) among the rows whose value
-holds three digits in a row. Scrubbing is a vectorized function in the release query
-(`scrub_functions`), per row, with the same spans as in memory.
+holds it (``contains`` in DuckDB, a join of the row with itself). Scrubbing is a
+vectorized function in the release query (`scrub_functions`), per row, with the same
+spans as in memory.
+
+The job's identifying numbers (a record number per person) are not held in Python: a
+number is looked for in its own row only, so the row's value is enough
+(``IdentifyingValues.build(..., hold_numbers=False)``). What is held is the words of
+the name-like identifying columns and their other values with a letter (codes), which
+are looked for in every row (`identifying_values`).
 """
 from __future__ import annotations
 
@@ -29,12 +36,14 @@ def _text(name: str) -> str:
 
 
 def identifying_values(backend, names: list[str]) -> IdentifyingValues:
-    """The identifying columns' distinct values, counted by the backend."""
+    """The identifying columns' distinct values, counted by the backend (their numbers
+    not held: `scan`)."""
     names = [n for n in names if n in backend.columns()]
     if not names:
         return IdentifyingValues()
     tables = backend.column_counts(names)
-    return IdentifyingValues.build({n: t.column(n).dictionary for n, t in tables.items()})
+    return IdentifyingValues.build({n: t.column(n).dictionary for n, t in tables.items()},
+                                   hold_numbers=False)
 
 
 def _batches(backend, sql: str):
@@ -57,7 +66,6 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
     values = values if values is not None else identifying_values(backend, identifying)
     found: dict[tuple[str, str], list] = {}
     replaced: dict[str, Counter] = {c: Counter() for c in scrubbed if c in present}
-    value_kinds: dict[str, dict[str, set]] = {c: {} for c in columns}
     if columns:
         cols = ", ".join(_ident(c) for c in columns)
         flags = ", ".join(f"grouping({_ident(c)}) AS __g{j}" for j, c in enumerate(columns))
@@ -80,17 +88,15 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
                     if c in replaced:
                         for s in spans:
                             replaced[c][s.kind] += n
-                    kinds = {s.kind for s in spans}
-                    value_kinds[c][v] = kinds
-                    for kind in kinds:
+                    for kind in {s.kind for s in spans}:
                         entry = found.setdefault((c, kind), [0, first, []])
                         entry[0] += n
                         entry[1] = min(entry[1], first)
                         if len(entry[2]) < EXAMPLES:
                             entry[2].append(v)
     own = [n for n in values.number_columns if n in present]
-    if columns and own and values.numbers:
-        _own_rows(backend, columns, own, values, found, replaced, value_kinds)
+    if columns and own and (values.numbers or values.own_by_form):
+        _own_rows(backend, columns, own, values, found, replaced)
     findings = [Finding(c, k, int(n), int(first), tuple(ex))
                 for (c, k), (n, first, ex) in found.items() if c in scanned]
     return {"findings": sorted(findings, key=lambda f: (f.column, f.first_row, f.kind)),
@@ -98,12 +104,22 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
                          for c, r in replaced.items()}}
 
 
-def _own_rows(backend, columns, own, values, found, replaced, value_kinds) -> None:
-    """Rows whose value holds the row's own identifying number."""
+def _digits(column: str) -> str:
+    """SQL: the first run of digits of a column's value (its stripped value when that is
+    a number: the value a row's own number is looked for as)."""
+    return f"regexp_extract({_text(column)}, '\\p{{Nd}}+')"
+
+
+def _own_rows(backend, columns, own, values, found, replaced) -> None:
+    """Rows whose value holds the row's own identifying number: DuckDB sends only the
+    rows where a column's text contains one of the row's numbers (of 3 digits or more),
+    Python checks them as tokens (`IdentifyingValues.row_numbers`)."""
     inner = ", ".join([f"{_text(c)} AS {_ident(c)}" for c in columns]
                       + [f"{_text(o)} AS __own{k}" for k, o in enumerate(own)]
+                      + [f"{_digits(o)} AS __d{k}" for k, o in enumerate(own)]
                       + ["row_number() OVER () - 1 AS __rn"])
-    test = " OR ".join(f"regexp_matches({_ident(c)}, '[0-9]{{3}}')" for c in columns)
+    test = " OR ".join(f"(length(__d{k}) >= 3 AND contains({_ident(c)}, __d{k}))"
+                       for c in columns for k in range(len(own)))
     sql = f"SELECT * FROM (SELECT {inner} FROM {backend.scan()}) WHERE {test}"
     for batch in _batches(backend, sql):
         data = batch.to_pydict()
@@ -111,18 +127,19 @@ def _own_rows(backend, columns, own, values, found, replaced, value_kinds) -> No
             mine = {data[f"__own{k}"][i].strip() for k in range(len(own))}
             for c in columns:
                 v = data[c][i]
-                cand = values.candidate_numbers(v)
-                if not cand & mine:
+                cand = values.row_numbers(v, mine)
+                if not cand:
                     continue
-                spans = find_spans(v, values, cand & mine)
+                spans = find_spans(v, values, cand)
                 if not any(s.detail == OWN for s in spans):
                     continue
+                base = find_spans(v, values)  # the value's own spans, counted by the scan
                 if c in replaced:  # the row's spans instead of its value's
                     for s in spans:
                         replaced[c][s.kind] += 1
-                    for s in find_spans(v, values):
+                    for s in base:
                         replaced[c][s.kind] -= 1
-                if "ID" not in value_kinds[c].get(v, ()):
+                if not any(s.kind == "ID" for s in base):
                     entry = found.setdefault((c, "ID"), [0, row, []])
                     entry[0] += 1
                     entry[1] = min(entry[1], row)
@@ -160,11 +177,12 @@ def _scrubber(values, n_own: int, name: str):
         out = []
         for r, t in enumerate(texts):
             t = t or ""
-            if not may[r]:
+            # the row's own numbers in its text (the screen knows no row: looked for here)
+            mine = values.row_numbers(t, {(o[r] or "").strip() for o in owns}) \
+                if owns else ()
+            if not (may[r] or mine):
                 out.append(t)
                 continue
-            mine = ({(o[r] or "").strip() for o in owns} & values.candidate_numbers(t)
-                    if owns else set())
             if mine:
                 out.append(scrub_text(t, find_spans(t, values, mine, int(cannot[r]))))
                 continue

@@ -143,6 +143,10 @@ class IdentifyingValues:
     #: the identifying columns whose values are numbers (for the same-row match)
     number_columns: tuple[str, ...] = ()
     sources: dict = field(default_factory=dict)  # token -> the column it came from
+    #: the numbers are not held (``build(..., hold_numbers=False)``: out of core, where
+    #: they grow with the persons): a row's own value of a number column counts as one
+    #: of them by its form (digits only, at least 3), as it would be in ``numbers``
+    own_by_form: bool = False
 
     @functools.cached_property
     def named_tokens(self) -> frozenset[str]:
@@ -152,12 +156,14 @@ class IdentifyingValues:
     @property
     def empty(self) -> bool:
         return not (self.name_tokens or self.capitalised_tokens or self.codes
-                    or self.numbers)
+                    or self.numbers or self.own_by_form)
 
     @classmethod
-    def build(cls, columns: dict[str, Iterable[str]]) -> "IdentifyingValues":
+    def build(cls, columns: dict[str, Iterable[str]],
+              hold_numbers: bool = True) -> "IdentifyingValues":
         """From each identifying column's distinct values: a column is name-like when
-        most of its values are a few words without digits."""
+        most of its values are a few words without digits. ``hold_numbers=False``: the
+        numbers are not kept (``own_by_form``), only which columns hold them."""
         tokens, capitalised = set(), set()
         codes, numbers, number_columns, sources = set(), set(), [], {}
         for name, values in columns.items():
@@ -183,7 +189,8 @@ class IdentifyingValues:
                         sources.setdefault(w, name)
                 elif v.isdigit():
                     if len(v) >= 3:
-                        numbers.add(v)
+                        if hold_numbers:
+                            numbers.add(v)
                         has_numbers = True
                 elif len(v) >= 3 and re.search(r"[^\W_]", v):
                     codes.add(v.lower())
@@ -191,7 +198,8 @@ class IdentifyingValues:
             if has_numbers:
                 number_columns.append(name)
         return cls(frozenset(tokens), frozenset(capitalised), frozenset(codes),
-                   frozenset(numbers), tuple(number_columns), sources)
+                   frozenset(numbers), tuple(number_columns), sources,
+                   own_by_form=not hold_numbers and bool(number_columns))
 
     def spans(self, text: str, own: Iterable[str] = (), absent: int = 0) -> list[Span]:
         """Identifying values inside ``text``: name words (merged when adjacent), codes,
@@ -229,11 +237,24 @@ class IdentifyingValues:
 
     def own_spans(self, text: str, own: Iterable[str] = ()) -> list[Span]:
         """The row's own identifying numbers ``own`` inside ``text`` (free text only)."""
-        own = {o for o in own if o in self.numbers}
+        own = {o for o in own if self.is_number(o)}
         if not (own and _FREE_TEXT.search(text)):
             return []
         return [Span(m.start(), m.end(), ID, OWN_DETAIL) for m in _NUMBER.finditer(text)
                 if m.group() in own]
+
+    def is_number(self, own: str) -> bool:
+        """Whether ``own`` (a row's value of a number column, stripped) is one of the
+        identifying numbers."""
+        return own in self.numbers or (self.own_by_form and len(own) >= 3 and own.isdigit())
+
+    def row_numbers(self, text: str, own: Iterable[str]) -> set[str]:
+        """The row's own identifying numbers ``own`` that ``text`` holds as tokens:
+        ``set(own) & candidate_numbers(text)`` without the other rows' numbers."""
+        own = {o for o in own if o and o in text and self.is_number(o)}
+        if not (own and _FREE_TEXT.search(text)):
+            return set()
+        return own & set(_NUMBER.findall(text))
 
     def candidate_numbers(self, text: str) -> frozenset[str]:
         """The identifying numbers ``text`` holds as tokens (any row's): the candidates

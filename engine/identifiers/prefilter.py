@@ -153,7 +153,7 @@ def screen(texts, values: IdentifyingValues | None = None) -> tuple[np.ndarray, 
     absent[~codes] |= NO_CODES
     if values is not None and values.numbers and not out.all():  # a digit run that is
         rest = np.flatnonzero(~out)                               # one of them
-        out[rest] = _word_hits(texts.take(rest), r"[^0-9]+", "", [values.numbers])[0]
+        out[rest] = _word_hits(texts.take(rest), r"[^\p{Nd}]+", "", [values.numbers])[0]
     return out, absent
 
 

@@ -93,7 +93,9 @@ def identifying_names(job, source_names) -> list[str]:
 
 
 def identifying_values(problem) -> IdentifyingValues:
-    """The job's identifying values (built once per problem, from the table in memory)."""
+    """The job's identifying values (built once per problem, from the table in memory).
+    Out of core their numbers are not held (a number is looked for in its own row only,
+    where the backend reads it: ``engine.backends.identifier_scan``)."""
     cached = getattr(problem, "_identifying_values", None)
     if cached is None:
         table = problem.table
@@ -105,7 +107,7 @@ def identifying_values(problem) -> IdentifyingValues:
         else:
             columns = {}
         columns.update({n: table.column(n).dictionary for n in names if n in table.names})
-        cached = IdentifyingValues.build(columns)
+        cached = IdentifyingValues.build(columns, hold_numbers=problem.backend is None)
         problem._identifying_values = cached
     return cached
 

@@ -240,25 +240,55 @@ def speed(folder: Path, repeat: int = 3) -> dict:
     return out
 
 
-def out_of_core(folder: Path, rows: int) -> dict:
+def out_of_core(folder: Path, rows: int, person: bool = True) -> dict:
+    """The clinical table of about ``rows`` visits (``rows // 3`` patients, written in
+    chunks: `tests.clinical_data.write_visits`; kept in ``folder`` and reused when it is
+    there) through DuckDB (``memory_limit = "1GB"``), notes scrubbed, ``[data] person =
+    "patient_no"``: the whole command in a fresh process (wall, CPU, peak RSS) and the
+    load average of the machine before and after."""
+    import json
+    import os
+    from tests.clinical_data import write_visits
     patients = rows // 3
-    t = clinical(patients=patients, seed=5)
-    data = t.write(folder, "big.csv")
-    job = folder / "big.toml"
-    job.write_text(job_text(data, notes="scrub = true",
+    data = folder / f"big-{patients}.csv"
+    meta = folder / f"big-{patients}.json"
+    if not (data.is_file() and meta.is_file()):
+        meta.write_text(json.dumps(write_visits(data, patients, seed=5)))
+    info = json.loads(meta.read_text())
+    job = folder / f"big-{patients}.toml"
+    job.write_text(job_text(data, notes="scrub = true", person=person, zips=info["zips"],
                             extra='[engine]\nbackend = "duckdb"\nmemory_limit = "1GB"\n'))
+    load_before = os.getloadavg()[0]
     wall, cpu, rss = run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
-                                  "--output", str(folder / "big-out.csv"), "--quiet"],
-                                 env_with())
-    return {"rows": len(t.frame), "wall_s": wall, "cpu_s": cpu, "peak_mb": rss,
-            "input_mb": data.stat().st_size / 2**20}
+                                  "--output", str(folder / f"big-{patients}-out.csv"),
+                                  "--quiet"], env_with())
+    return {"rows": info["rows"], "wall_s": wall, "cpu_s": cpu, "peak_mb": rss,
+            "input_mb": data.stat().st_size / 2**20, "load": (load_before, os.getloadavg()[0]),
+            "output": folder / f"big-{patients}-out.csv", "job": job}
+
+
+def print_out_of_core(o: dict) -> None:
+    print(f"out of core: {o['rows']:,} rows ({o['input_mb']:.0f} MB), "
+          f"{o['wall_s']:.1f} s wall, {o['cpu_s']:.1f} s CPU, peak {o['peak_mb']:.0f} MB, "
+          f"{o['cpu_s'] / o['rows'] * 1e6:.0f} us CPU a row, load average "
+          f"{o['load'][0]:.1f} -> {o['load'][1]:.1f}", flush=True)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--ooc", type=int, default=0, help="rows of a DuckDB release (0: none)")
     ap.add_argument("--speed-only", action="store_true", help="the cost only")
+    ap.add_argument("--ooc-only", action="store_true", help="the out-of-core run only")
+    ap.add_argument("--data-dir", type=Path, default=None,
+                    help="where the out-of-core tables are written and kept (default: a "
+                         "temporary folder)")
     args = ap.parse_args()
+    if args.ooc_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.data_dir or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            print_out_of_core(out_of_core(folder, args.ooc))
+        return
     if args.speed_only:
         with tempfile.TemporaryDirectory() as tmp:
             for label, (whole, scan, ratio, base) in speed(Path(tmp)).items():
@@ -266,10 +296,7 @@ def main() -> None:
                       f"{ratio:.3f}" + ("" if base is None else f"; without the scan "
                                         f"{base:.2f} s, share {(whole - base) / whole:.3f}"))
             if args.ooc:
-                o = out_of_core(Path(tmp), args.ooc)
-                print(f"out of core: {o['rows']:,} rows ({o['input_mb']:.0f} MB), "
-                      f"{o['wall_s']:.1f} s wall, {o['cpu_s']:.1f} s CPU, "
-                      f"peak {o['peak_mb']:.0f} MB")
+                print_out_of_core(out_of_core(args.data_dir or Path(tmp), args.ooc))
         return
     r = recall()
     print(f"recall on {r['notes']:,} generated notes:")
@@ -297,9 +324,7 @@ def main() -> None:
                                           f"; without the scan {base:.2f} s, the scan's "
                                           f"share of the command {(whole - base) / whole:.3f}"))
         if args.ooc:
-            o = out_of_core(Path(tmp), args.ooc)
-            print(f"out of core: {o['rows']:,} rows ({o['input_mb']:.0f} MB), "
-                  f"{o['wall_s']:.1f} s wall, {o['cpu_s']:.1f} s CPU, peak {o['peak_mb']:.0f} MB")
+            print_out_of_core(out_of_core(args.data_dir or Path(tmp), args.ooc))
 
 
 if __name__ == "__main__":
