@@ -291,6 +291,10 @@ class DuckDBBackend(Backend):
                                        np.asarray(result["__w"], dtype=np.int64)[mine], names)
         return out
 
+    def distinct_chunks(self, name: str):
+        """A column's distinct values as text, in chunks (never all at once)."""
+        return identifier_scan.distinct_chunks(self, name)
+
     def scan_identifiers(self, scanned: list[str], scrubbed: list[str], values) -> dict:
         """Identifiers in the released columns, streamed (``identifier_scan.scan``);
         ``values``: the job's identifying values."""

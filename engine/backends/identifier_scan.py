@@ -36,14 +36,20 @@ def _text(name: str) -> str:
 
 
 def identifying_values(backend, names: list[str]) -> IdentifyingValues:
-    """The identifying columns' distinct values, counted by the backend (their numbers
-    not held: `scan`)."""
+    """The identifying columns' distinct values, streamed from the backend (their
+    numbers not held: `scan`; their words and codes are)."""
     names = [n for n in names if n in backend.columns()]
     if not names:
         return IdentifyingValues()
-    tables = backend.column_counts(names)
-    return IdentifyingValues.build({n: t.column(n).dictionary for n, t in tables.items()},
-                                   hold_numbers=False)
+    return IdentifyingValues.build_streamed(
+        {n: (lambda n=n: distinct_chunks(backend, n)) for n in names}, hold_numbers=False)
+
+
+def distinct_chunks(backend, name: str):
+    """A column's distinct values as text (missing as ''), in chunks of `BATCH_ROWS`."""
+    sql = f"SELECT DISTINCT {_text(name)} AS v FROM {backend.scan()}"
+    for batch in _batches(backend, sql):
+        yield batch.column(0).to_pylist()
 
 
 def _batches(backend, sql: str):

@@ -164,37 +164,55 @@ class IdentifyingValues:
         """From each identifying column's distinct values: a column is name-like when
         most of its values are a few words without digits. ``hold_numbers=False``: the
         numbers are not kept (``own_by_form``), only which columns hold them."""
+        return cls.build_streamed({name: (lambda v=values: [v]) for name, values in
+                                   ((n, list(v)) for n, v in columns.items())},
+                                  hold_numbers)
+
+    @classmethod
+    def build_streamed(cls, columns: dict, hold_numbers: bool = True
+                       ) -> "IdentifyingValues":
+        """`build` from each column's distinct values given in chunks: per column a
+        function returning the chunks anew (read twice: whether the column is name-like,
+        then its words or codes), so that no more than a chunk of values is held."""
         tokens, capitalised = set(), set()
         codes, numbers, number_columns, sources = set(), set(), [], {}
-        for name, values in columns.items():
-            values = [str(v).strip() for v in values]
-            values = [v for v in values if v]
-            if not values:
+
+        def stripped(chunk):
+            return [v for v in (str(v).strip() for v in chunk) if v]
+
+        for name, chunks in columns.items():
+            n = names = 0
+            for chunk in chunks():
+                chunk = stripped(chunk)
+                n += len(chunk)
+                names += sum(map(_is_name_value, chunk))
+            if not n:
                 continue
-            named = sum(map(_is_name_value, values)) >= 0.8 * len(values)
+            named = names >= 0.8 * n
             has_numbers = False
-            for v in values:
-                if named:
-                    for w in _WORD.findall(v):
-                        w = w.lower()
-                        if w in FUNCTION_WORDS or len(w) < 2:
-                            continue
-                        if len(w) == 2:
-                            if w not in TWO_LETTER_WORDS:
+            for chunk in chunks():
+                for v in stripped(chunk):
+                    if named:
+                        for w in _WORD.findall(v):
+                            w = w.lower()
+                            if w in FUNCTION_WORDS or len(w) < 2:
+                                continue
+                            if len(w) == 2:
+                                if w not in TWO_LETTER_WORDS:
+                                    capitalised.add(w)
+                            elif w in COMMON_WORDS:
                                 capitalised.add(w)
-                        elif w in COMMON_WORDS:
-                            capitalised.add(w)
-                        else:
-                            tokens.add(w)
-                        sources.setdefault(w, name)
-                elif v.isdigit():
-                    if len(v) >= 3:
-                        if hold_numbers:
-                            numbers.add(v)
-                        has_numbers = True
-                elif len(v) >= 3 and re.search(r"[^\W_]", v):
-                    codes.add(v.lower())
-                    sources.setdefault(v.lower(), name)
+                            else:
+                                tokens.add(w)
+                            sources.setdefault(w, name)
+                    elif v.isdigit():
+                        if len(v) >= 3:
+                            if hold_numbers:
+                                numbers.add(v)
+                            has_numbers = True
+                    elif len(v) >= 3 and re.search(r"[^\W_]", v):
+                        codes.add(v.lower())
+                        sources.setdefault(v.lower(), name)
             if has_numbers:
                 number_columns.append(name)
         return cls(frozenset(tokens), frozenset(capitalised), frozenset(codes),

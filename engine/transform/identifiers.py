@@ -100,14 +100,17 @@ def identifying_values(problem) -> IdentifyingValues:
     if cached is None:
         table = problem.table
         names = identifying_names(problem.job, table.source_names)
-        if problem.backend is not None and hasattr(problem.backend, "column_counts"):
-            counted = problem.backend.column_counts([n for n in names
-                                                     if n not in table.names])
-            columns = {n: t.column(n).dictionary for n, t in counted.items()}
-        else:
-            columns = {}
-        columns.update({n: table.column(n).dictionary for n in names if n in table.names})
-        cached = IdentifyingValues.build(columns, hold_numbers=problem.backend is None)
+        backend = problem.backend
+        columns = {}
+        if hasattr(backend, "distinct_chunks"):  # streamed: never all values at once
+            columns = {n: (lambda n=n: backend.distinct_chunks(n)) for n in names
+                       if n not in table.names}
+        elif backend is not None and hasattr(backend, "column_counts"):
+            counted = backend.column_counts([n for n in names if n not in table.names])
+            columns = {n: (lambda d=t.column(n).dictionary: [d]) for n, t in counted.items()}
+        columns.update({n: (lambda d=table.column(n).dictionary: [d]) for n in names
+                        if n in table.names})
+        cached = IdentifyingValues.build_streamed(columns, hold_numbers=backend is None)
         problem._identifying_values = cached
     return cached
 

@@ -115,3 +115,19 @@ def test_duckdb_release_equals_memory_on_own_numbers(data, run, tmp_path):
     assert tricky[5] == "Room 12 then 120 then 12."  # shorter than 3: not a number
     assert tricky[6] == "100035"  # no free text around it
     assert "100042" not in tricky[7] and "[PHONE]" in tricky[7]
+
+
+def test_values_built_from_chunks_are_the_values_built_at_once(data):
+    """The identifying values streamed in chunks (as DuckDB delivers them, read twice)
+    equal those built from the whole columns, numbers held or not."""
+    _, _, frame = data
+    columns = {c: list(frame[c].unique()) for c in ("name", "birth_date", "patient_no")}
+
+    def chunked(values, size=7):
+        return lambda: (values[i:i + size] for i in range(0, len(values), size))
+    for hold in (True, False):
+        whole = IdentifyingValues.build(columns, hold_numbers=hold)
+        streamed = IdentifyingValues.build_streamed(
+            {c: chunked(v) for c, v in columns.items()}, hold_numbers=hold)
+        assert streamed == whole
+        assert whole.name_tokens and whole.codes and whole.number_columns == ("patient_no",)
