@@ -84,25 +84,38 @@ def _hash(b, s, e, low):
 
 
 def _build_table(data, offs):
+    """The hash slots (word numbers, -1 empty), then per first character whether a word
+    starts with it, then the word lengths as bits (63: longer): most words looked up
+    are rejected by these two without hashing."""
     n = len(offs) - 1
     size = 16
     while size < 2 * n + 2:
         size *= 2
-    table = np.full(size, -1, dtype=np.int64)
+    table = np.full(size + 257, -1, dtype=np.int64)
+    table[size:] = 0
     mask = np.uint64(size - 1)
     for k in range(n):
         j = _hash(data, offs[k], offs[k + 1], False) & mask
         while table[j] >= 0:
             j = (j + np.uint64(1)) & mask
         table[j] = k
+        length = offs[k + 1] - offs[k]
+        if length:
+            table[size + data[offs[k]]] = 1
+        table[size + 256] |= np.int64(1) << min(length, 63)
     return table
 
 
 def _in_set(b, s, e, data, offs, table):
     """Whether ``b[s:e]`` lower-cased is one of the set's words."""
-    mask = np.uint64(len(table) - 1)
-    j = _hash(b, s, e, True) & mask
+    size = len(table) - 257
     n = e - s
+    if not (table[size + 256] >> min(n, 63)) & 1:
+        return False
+    if n and not table[size + _lower(b[s])]:
+        return False
+    mask = np.uint64(size - 1)
+    j = _hash(b, s, e, True) & mask
     while True:
         k = table[j]
         if k < 0:
@@ -378,6 +391,43 @@ def _digit_run_end(m, i, lo, hi):
     return -1
 
 
+def _is_date(b, s, e):
+    """``patterns._DATE.fullmatch(b[s:e])``."""
+    if _digits(b, s, 4, s, e) and _dsep(_at(b, s + 4, s, e)):
+        for a in (2, 1):
+            p = s + 5 + a
+            if _digits(b, s + 5, a, s, e) and _dsep(_at(b, p, s, e)):
+                for c in (2, 1):
+                    if p + 1 + c == e and _digits(b, p + 1, c, s, e):
+                        return True
+    for a in (2, 1):
+        if not _digits(b, s, a, s, e) or not _dsep(_at(b, s + a, s, e)):
+            continue
+        for c in (2, 1):
+            p = s + a + 1
+            if not _digits(b, p, c, s, e) or not _dsep(_at(b, p + c, s, e)):
+                continue
+            for d in (4, 3, 2):
+                if p + c + 1 + d == e and _digits(b, p + c + 1, d, s, e):
+                    return True
+    return False
+
+
+def _never(b, s, e):
+    """Whether ``patterns.digit_run_kind`` surely says nothing of the run ``b[s:e]``
+    without an extension: fewer than seven digits, or a date (``phone_ok`` refuses
+    dates; a card, an NHS number, a BSN or a Steuer-ID has more digits or none but
+    digits)."""
+    n = 0
+    for i in range(s, e):
+        c = b[i]
+        if c == 120 or c == 101 or c == 35:  # x, e, #: perhaps an extension
+            return False
+        if _isd(c):
+            n += 1
+    return n < 7 or _is_date(b, s, e)
+
+
 def _overlaps(ts, te, nt, s, e):
     for k in range(nt):
         if ts[k] < e and s < te[k]:
@@ -550,7 +600,7 @@ def patterns_kernel(b, offs, lengths, codes):
                         closed = True
                 if not closed:
                     s = i + 1
-            if not _overlaps(ts, te, nt, s, e):
+            if not _overlaps(ts, te, nt, s, e) and not _never(b, s, e):
                 dv[nd], ds[nd], de[nd] = v, s, e
                 nd += 1
             i = e
@@ -1006,7 +1056,7 @@ def scrub_kernel(b, offs, sel, sp_v, sp_s, sp_e, sp_k, ldata, loffs):
 _HELPERS = ("_isd", "_isup", "_islo", "_isal", "_isw", "_isblank", "_lower", "_at", "_hash",
             "_in_set", "_prefilter", "_sep3", "_ishex", "_local", "_dom", "_email_end", "_u0",
             "_iban_end", "_iban_ok", "_dsep", "_digits", "_date_end", "_runc", "_ext_end",
-            "_digit_run_end", "_handed_over", "_overlaps", "_starts_with", "_title_end", "_namec",
+            "_digit_run_end", "_handed_over", "_is_date", "_never", "_overlaps", "_starts_with", "_title_end", "_namec",
             "_capital_run", "_surname_end", "_at_end", "_place_before", "_place_after",
             "_surname_before", "_has_lower", "_free_text", "_space", "_comma")
 _KERNELS = ("_build_table", "patterns_kernel", "names_kernel", "scrub_kernel")
@@ -1123,15 +1173,24 @@ class Found:
         return {KINDS[k]: int(counts[self.value[self.kind == k]].sum())
                 for k in np.unique(self.kind).tolist()}
 
+    def _range(self, i: int) -> tuple[int, int]:
+        """Where value ``i``'s spans are in the arrays."""
+        if getattr(self, "_bounds", None) is None:
+            values, first, counts = np.unique(self.value, return_index=True,
+                                              return_counts=True)
+            self._bounds = dict(zip(values.tolist(), zip(first.tolist(),
+                                                         (first + counts).tolist())))
+        return self._bounds.get(i, (0, 0))
+
     def kinds(self, i: int) -> list[str]:
-        a, z = np.searchsorted(self.value, [i, i + 1])
+        a, z = self._range(i)
         return [KINDS[k] for k in self.kind[a:z].tolist()]
 
     def spans(self, i: int) -> list:
         """Value ``i``'s spans (``Span``; the kernels' have no detail)."""
         if i not in self._spans:
             from engine.identifiers.patterns import Span
-            a, z = np.searchsorted(self.value, [i, i + 1])
+            a, z = self._range(i)
             self._spans[i] = [Span(s, e, KINDS[k]) for s, e, k in
                               zip(self.start[a:z].tolist(), self.end[a:z].tolist(),
                                   self.kind[a:z].tolist())]
@@ -1155,20 +1214,34 @@ def find_all(texts: list[str], values: IdentifyingValues | None,
     holding a span scrubbed); with ``need_numbers``, ``numbers`` holds
     ``values.candidate_numbers(texts[i])`` where not empty."""
     _compile()
-    out, start, size = Found(), 0, 0
-    for i, t in enumerate(texts):
-        size += len(t)
-        if size > CHUNK_CHARS or i == len(texts) - 1:
-            part = _find_chunk(texts[start:i + 1], values, need_numbers)
-            out = out.merged(part.renumbered(np.arange(start, i + 1))) if out.any or \
-                out.numbers else part.renumbered(np.arange(start, i + 1))
-            start, size = i + 1, 0
+    out = Found()
+    if not texts:
+        return out
+    sizes = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
+    cuts = np.searchsorted(sizes, np.arange(CHUNK_CHARS, int(sizes[-1]), CHUNK_CHARS))
+    bounds = [0] + sorted(set(cuts.tolist()) - {0}) + [len(texts)]
+    parts, handed = [], []
+    for a, z in zip(bounds[:-1], bounds[1:]):
+        if z > a:
+            handed.append(_find_chunk(texts, a, z, values, need_numbers, parts, out) + a)
+    if parts:
+        out.value, out.start, out.end, out.kind = (
+            np.concatenate([p[i] for p in parts]) for i in range(4))
+    rest = np.concatenate(handed)
+    if len(rest):  # the values left to find_spans
+        out = out.merged(_reference([texts[v] for v in rest], values, need_numbers)
+                         .renumbered(rest))
+        out.handed = len(rest)
     return out
 
 
-def _find_chunk(texts: list[str], values: IdentifyingValues | None,
-                need_numbers: bool) -> Found:
+def _find_chunk(texts: list[str], a: int, z: int, values: IdentifyingValues | None,
+                need_numbers: bool, parts: list, out: Found) -> np.ndarray:
+    """The kernels on ``texts[a:z]``: their spans appended to ``parts`` (value, start,
+    end, kind arrays), their scrubbed values and numbers put into ``out``; returns the
+    values handed over (numbered from ``a``)."""
     import pyarrow as pa
+    texts = texts[a:z]
     array = pa.array(texts, type=pa.large_string())
     _, off_buf, data_buf = array.buffers()
     offs = np.frombuffer(off_buf, dtype=np.int64)[:len(texts) + 1]
@@ -1187,7 +1260,7 @@ def _find_chunk(texts: list[str], values: IdentifyingValues | None,
         if found is not None:
             keep.append((v, s, e, _K[found[0]]))
     kept = np.asarray(keep, dtype=np.int64).reshape(-1, 4).T
-    pv, ps, pe, pk = (np.concatenate([a, k]) for a, k in zip((sv, ss, se, sk), kept))
+    pv, ps, pe, pk = (np.concatenate([x, k]) for x, k in zip((sv, ss, se, sk), kept))
     order = np.lexsort((ps, pv))
     pv, ps, pe, pk = pv[order], ps[order], pe[order], pk[order]
     named = values.name_tokens if values is not None else empty
@@ -1197,21 +1270,16 @@ def _find_chunk(texts: list[str], values: IdentifyingValues | None,
         b, offs, handed, pv, ps, pe, pk, _table(given_names()), _table(named),
         _table(capital), _table(FUNCTION_WORDS), _table(COMMON_WORDS), *titles, *saints,
         *places, _table(numbers), bool(numbers))
-    out = Found(fv, fs - offs[fv], fe - offs[fv], fk)
+    parts.append((fv + a, fs - offs[fv], fe - offs[fv], fk))
     if len(fv):  # the values holding a span, scrubbed in one pass
         sel = np.unique(fv)
         data, soffs = scrub_kernel(b, offs, sel, fv, fs, fe, fk, *labels)
         scrubbed = pa.LargeStringArray.from_buffers(
             len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
-        out.scrubbed = dict(zip(sel.tolist(), scrubbed))
+        out.scrubbed.update(zip((sel + a).tolist(), scrubbed))
     for v, s, e in zip(uv.tolist(), (us - offs[uv]).tolist(), (ue - offs[uv]).tolist()):
-        out.numbers[v] = out.numbers.get(v, empty) | {texts[v][s:e]}
-    rest = np.flatnonzero(handed)
-    if len(rest):  # the values left to find_spans
-        out = out.merged(_reference([texts[v] for v in rest], values, need_numbers)
-                         .renumbered(rest))
-        out.handed = len(rest)
-    return out
+        out.numbers[v + a] = out.numbers.get(v + a, empty) | {texts[v][s:e]}
+    return np.flatnonzero(handed)
 
 
 def _reference(texts: list[str], values: IdentifyingValues | None,
