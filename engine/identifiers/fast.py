@@ -22,6 +22,7 @@ values to scan (`use_fast`).
 from __future__ import annotations
 
 import functools
+import os
 import threading
 
 import numpy as np
@@ -1205,29 +1206,42 @@ class Found:
 
 
 #: characters of values scanned in one call of the kernels (their arrays are sized by it)
-CHUNK_CHARS = 1 << 20
+CHUNK_CHARS = 1 << 19
 
 
 def find_all(texts: list[str], values: IdentifyingValues | None,
              need_numbers: bool = False) -> Found:
     """``find_spans(texts[i], values)`` for every ``i``, as a `Found` (every value
     holding a span scrubbed); with ``need_numbers``, ``numbers`` holds
-    ``values.candidate_numbers(texts[i])`` where not empty."""
+    ``values.candidate_numbers(texts[i])`` where not empty. The values are cut into
+    chunks of about ``CHUNK_CHARS`` characters, each chunk's kernels run in a thread
+    (they release the GIL), the decisions in Python between them."""
     _compile()
     out = Found()
     if not texts:
         return out
     sizes = np.cumsum(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)))
     cuts = np.searchsorted(sizes, np.arange(CHUNK_CHARS, int(sizes[-1]), CHUNK_CHARS))
-    bounds = [0] + sorted(set(cuts.tolist()) - {0}) + [len(texts)]
-    parts, handed = [], []
-    for a, z in zip(bounds[:-1], bounds[1:]):
-        if z > a:
-            handed.append(_find_chunk(texts, a, z, values, need_numbers, parts, out) + a)
-    if parts:
-        out.value, out.start, out.end, out.kind = (
-            np.concatenate([p[i] for p in parts]) for i in range(4))
-    rest = np.concatenate(handed)
+    bounds = [0] + sorted(set(cuts.tolist()) - {0, len(texts)}) + [len(texts)]
+    chunks = [_Chunk(texts, a, z, values, need_numbers)
+              for a, z in zip(bounds[:-1], bounds[1:])]
+    if len(chunks) > 1 and (os.cpu_count() or 1) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(_Chunk.patterns, chunks))
+            for c in chunks:
+                c.decide()
+            list(pool.map(_Chunk.names, chunks))
+    else:
+        for c in chunks:
+            c.patterns()
+            c.decide()
+            c.names()
+    for c in chunks:
+        c.collect(out)
+    out.value, out.start, out.end, out.kind = (
+        np.concatenate([c.part[i] for c in chunks]) for i in range(4))
+    rest = np.concatenate([c.handed_over() for c in chunks])
     if len(rest):  # the values left to find_spans
         out = out.merged(_reference([texts[v] for v in rest], values, need_numbers)
                          .renumbered(rest))
@@ -1235,51 +1249,79 @@ def find_all(texts: list[str], values: IdentifyingValues | None,
     return out
 
 
-def _find_chunk(texts: list[str], a: int, z: int, values: IdentifyingValues | None,
-                need_numbers: bool, parts: list, out: Found) -> np.ndarray:
-    """The kernels on ``texts[a:z]``: their spans appended to ``parts`` (value, start,
-    end, kind arrays), their scrubbed values and numbers put into ``out``; returns the
-    values handed over (numbered from ``a``)."""
-    import pyarrow as pa
-    texts = texts[a:z]
-    array = pa.array(texts, type=pa.large_string())
-    _, off_buf, data_buf = array.buffers()
-    offs = np.frombuffer(off_buf, dtype=np.int64)[:len(texts) + 1]
-    b = np.frombuffer(data_buf if data_buf is not None and offs[-1] else b"\0",
-                      dtype=np.uint8)  # read-only either way: one type for numba
-    lengths, titles, saints, places, labels = _constants()
-    empty = frozenset()
-    codes = values.codes if values is not None else empty
-    handed, in_text, sv, ss, se, sk, dv, ds, de = patterns_kernel(b, offs, lengths,
-                                                                  _table(codes))
-    # the runs of digits: a card, a national number, a telephone number, or nothing
-    keep = []
-    for v, s, e in zip(dv.tolist(), ds.tolist(), de.tolist()):
-        text, lo = texts[v], int(offs[v])
-        found = digit_run_kind(text, text[s - lo:e - lo], s - lo, bool(in_text[v]))
-        if found is not None:
-            keep.append((v, s, e, _K[found[0]]))
-    kept = np.asarray(keep, dtype=np.int64).reshape(-1, 4).T
-    pv, ps, pe, pk = (np.concatenate([x, k]) for x, k in zip((sv, ss, se, sk), kept))
-    order = np.lexsort((ps, pv))
-    pv, ps, pe, pk = pv[order], ps[order], pe[order], pk[order]
-    named = values.name_tokens if values is not None else empty
-    capital = values.capitalised_tokens if values is not None else empty
-    numbers = values.numbers if (values is not None and need_numbers) else empty
-    fv, fs, fe, fk, uv, us, ue = names_kernel(
-        b, offs, handed, pv, ps, pe, pk, _table(given_names()), _table(named),
-        _table(capital), _table(FUNCTION_WORDS), _table(COMMON_WORDS), *titles, *saints,
-        *places, _table(numbers), bool(numbers))
-    parts.append((fv + a, fs - offs[fv], fe - offs[fv], fk))
-    if len(fv):  # the values holding a span, scrubbed in one pass
-        sel = np.unique(fv)
-        data, soffs = scrub_kernel(b, offs, sel, fv, fs, fe, fk, *labels)
-        scrubbed = pa.LargeStringArray.from_buffers(
-            len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
-        out.scrubbed.update(zip((sel + a).tolist(), scrubbed))
-    for v, s, e in zip(uv.tolist(), (us - offs[uv]).tolist(), (ue - offs[uv]).tolist()):
-        out.numbers[v + a] = out.numbers.get(v + a, empty) | {texts[v][s:e]}
-    return np.flatnonzero(handed)
+class _Chunk:
+    """The values ``texts[a:z]`` through the kernels: `patterns` (a kernel), `decide`
+    (the runs of digits, in Python), `names` (kernels), `collect` (into a `Found`,
+    numbered from ``a``)."""
+
+    def __init__(self, texts: list[str], a: int, z: int, values, need_numbers: bool):
+        import pyarrow as pa
+        self.texts, self.a = texts[a:z], a
+        self.values, self.need_numbers = values, need_numbers
+        _, off_buf, data_buf = pa.array(self.texts, type=pa.large_string()).buffers()
+        self.offs = np.frombuffer(off_buf, dtype=np.int64)[:len(self.texts) + 1]
+        self.b = np.frombuffer(data_buf if data_buf is not None and self.offs[-1] else b"\0",
+                               dtype=np.uint8)  # read-only either way: one type for numba
+        empty = frozenset()
+        self.constants = _constants()
+        self.tables = {"codes": _table(values.codes if values is not None else empty),
+                       "given": _table(given_names()),
+                       "named": _table(values.name_tokens if values is not None else empty),
+                       "capital": _table(values.capitalised_tokens if values is not None
+                                         else empty),
+                       "function": _table(FUNCTION_WORDS), "common": _table(COMMON_WORDS),
+                       "numbers": _table(values.numbers if values is not None and need_numbers
+                                         else empty)}
+
+    def patterns(self) -> None:
+        self.found = patterns_kernel(self.b, self.offs, self.constants[0],
+                                     self.tables["codes"])
+
+    def decide(self) -> None:
+        """The runs of digits: a card, a national number, a telephone number, or
+        nothing (``patterns.digit_run_kind``)."""
+        handed, in_text, sv, ss, se, sk, dv, ds, de = self.found
+        texts, offs = self.texts, self.offs
+        keep = []
+        for v, s, e in zip(dv.tolist(), ds.tolist(), de.tolist()):
+            text, lo = texts[v], int(offs[v])
+            found = digit_run_kind(text, text[s - lo:e - lo], s - lo, bool(in_text[v]))
+            if found is not None:
+                keep.append((v, s, e, _K[found[0]]))
+        kept = np.asarray(keep, dtype=np.int64).reshape(-1, 4).T
+        pv, ps, pe, pk = (np.concatenate([x, k]) for x, k in zip((sv, ss, se, sk), kept))
+        order = np.lexsort((ps, pv))
+        self.spans = pv[order], ps[order], pe[order], pk[order]
+        self.handed = handed
+
+    def names(self) -> None:
+        t = self.tables
+        _, titles, saints, places, labels = self.constants
+        self.named = names_kernel(
+            self.b, self.offs, self.handed, *self.spans, t["given"], t["named"],
+            t["capital"], t["function"], t["common"], *titles, *saints, *places,
+            t["numbers"], self.need_numbers and self.values is not None
+            and bool(self.values.numbers))
+        fv, fs, fe, fk = self.named[:4]
+        self.scrubbed = scrub_kernel(self.b, self.offs, np.unique(fv), fv, fs, fe, fk,
+                                     *labels) if len(fv) else None
+
+    def collect(self, out: Found) -> None:
+        import pyarrow as pa
+        fv, fs, fe, fk, uv, us, ue = self.named
+        a, offs, empty = self.a, self.offs, frozenset()
+        self.part = (fv + a, fs - offs[fv], fe - offs[fv], fk)
+        if self.scrubbed is not None:  # the values holding a span, scrubbed
+            data, soffs = self.scrubbed
+            sel = np.unique(fv)
+            scrubbed = pa.LargeStringArray.from_buffers(
+                len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
+            out.scrubbed.update(zip((sel + a).tolist(), scrubbed))
+        for v, s, e in zip(uv.tolist(), (us - offs[uv]).tolist(), (ue - offs[uv]).tolist()):
+            out.numbers[v + a] = out.numbers.get(v + a, empty) | {self.texts[v][s:e]}
+
+    def handed_over(self) -> np.ndarray:
+        return np.flatnonzero(self.handed) + self.a
 
 
 def _reference(texts: list[str], values: IdentifyingValues | None,

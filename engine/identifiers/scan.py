@@ -57,11 +57,13 @@ class OwnNumbers:
 
 
 
-def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
-    """What the distinct values hold, by code (a `fast.Found`: spans, the values
-    scrubbed) and (``need_own``) the identifying numbers each holds as tokens. Many
-    values go through the compiled scanner (``fast.find_all``), a few through
-    ``find_spans`` each, screened in C++ first (``prefilter.screen``)."""
+def find_in_values(dictionary, values: IdentifyingValues | None, need_own: bool = False):
+    """What each of many values holds (a `fast.Found` by position in ``dictionary``:
+    spans, the values scrubbed) and (``need_own``) the identifying numbers each holds as
+    tokens: ``find_spans`` of each, for a column's distinct values or a batch of them
+    (the DuckDB scan's). Many values go through the compiled scanner
+    (``fast.find_all``), a few through ``find_spans`` each, screened in C++ first
+    (``prefilter.screen``)."""
     from engine.identifiers.fast import find_all, use_fast
     from engine.identifiers.fast import _reference as one_by_one
     texts = ["" if v is None else str(v) for v in dictionary]
@@ -72,7 +74,7 @@ def _distinct(dictionary, values: IdentifyingValues | None, need_own: bool):
 
 def _own_rows(codes, dictionary, found, values, own: OwnNumbers):
     """Rows whose value holds the row's own identifying number: row -> its spans
-    (``found``: the values' own, found by `_distinct`)."""
+    (``found``: the values' own, found by `find_in_values`)."""
     out = {}
     candidates = found.numbers
     if not candidates:
@@ -98,7 +100,7 @@ def scan_column(name: str, dictionary, codes: np.ndarray,
     table, whose ``rows`` give each row's first data row)."""
     codes = np.asarray(codes)
     need_own = own is not None and values is not None and bool(values.numbers)
-    found = _distinct(dictionary, values, need_own)
+    found = find_in_values(dictionary, values, need_own)
     own_rows = _own_rows(codes, dictionary, found, values, own) if need_own else {}
     if not found.any and not own_rows:
         return []
@@ -130,7 +132,7 @@ def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None
     replacements per kind."""
     codes = np.asarray(codes)
     need_own = own is not None and values is not None and bool(values.numbers)
-    found = _distinct(dictionary, values, need_own)
+    found = find_in_values(dictionary, values, need_own)
     own_rows = _own_rows(codes, dictionary, found, values, own) if need_own else {}
     scrubbed = np.asarray(dictionary, dtype=object).copy()
     holding = found.holding().tolist()

@@ -70,11 +70,14 @@ def _random_texts(seed: int, n: int, extra: list[str]) -> list[str]:
                     for _ in range(rng.randint(0, 30))) for i in range(n)]
 
 
-def test_compiled_scanner_equals_find_spans(corpus):
+@pytest.mark.parametrize("chunk", [None, 4096])
+def test_compiled_scanner_equals_find_spans(corpus, chunk, monkeypatch):
     """``fast.find_all`` gives each value ``find_spans``'s spans (start, end, kind), its
     scrubbed text and its identifying numbers, on the notes, the hand-written sentences
     and random text built from every rule's edge cases; most values are the kernels'
-    (ASCII), the others handed over."""
+    (ASCII), the others handed over. In one chunk and in many (threads)."""
+    if chunk:
+        monkeypatch.setattr(fast, "CHUNK_CHARS", chunk)
     texts, values, numbers = corpus
     texts = texts + _random_texts(11, 6000, [f" {n} " for n in numbers[:30]] + ["Okafor"])
     found = fast.find_all(texts, values, True)
