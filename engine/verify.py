@@ -501,9 +501,9 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     and grouped on integer codes (`engine.data.csv_distinct`) where Arrow reads it as
     pandas does: the same report. A plain file (its header a plain record, the whole
     file text in the encoding pandas would read it in) is read that way without
-    loading pandas at all. A file of two pieces of ``piece_bytes`` or more is read in
-    pieces on ``threads`` threads (None: every core; `engine.verifier.csv_rows`), the
-    same report. ``identifiers``: also add `identifier_violations`'s findings, from the
+    loading pandas at all. A file of two pieces of ``piece_bytes`` (None: 16 MB, less
+    for many threads: `csv_rows.piece_size`) or more is read in pieces on ``threads``
+    threads (None: every core; `engine.verifier.csv_rows`), the same report. ``identifiers``: also add `identifier_violations`'s findings, from the
     same reading when the file was read in pieces."""
     path = Path(path)
     given_encoding = encoding
@@ -534,8 +534,8 @@ class _PieceScan:
                  threads: int | None):
         from engine.verifier import csv_rows
         self.job, self.identifiers = job, identifiers
-        self.piece_bytes = piece_bytes or csv_rows.PIECE_BYTES
-        self.threads = threads
+        self.threads = threads or csv_rows.cores()
+        self.piece_bytes = piece_bytes or csv_rows.piece_size(self.threads)
         self.values = None
         self.result = None
 

@@ -26,8 +26,8 @@ So the command reads the file once, not twice.
 What it declines (None: the caller reads the file as before): what `count_csv`
 declines (a value holding the quote character, records of another width, bytes that
 do not decode, a header Arrow reads otherwise), a research-subset flag per row, and
-an error in any piece. Memory: the pieces in flight (two per thread) and the
-distinct rows, never the file.
+an error in any piece. Memory: the pieces being parsed (one per thread, smaller pieces
+for many threads: `piece_size`) and the distinct rows, never the file.
 """
 from __future__ import annotations
 
@@ -45,6 +45,16 @@ from engine.data.csv_distinct import QUOTE, Labels, _merge
 
 #: bytes per piece: one thread's unit of work (about 200,000 rows of an Adult-like table)
 PIECE_BYTES = 16 * 2**20
+#: bytes of the pieces being parsed at once, all threads together: more threads than
+#: this allows 16 MB pieces each get smaller ones (`piece_size`), so memory does not
+#: grow with the cores. A piece takes about 5 times its size while it is parsed and
+#: grouped; the 10 M-row release peaked at 270 MB on 1 thread, 374 MB on 2, 620 MB on
+#: 8 threads of 8 MB, 744 MB on 16 of 4 MB, 461 MB on 16 of 2 MB (measured
+#: oversubscribed on 2 cores: memory does not depend on the cores)
+IN_FLIGHT_BYTES = 64 * 2**20
+MIN_PIECE_BYTES = 2**20
+#: threads at most (past this, memory per thread outgrows the gain of one more)
+MAX_THREADS = 32
 #: merge the pieces' distinct rows once this many have arrived
 MERGE_EVERY = 8
 #: bytes read at once while looking for record boundaries
@@ -67,6 +77,18 @@ class PieceRows:
     first_rows: np.ndarray | None = None
     findings: dict[tuple[str, str], list[int]] = field(default_factory=dict)
     pieces: int = 0
+
+
+def cores() -> int:
+    """The cores this process may run on (at most `MAX_THREADS`)."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(n or 1, MAX_THREADS))
+
+
+def piece_size(threads: int) -> int:
+    """The bytes of a piece for ``threads`` threads: `PIECE_BYTES`, smaller once the
+    pieces in flight would pass `IN_FLIGHT_BYTES`."""
+    return max(MIN_PIECE_BYTES, min(PIECE_BYTES, IN_FLIGHT_BYTES // max(threads, 1)))
 
 
 def boundaries(path: Path, piece_bytes: int, quoted: bool) -> list[int]:
@@ -170,9 +192,7 @@ class _Reading:
         self.extra = [c for c in scanned if c not in counted and c not in pseudonyms]
         self.read = list(dict.fromkeys(counted + list(pseudonyms) + self.extra))
         self.scan, self.piece_bytes = scan, piece_bytes
-        self.threads = threads or max(1, len(os.sched_getaffinity(0))
-                                      if hasattr(os, "sched_getaffinity")
-                                      else os.cpu_count() or 1)
+        self.threads = threads or cores()
 
     def piece(self, i: int, cuts: list[int], quoted: bool):
         """Piece ``i`` parsed and grouped (in a worker thread): its counted columns'
@@ -263,7 +283,9 @@ class _Reading:
         try:
             with ThreadPoolExecutor(max_workers=self.threads,
                                     thread_name_prefix="verify-csv") as pool:
-                window = 2 * self.threads  # pieces in flight: memory stays a few pieces
+                # a piece waiting beside each thread's; a finished piece's result is
+                # small (its distinct rows), one being parsed takes a few times its size
+                window = self.threads + 2
                 pending = []
                 try:
                     for i in range(len(cuts) - 1):

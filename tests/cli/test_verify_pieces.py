@@ -182,6 +182,16 @@ def test_pieces_distinct_rows_merge_as_a_plain_count(labels):
     assert first.tolist() == [f for _, f in expected.values()]
 
 
+def test_more_threads_read_smaller_pieces():
+    """The bytes being parsed at once stay bounded whatever the number of cores."""
+    assert csv_rows.piece_size(1) == csv_rows.piece_size(2) == csv_rows.PIECE_BYTES
+    for threads in range(1, csv_rows.MAX_THREADS + 1):
+        size = csv_rows.piece_size(threads)
+        assert csv_rows.MIN_PIECE_BYTES <= size <= csv_rows.PIECE_BYTES
+        assert size * threads <= max(csv_rows.IN_FLIGHT_BYTES, 2 * csv_rows.PIECE_BYTES)
+    assert 1 <= csv_rows.cores() <= csv_rows.MAX_THREADS
+
+
 @pytest.mark.slow
 def test_oracle_releases_and_broken_copies_give_the_same_report(tmp_path, pieces):
     """One ARX oracle release per combination of models, and two broken copies of it
