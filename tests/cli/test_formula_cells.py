@@ -131,3 +131,48 @@ def test_verify_reads_quoted_cells_as_released(tiny, run):
                "--quiet").code == EXIT_OK
     assert "'-111**" in released_column(tiny / "out.csv", "zip")
     assert run("verify", tiny / "out.csv", tiny / "job.toml").code == EXIT_OK
+
+
+def test_duckdb_counts_formula_labels_of_quasi_identifiers_as_in_memory(tiny, run):
+    """Out of core, a quasi-identifier's labels are known before the release: a column
+    none of whose labels is a formula is not scanned, one with a formula label is
+    (here '-111**', a hierarchy of negative ranges), counted and quoted as in memory."""
+    pytest.importorskip("duckdb")
+    hierarchy = (tiny / "zip.csv").read_text().replace("111**", "-111**")
+    (tiny / "zip.csv").write_text(hierarchy)
+    text = (tiny / "job.toml").read_text().replace(
+        'hierarchy = "zip.csv"\n', 'hierarchy = "zip.csv"\nmin_level = 1\nmax_level = 1\n')
+    for backend in ("memory", "duckdb"):
+        (tiny / f"{backend}.toml").write_text(text + f'\n[engine]\nbackend = "{backend}"\n')
+        assert run("anonymize", tiny / f"{backend}.toml", "--output", tiny / f"{backend}.csv",
+                   "--result", tiny / f"{backend}.json", "--quiet").code == EXIT_OK
+    assert (tiny / "duckdb.csv").read_bytes() == (tiny / "memory.csv").read_bytes()
+    zips = released_column(tiny / "duckdb.csv", "zip")
+    quoted_cells = sum(z == "'-111**" for z in zips)
+    assert quoted_cells > 0
+    counts = [json.loads((tiny / f"{b}.json").read_text())["formula_cells"]
+              for b in ("memory", "duckdb")]
+    assert [list(c.values())[0]["neutralised"] for c in counts] == [quoted_cells] * 2
+
+
+def test_which_released_columns_the_formula_count_scans():
+    """`_labels_without_formulas`: known labels without a formula are not scanned; a
+    formula label, the marker as a formula, or a column released as it is are."""
+    import numpy as np
+    from engine.backends.base import ReleasePlan
+    from engine.backends.duckdb_backend import _labels_without_formulas
+    labels = (np.array(["1*", "2*"]), np.array(["-1*", "2*"]))
+
+    def plan(marker="*", **kw):
+        return ReleasePlan(columns=("a", "b", "c", "r", "m"), qis=("a", "b"),
+                           values=(np.array(["1", "2"]),) * 2, labels=labels,
+                           gen=(np.array([0, 1]),) * 2, sizes=(2, 2),
+                           suppressed=np.zeros((0, 2), np.int64), marker=marker, **kw)
+    recoded = (("r", np.array(["x", "y"]), np.array(["low", "high"])),)
+    aggregated = (("m", np.zeros((1, 2), np.int64), np.array(["=avg"])),)
+    p = plan(recoded=recoded, aggregated=aggregated)
+    assert [_labels_without_formulas(p, c) for c in p.columns] == \
+        [True, False, False, True, False]
+    assert not _labels_without_formulas(plan(marker="-"), "a")
+    assert _labels_without_formulas(plan(aggregated=(("m", np.zeros((1, 2), np.int64),
+                                                      np.array(["12.5"])),)), "m")
