@@ -27,7 +27,7 @@ from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePla
                                   frequency_columns)
 from engine.backends import identifier_scan
 from engine.backends.identifier_scan import forget_scrub_functions, scrub_functions
-from engine.data.table import EncodedTable
+from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
 
 _ENCODINGS = {"utf-8": "utf-8", "utf8": "utf-8", "utf-8-sig": "utf-8", "latin-1": "latin-1",
@@ -240,23 +240,49 @@ class DuckDBBackend(Backend):
             source = f"(SELECT *, {self._sample_test(sample, '__rn - 1')} AS __dp FROM {source})"
         cols = ", ".join(keys)
         sql = (f"SELECT {cols + ', ' if cols else ''}count(*) AS __w, min(__rn) AS __first "
-               f"FROM {source} {'GROUP BY ' + cols if cols else ''} ORDER BY __first")
-        with self._lock:  # the registered row numbers are the connection's
+               f"FROM {source} {'GROUP BY ' + cols if cols else ''}")
+        with self._lock:  # the registered row numbers and the table are the connection's
             if subset is not None:
                 self.con.register("__subset_rows", pd.DataFrame(
                     {"i": np.asarray(subset, dtype=np.int64)}))
             try:
-                result = self._run(sql, "aggregate", progress, _numpy)
+                self._run(f"CREATE OR REPLACE TEMP TABLE __freq AS {sql}", "aggregate",
+                          progress)
             finally:
                 if subset is not None:
                     self.con.unregister("__subset_rows")
+            try:
+                dictionaries, result = self._coded("__freq", columns, keys[len(columns):])
+            finally:
+                self._run("DROP TABLE IF EXISTS __freq", "aggregate", None)
         weights = np.asarray(result["__w"], dtype=np.int64)
-        table = frequency_columns({c: result[c] for c in columns}, weights, names)
+        if not columns:
+            return frequency_columns({}, weights, names)
+        table = EncodedTable([EncodedColumn(c, np.asarray(result[c], dtype=np.int32),
+                                            dictionaries[c]) for c in columns],
+                             weights, names)
         if subset is not None:
             table.row_subset = np.asarray(result["__in"], dtype=bool)
         if sample is not None:
             table.row_sample = np.asarray(result["__dp"], dtype=bool)
         return table
+
+    def _coded(self, table: str, columns: list[str], flags: list[str]):
+        """A grouped ``table``'s rows (in order of ``__first``) as each column's code in
+        its dictionary, with ``flags`` and ``__w``, and the dictionaries: the distinct
+        values sorted as Python sorts text (by code point: DuckDB's binary order of
+        UTF-8). Counted by DuckDB, so Python never holds a value per row (a person
+        column has a row per person), only each column's distinct values once."""
+        dictionaries = {}
+        for c in columns:
+            got = self._run(f"SELECT DISTINCT {ident(c)} AS v FROM {table} ORDER BY v",
+                            "aggregate", None, _numpy)["v"]
+            dictionaries[c] = np.asarray(got, dtype=object)
+        codes = [f"CAST(dense_rank() OVER (ORDER BY {ident(c)}) - 1 AS INTEGER) AS {ident(c)}"
+                 for c in columns]
+        result = self._run(f"SELECT {', '.join(codes + flags + ['__w'])} FROM {table} "
+                           f"ORDER BY __first", "aggregate", None, _numpy)
+        return dictionaries, result
 
     def _sample_test(self, bits: bytes, row: str) -> str:
         """SQL: whether record ``row`` (0-based) is in the sample ``bits`` (a BIT string
