@@ -19,9 +19,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.identifiers import IdentifyingValues, find_spans, scrub_text
-from engine.identifiers.prefilter import screen
-from engine.identifiers.scan import EXAMPLES, Finding
+import numpy as np
+
+from engine.identifiers import IdentifyingValues, scrub_text, with_own
+from engine.identifiers.scan import EXAMPLES, Finding, find_in_values
 
 BATCH_ROWS = 50_000
 OWN = "the row's own identifier"
@@ -81,25 +82,25 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
         sql = (f"SELECT {cols}, count(*) AS __n, min(__rn) AS __first, {flags} FROM "
                f"(SELECT {inner} FROM {backend.scan()}) GROUP BY GROUPING SETS ({sets})")
         for batch in _batches(backend, sql):
-            data = batch.to_pydict()
+            counts = batch.column("__n").to_numpy(zero_copy_only=False)
+            firsts = batch.column("__first").to_numpy(zero_copy_only=False)
             for j, c in enumerate(columns):
-                may, cannot = screen(batch.column(c), values)  # the rest holds none
-                for v, n, first, g, m, no in zip(data[c], data["__n"], data["__first"],
-                                                 data[f"__g{j}"], may, cannot.tolist()):
-                    if g or not m:
-                        continue
-                    spans = find_spans(v or "", values, absent=no)
-                    if not spans:
-                        continue
-                    if c in replaced:
-                        for s in spans:
-                            replaced[c][s.kind] += n
-                    for kind in {s.kind for s in spans}:
-                        entry = found.setdefault((c, kind), [0, first, []])
-                        entry[0] += n
-                        entry[1] = min(entry[1], first)
-                        if len(entry[2]) < EXAMPLES:
-                            entry[2].append(v)
+                mine = np.flatnonzero(batch.column(f"__g{j}").to_numpy(
+                    zero_copy_only=False) == 0)  # this column's grouping set
+                if not len(mine):
+                    continue
+                texts = batch.column(c).take(mine).to_pylist()
+                got = find_in_values(texts, values)  # what each distinct value holds
+                if not got.any:
+                    continue
+                n, first = counts[mine], firsts[mine]
+                if c in replaced:
+                    replaced[c].update(got.replaced(n))
+                for kind, held in got.per_kind().items():
+                    entry = found.setdefault((c, kind), [0, int(first[held].min()), []])
+                    entry[0] += int(n[held].sum())
+                    entry[1] = min(entry[1], int(first[held].min()))
+                    entry[2].extend(texts[i] for i in held[:EXAMPLES - len(entry[2])])
     own = [n for n in values.number_columns if n in present]
     if columns and own and (values.numbers or values.own_by_form):
         _own_rows(backend, columns, own, values, found, replaced)
@@ -129,28 +130,31 @@ def _own_rows(backend, columns, own, values, found, replaced) -> None:
     sql = f"SELECT * FROM (SELECT {inner} FROM {backend.scan()}) WHERE {test}"
     for batch in _batches(backend, sql):
         data = batch.to_pydict()
+        rows = []  # (row, column, text, the row's own numbers in it)
         for i, row in enumerate(data["__rn"]):
             mine = {data[f"__own{k}"][i].strip() for k in range(len(own))}
             for c in columns:
                 v = data[c][i]
                 cand = values.row_numbers(v, mine)
-                if not cand:
-                    continue
-                spans = find_spans(v, values, cand)
-                if not any(s.detail == OWN for s in spans):
-                    continue
-                base = find_spans(v, values)  # the value's own spans, counted by the scan
-                if c in replaced:  # the row's spans instead of its value's
-                    for s in spans:
-                        replaced[c][s.kind] += 1
-                    for s in base:
-                        replaced[c][s.kind] -= 1
-                if not any(s.kind == "ID" for s in base):
-                    entry = found.setdefault((c, "ID"), [0, row, []])
-                    entry[0] += 1
-                    entry[1] = min(entry[1], row)
-                    if len(entry[2]) < EXAMPLES:
-                        entry[2].append(v)
+                if cand:
+                    rows.append((row, c, v, cand))
+        got = find_in_values([v for _, _, v, _ in rows], values)  # each value's own spans
+        for i, (row, c, v, cand) in enumerate(rows):
+            base = got.spans(i)  # counted by the scan with the value's records
+            spans = with_own(v, base, values, cand)  # the row's: its own numbers added
+            if not any(s.detail == OWN for s in spans):
+                continue
+            if c in replaced:  # the row's spans instead of its value's
+                for s in spans:
+                    replaced[c][s.kind] += 1
+                for s in base:
+                    replaced[c][s.kind] -= 1
+            if not any(s.kind == "ID" for s in base):
+                entry = found.setdefault((c, "ID"), [0, row, []])
+                entry[0] += 1
+                entry[1] = min(entry[1], row)
+                if len(entry[2]) < EXAMPLES:
+                    entry[2].append(v)
 
 
 def scrub_functions(backend, plan) -> tuple[dict[str, str], dict[str, list[str]]]:
@@ -176,25 +180,23 @@ def _scrubber(values, n_own: int, name: str):
     import pyarrow as pa
 
     def core(array, owns):
-        texts = array.to_pylist()
-        may, cannot = screen(array, values)  # the others are released as they are
+        texts = [t or "" for t in array.to_pylist()]
+        index: dict[str, int] = {}  # each distinct text of the vector once
+        codes = [index.setdefault(t, len(index)) for t in texts]
+        got = find_in_values(list(index), values)  # the others are released as they are
+        holding = set(got.holding().tolist())
         owns = [o.to_pylist() for o in owns]
-        cache: dict = {}
         out = []
         for r, t in enumerate(texts):
-            t = t or ""
-            # the row's own numbers in its text (the screen knows no row: looked for here)
+            code = codes[r]
+            # the row's own numbers in its text (the value's spans know no row)
             mine = values.row_numbers(t, {(o[r] or "").strip() for o in owns}) \
                 if owns else ()
-            if not (may[r] or mine):
-                out.append(t)
-                continue
             if mine:
-                out.append(scrub_text(t, find_spans(t, values, mine, int(cannot[r]))))
-                continue
-            if t not in cache:
-                cache[t] = scrub_text(t, find_spans(t, values, absent=int(cannot[r])))
-            out.append(cache[t])
+                spans = got.spans(code) if code in holding else []
+                out.append(scrub_text(t, with_own(t, spans, values, mine)))
+            else:
+                out.append(got.scrub(code, t) if code in holding else t)
         return pa.array(out, type=pa.string())
 
     arities = {0: lambda a: core(a, []), 1: lambda a, b: core(a, [b]),
