@@ -58,13 +58,15 @@ def combined(text: str, spans: list[Span], more: list[Span]) -> list[Span]:
 
 
 def with_own(text: str, spans: list[Span], values: IdentifyingValues,
-             own) -> list[Span]:
+             own, extra: list[Span] | None = None) -> list[Span]:
     """``find_spans(text, values, own)`` from ``spans = find_spans(text, values)``: the
     row's own numbers (``own``) added where they overlap none of ``spans``. The same
     spans: an own number is a whole run of digits with no letter, dot or digit on
     either side, so no name or value span can start inside it, and one starting at the
-    same place (a code) comes first in ``find_spans`` too."""
-    extra = values.own_spans(text, own)
+    same place (a code) comes first in ``find_spans`` too. ``extra``: the own numbers'
+    spans when known (``values.own_spans(text, own)``)."""
+    if extra is None:
+        extra = values.own_spans(text, own)
     if not extra:
         return spans
     taken = Taken()

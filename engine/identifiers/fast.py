@@ -472,7 +472,8 @@ def _handed_over(b, m, lo, hi, cdata, coffs, ctable):
                     break
                 p += 1
                 dots += 1
-        if _isd(m[i]) and _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
+        if _isd(m[i]) and not _isd(_at(m, i - 1, lo, hi)) and _digits(m, i, 3, lo, hi) and \
+                _at(m, i + 3, lo, hi) == 45 and \
                 _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
                 _digits(m, i + 7, 4, lo, hi):
             return True
@@ -525,8 +526,8 @@ def patterns_kernel(b, offs, lengths, codes):
         lo, hi = offs[v], offs[v + 1]
         i = lo
         while i < hi:  # _DATE_TIME masked (find_spans masks them before the SSN and runs)
-            if not _isd(b[i]):
-                i += 1
+            if not _isd(b[i]) or (i > lo and _isd(b[i - 1])):  # (a digit after a digit
+                i += 1                                         # starts none)
                 continue
             e = _date_end(b, i, lo, hi)
             if e < 0:
@@ -1123,6 +1124,8 @@ class Found:
         self.kind = empty if kind is None else kind
         self.scrubbed: dict[int, str] = {}
         self.numbers: dict[int, frozenset[str]] = {}
+        #: where the kernels found each value's numbers: value -> [(start, end, number)]
+        self.tokens: dict[int, list[tuple[int, int, str]]] = {}
         self._spans: dict[int, list] = {}   # as find_spans gave them (details and all)
         self.handed = 0  # values left to find_spans
 
@@ -1142,7 +1145,7 @@ class Found:
                             np.concatenate([self.value, other.value])))
         out = Found(*(np.concatenate([getattr(self, n), getattr(other, n)])[order]
                       for n in ("value", "start", "end", "kind")))
-        for name in ("scrubbed", "numbers", "_spans"):
+        for name in ("scrubbed", "numbers", "tokens", "_spans"):
             setattr(out, name, {**getattr(self, name), **getattr(other, name)})
         out.handed = self.handed + other.handed
         return out
@@ -1151,7 +1154,7 @@ class Found:
         """The same with value ``i`` numbered ``codes[i]`` (increasing)."""
         codes = np.asarray(codes, dtype=np.int64)
         out = Found(codes[self.value], self.start, self.end, self.kind)
-        for name in ("scrubbed", "numbers", "_spans"):
+        for name in ("scrubbed", "numbers", "tokens", "_spans"):
             setattr(out, name, {int(codes[i]): x for i, x in getattr(self, name).items()})
         out.handed = self.handed
         return out
@@ -1318,7 +1321,9 @@ class _Chunk:
                 len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
             out.scrubbed.update(zip((sel + a).tolist(), scrubbed))
         for v, s, e in zip(uv.tolist(), (us - offs[uv]).tolist(), (ue - offs[uv]).tolist()):
-            out.numbers[v + a] = out.numbers.get(v + a, empty) | {self.texts[v][s:e]}
+            number = self.texts[v][s:e]
+            out.numbers[v + a] = out.numbers.get(v + a, empty) | {number}
+            out.tokens.setdefault(v + a, []).append((s, e, number))
 
     def handed_over(self) -> np.ndarray:
         return np.flatnonzero(self.handed) + self.a

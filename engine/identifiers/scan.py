@@ -75,19 +75,23 @@ def find_in_values(dictionary, values: IdentifyingValues | None, need_own: bool 
 def _own_rows(codes, dictionary, found, values, own: OwnNumbers):
     """Rows whose value holds the row's own identifying number: row -> its spans
     (``found``: the values' own, found by `find_in_values`)."""
+    from engine.identifiers.patterns import ID, Span
     out = {}
     candidates = found.numbers
     if not candidates:
         return out
     keys = np.fromiter(candidates, dtype=np.int64)
-    for row in np.flatnonzero(np.isin(codes, keys)):
+    for row in np.flatnonzero(np.isin(codes, keys)).tolist():
         code = int(codes[row])
         mine = own.of(row) & candidates[code]
         if mine:
             text = str(dictionary[code])
-            spans = with_own(text, found.spans(code), values, mine)
+            tokens = found.tokens.get(code)  # where the compiled scanner found them
+            extra = None if tokens is None else \
+                [Span(s, e, ID, OWN_DETAIL) for s, e, t in tokens if t in mine]
+            spans = with_own(text, found.spans(code), values, mine, extra)
             if any(s.detail == OWN_DETAIL for s in spans):
-                out[int(row)] = spans
+                out[row] = spans
     return out
 
 
