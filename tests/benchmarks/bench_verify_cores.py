@@ -13,6 +13,13 @@ on all alike. Each run is its own process under /usr/bin/time -v: wall, CPU (use
 sys), peak resident memory; the load average before each run is kept. The printed
 reports of old and new code must be equal (the same verdict, counts and messages).
 Medians are printed as a table; --json keeps every run.
+
+On a loaded machine a second core may not show: Linux gives each session (autogroup)
+a fair share of the cores whatever its threads. ``--gil`` measures instead whether the
+pieces' parsing and grouping let the GIL go: on one core, a worker thread reads
+pieces while the main thread runs a Python loop; the loop gets CPU only while the
+worker does not hold the GIL (a control worker whose C calls hold it shows the
+difference).
 """
 from __future__ import annotations
 
@@ -51,6 +58,52 @@ def measured(code: Path, cores: str, args: list[str]) -> dict:
             "load": load, "exit": p.returncode, "report": report}
 
 
+def gil_share(release: Path, pieces: int = 12) -> None:
+    """The ``--gil`` measurement, in this process pinned to one core."""
+    import threading
+    import time
+
+    sys.path.insert(0, str(ROOT))
+    from engine.verifier import csv_rows
+    from engine.verify import looks_pseudonymized
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    with open(release, encoding="utf-8") as f:
+        columns = f.readline().rstrip("\r\n").split(";")
+    reading = csv_rows._Reading(release, ";", "utf8", columns, columns, {},
+                                looks_pseudonymized, (), None, csv_rows.PIECE_BYTES, 1)
+    cuts = csv_rows.boundaries(release, csv_rows.PIECE_BYTES, False)
+    data = open(release, "rb").read(256 << 20)
+
+    def worker_and_loop(work) -> tuple[float, float]:
+        done = {}
+
+        def run():
+            t = time.thread_time()
+            work()
+            done["cpu"] = time.thread_time() - t
+        thread = threading.Thread(target=run)
+        t = time.thread_time()
+        thread.start()
+        while "cpu" not in done:
+            pass
+        loop = time.thread_time() - t
+        thread.join()
+        return done["cpu"], loop
+
+    def read_pieces():
+        for i in range(min(pieces, len(cuts) - 1)):
+            reading.piece(i, cuts, False)
+
+    def hold_the_gil():
+        for _ in range(12):
+            data.count(b"\x00")  # about 60 ms a call, the GIL held
+    for name, work in (("pieces parsed and grouped", read_pieces),
+                       ("control: C calls holding the GIL", hold_the_gil)):
+        worker, loop = worker_and_loop(work)
+        print(f"one core, {name}: worker {worker:.2f} s of CPU, the main thread's "
+              f"Python loop {loop:.2f} s meanwhile ({loop / worker:.2f} x)", flush=True)
+
+
 def prepared(folder: Path, rows: int) -> tuple[Path, Path]:
     """The release and its job in ``folder`` (made once)."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -73,8 +126,12 @@ def main() -> None:
     ap.add_argument("--ref", default=None, help="the old code's commit (default: none)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--gil", action="store_true", help="only the GIL measurement")
     a = ap.parse_args()
     release, job = prepared(a.dir, a.rows)
+    if a.gil:
+        gil_share(release)
+        return
     every = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
     codes = {"new": ROOT}
     with tempfile.TemporaryDirectory(prefix="verify-ref-") as tmp:
