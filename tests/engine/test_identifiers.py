@@ -105,7 +105,14 @@ def test_scan_counts_rows_and_first_row_and_scrub_counts():
 
 @pytest.mark.parametrize("path", ["adult/adult.csv", "cup/cup.csv",
                                   "highdim/creditcard_int.csv", "highdim/mach2019_int.csv"])
-def test_no_false_block_on_shared_data(path):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_no_false_block_on_shared_data(path, compiled, monkeypatch):
+    """Nothing found in any column of the shared data sets, through ``find_spans`` per
+    value and through the compiled scanner (``engine/identifiers/fast.py``)."""
+    from engine.identifiers import fast
+    limit = 0 if compiled else 10**9
+    monkeypatch.setattr(fast, "FAST_FROM", limit)
+    monkeypatch.setattr(fast, "FAST_COLD_FROM", limit)
     file = SHARED / "data" / path
     if not file.exists():
         pytest.skip(f"{file} not there")
