@@ -289,16 +289,16 @@ def cmd_verify(args) -> int:
         from engine.verify import verify_parts
         report = verify_parts(args.output, job, delimiter=args.delimiter)
     elif suffix == ".parquet":
-        from engine.verify import verify_parquet  # streamed in batches
-        report = verify_parquet(args.output, job)
+        from engine.verify import verify_parquet  # row groups on every core
+        report = verify_parquet(args.output, job, identifiers=True)
     elif suffix == ".xlsx":  # read whole, then recounted
         from engine.export.targets import file_target, read_table
         from engine.verify import verify_frame
         report = verify_frame(read_table(file_target(args.output, None)), job)
-    else:  # the identifier scan in the same reading of the file
+    else:
         report = verify_file(args.output, job, delimiter=args.delimiter,
                              encoding=args.encoding, identifiers=True)
-    if parts or suffix in (".parquet", ".xlsx"):
+    if parts or suffix == ".xlsx":  # CSV, Parquet: scanned in verify's own reading
         from engine.verify import identifier_violations  # the scan the release ran (issue 25)
         found = identifier_violations(args.output, job, args.delimiter, args.encoding,
                                       generalized=[q for q, level in report.levels.items()

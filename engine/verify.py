@@ -525,43 +525,56 @@ def _generalized(report: VerifyReport) -> list[str]:
     return [q for q, level in report.levels.items() if level]
 
 
-class _PieceScan:
+class _ScanInReading:
+    """The identifier scan done in the verifier's own reading of a file on every core
+    (CSV pieces, Parquet row groups): ``setup`` gives the reading the columns to scan
+    and the scan of a piece's column; ``result`` is the reading once it succeeded
+    (None: the file was read otherwise, and scanned by `identifier_violations`)."""
+
+    def __init__(self, job: Job, identifiers: bool):
+        self.job, self.identifiers = job, identifiers
+        self.values = None
+        self.result = None
+
+    def setup(self, columns: list[str]) -> tuple:
+        """The columns to scan and the scan of one piece's column (or none)."""
+        if not self.identifiers:
+            return (), None
+        from engine.identifiers.released import input_identifying_values, scanned
+        from engine.identifiers.scan import scan_column
+        self.values = values = input_identifying_values(self.job)
+
+        def piece(name, words, codes):
+            return scan_column(name, words, codes, values)
+        return scanned(columns, self.job), piece
+
+    def violations(self, report: VerifyReport) -> list[str]:
+        from engine.verifier.csv_rows import identifier_findings
+        return _identifier_messages(identifier_findings(
+            self.result, self.job, self.values, _generalized(report)))
+
+
+class _PieceScan(_ScanInReading):
     """How `verify_file` reads a file in pieces (`engine.verifier.csv_rows`) and, with
-    ``identifiers``, scans it for identifiers in the same reading; ``result`` is the
-    pieces' reading once it succeeded."""
+    ``identifiers``, scans it for identifiers in the same reading."""
 
     def __init__(self, job: Job, identifiers: bool, piece_bytes: int | None,
                  threads: int | None):
         from engine.verifier import csv_rows
-        self.job, self.identifiers = job, identifiers
+        super().__init__(job, identifiers)
         self.threads = threads or csv_rows.cores()
         self.piece_bytes = piece_bytes or csv_rows.piece_size(self.threads)
-        self.values = None
-        self.result = None
 
     def count(self, path: Path, delimiter: str, encoding: str, columns: list[str],
               counted, pseudonyms, looks):
         from engine.verifier import csv_rows
         if path.stat().st_size < 2 * self.piece_bytes:
             return None
-        scanned, piece = (), None
-        if self.identifiers:
-            from engine.identifiers.released import input_identifying_values, scanned
-            from engine.identifiers.scan import scan_column
-            self.values = values = input_identifying_values(self.job)
-            scanned = scanned(columns, self.job)
-
-            def piece(name, words, codes):
-                return scan_column(name, words, codes, values)
+        scanned, piece = self.setup(columns)
         self.result = csv_rows.count_pieces(
             path, delimiter, encoding, columns, counted, pseudonyms, looks, scanned, piece,
             self.piece_bytes, self.threads)
         return self.result
-
-    def violations(self, report: VerifyReport) -> list[str]:
-        from engine.verifier.csv_rows import identifier_findings
-        return _identifier_messages(identifier_findings(
-            self.result, self.job, self.values, _generalized(report)))
 
 
 def _verify_csv(path: Path, job: Job, delimiter: str, chunk_rows: int,
@@ -718,30 +731,50 @@ def _verify_stream(columns: list[str], job: Job, read, coded=None,
     return report
 
 
-def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
+def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS,
+                   identifiers: bool = False, threads: int | None = None) -> VerifyReport:
     """Check an exported Parquet file against ``job``, reading ``chunk_rows`` rows at a
     time (a release of hundreds of millions of rows is never held whole); a folder of
-    part files or a glob goes to `verify_parts`."""
+    part files or a glob goes to `verify_parts`. Text columns are read row group by
+    row group on ``threads`` threads (None: every core; `engine.verifier.parquet_rows`).
+    ``identifiers``: also add `identifier_violations`'s findings, from the same reading
+    when the row groups were read so."""
     import pyarrow.parquet as pq
     path = Path(path)
     if path.is_dir() or is_glob(str(path)):
-        return verify_parts(path, job, chunk_rows=chunk_rows)
-    try:
-        columns = [str(c) for c in pq.ParquetFile(path).schema_arrow.names]
-    except Exception as e:
-        raise DataError(f"{path} cannot be read as Parquet: {str(e)[:200]}") from None
+        report = verify_parts(path, job, chunk_rows=chunk_rows)
+        scan = _ScanInReading(job, identifiers)
+    else:
+        try:
+            columns = [str(c) for c in pq.ParquetFile(path).schema_arrow.names]
+        except Exception as e:
+            raise DataError(f"{path} cannot be read as Parquet: {str(e)[:200]}") from None
 
-    def read(present):
-        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows, columns=present):
-            yield batch.to_pandas().astype(object).fillna("").astype(str)
+        def read(present):
+            for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows,
+                                                           columns=present):
+                yield batch.to_pandas().astype(object).fillna("").astype(str)
 
-    coded = None
-    if not _removed_values(job) and not spec.person(job):  # those need each row's place
-        def coded(counted, subset_mask, pseudonyms, looks):  # every core (Arrow's threads)
-            from engine.verifier.parquet_rows import count_parquet
-            return count_parquet(path, counted, pseudonyms, looks) \
-                if subset_mask is None else None
-    return _verify_stream(columns, job, read, coded)
+        scan = _ScanInReading(job, identifiers)
+        coded = None
+        if not _removed_values(job) and not spec.person(job):  # those need each row's place
+            def coded(counted, subset_mask, pseudonyms, looks):  # every core
+                from engine.verifier.parquet_rows import count_parquet
+                if subset_mask is not None:
+                    return None
+                scanned, piece = scan.setup(columns)
+                scan.result = count_parquet(path, counted, pseudonyms, looks, threads,
+                                            scanned, piece)
+                return scan.result
+        report = _verify_stream(columns, job, read, coded)
+    if identifiers:
+        found = (scan.violations(report) if scan.result is not None else
+                 identifier_violations(path, job, chunk_rows=chunk_rows,
+                                       generalized=_generalized(report)))
+        if found:
+            report.violations += found
+            report.ok = False
+    return report
 
 
 # --- a release in several files (Spark's part files, a glob) --------------------------------

@@ -44,14 +44,15 @@ def _csv_batches(path: Path, delimiter: str, encoding: str, columns=None):
 
 def arrow_chunks(batches) -> Iterator[tuple[int, dict]]:
     """Record batches of dictionary-encoded text as (rows, {column: (distinct values,
-    codes)})."""
+    codes)}); a missing value is "" (as the verifier's count reads it; its code was
+    a null, which no numpy view holds)."""
     from engine.data.arrow_numpy import to_numpy
     for batch in batches:
         out = {}
         for name, col in zip(batch.schema.names, batch.columns):
-            if not hasattr(col, "dictionary"):
+            if not hasattr(col, "dictionary") or col.null_count:
                 import pyarrow.compute as pc
-                col = pc.dictionary_encode(pc.cast(col, "string"))
+                col = pc.dictionary_encode(pc.fill_null(pc.cast(col, "string"), ""))
             out[str(name)] = (np.asarray(col.dictionary.to_pylist(), dtype=object),
                               to_numpy(col.indices))
         yield batch.num_rows, out

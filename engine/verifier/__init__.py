@@ -12,8 +12,8 @@ a released file and judge it, written apart from the engine's search path.
 - ``job``: what the verifier reads of a job (roles, models, population);
 - ``parquet_rows`` and ``csv_rows``: a large release's distinct rows counted on every
   core (Parquet row groups, CSV pieces cut at record boundaries, each parsed and
-  grouped by Arrow in a pool of threads), and, for CSV, the identifier scan in the
-  same reading.
+  grouped by Arrow in a pool of threads), with the identifier scan in the same
+  reading.
 
 Nothing here, nor in ``engine.verify``, imports the engine's search path, directly or
 through another module: no problem, classes, search, kernel, output, privacy,

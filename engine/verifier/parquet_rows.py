@@ -25,6 +25,8 @@ from typing import Callable
 
 import numpy as np
 
+from engine.data.arrow_numpy import to_numpy
+
 #: merge the partial tables once this many have arrived (bounds memory by distinct rows)
 MERGE_EVERY = 8
 _ROW = "__verify_first_row"
@@ -38,6 +40,12 @@ class DistinctRows:
     rows: int
     bad_pseudonyms: set[str] = field(default_factory=set)
     in_subset: np.ndarray | None = None  # a release holds no subset flag
+    #: what the identifier scan needs (as `csv_rows.PieceRows`): per counted column its
+    #: values and each distinct row's code, each distinct row's first row, and the
+    #: findings of the other scanned columns, row group by row group
+    labels: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
+    first_rows: np.ndarray | None = None
+    findings: dict[tuple[str, str], list[int]] = field(default_factory=dict)
 
 
 def _string(t) -> bool:
@@ -48,12 +56,17 @@ def _string(t) -> bool:
 
 
 def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
-                  looks_pseudonymized: Callable, threads: int | None = None
+                  looks_pseudonymized: Callable, threads: int | None = None,
+                  scanned: list[str] = (), scan: Callable | None = None
                   ) -> DistinctRows | None:
     """``path``'s distinct rows over ``counted`` (a Parquet file), the ``pseudonyms``
     columns (name -> spec) checked value by value with ``looks_pseudonymized``; None
     when a column is not text (the row-by-row reading then decides) or nothing is
-    counted."""
+    counted. The ``scanned`` columns that are not counted are scanned for identifiers
+    row group by row group in the threads: ``scan(column, values, codes)`` gives a row
+    group's findings (each column as the identifier scan of a file reads it: cast to
+    text, dictionary-encoded); the counted ones are scanned on the distinct rows
+    (`csv_rows.identifier_findings`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -64,6 +77,9 @@ def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
     read = list(dict.fromkeys(counted + list(pseudonyms)))
     if any(schema.get_field_index(c) < 0 or not _string(schema.field(c).type) for c in read):
         return None
+    extra = [c for c in scanned if c not in read and schema.get_field_index(c) >= 0]
+    if scan is None:
+        extra = []
     groups = meta.metadata.num_row_groups
     starts = np.concatenate([[0], np.cumsum([meta.metadata.row_group(i).num_rows
                                              for i in range(groups)])]).astype(np.int64)
@@ -73,7 +89,14 @@ def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
         f = getattr(local, "file", None)
         if f is None:
             f = local.file = pq.ParquetFile(path)
-        t = f.read_row_group(i, columns=read, use_threads=False)
+        t = f.read_row_group(i, columns=read + extra, use_threads=False)
+        found = []
+        for c in extra:  # as `engine.identifiers.released.arrow_chunks` reads a column
+            col = t.column(c).combine_chunks()
+            if not hasattr(col, "dictionary") or col.null_count:  # a missing value: ""
+                col = pc.dictionary_encode(pc.fill_null(pc.cast(col, pa.string()), ""))
+            found += scan(c, np.asarray(col.dictionary.to_pylist(), dtype=object),
+                          to_numpy(col.indices))
         bad = set()
         for c in pseudonyms:
             values = pc.unique(pc.fill_null(t.column(c).cast(pa.string()), "")).to_pylist()
@@ -82,9 +105,18 @@ def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
         cols = {c: pc.fill_null(t.column(c).cast(pa.string()), "") for c in counted}
         cols[_ROW] = pa.array(np.arange(starts[i], starts[i + 1], dtype=np.int64))
         part = pa.table(cols)
-        return _group(part, counted, first=True), bad
+        return _group(part, counted, first=True), bad, found, int(starts[i])
 
     bad_pseudonyms: set[str] = set()
+    findings: dict[tuple[str, str], list[int]] = {}
+
+    def found_in(found, start) -> None:
+        for one in found:  # row groups come in file order: the first one's row is first
+            key = (one.column, one.kind)
+            if key in findings:
+                findings[key][0] += one.count
+            else:
+                findings[key] = [one.count, one.first_row + start]
     parts = []
     workers = threads or max(1, os.cpu_count() or 1)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify-parquet") as pool:
@@ -93,22 +125,31 @@ def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
         for i in range(groups):
             pending.append(pool.submit(one, i))
             if len(pending) >= window:
-                part, bad = pending.pop(0).result()
+                part, bad, found, start = pending.pop(0).result()
                 parts.append(part)
                 bad_pseudonyms |= bad
+                found_in(found, start)
                 if len(parts) >= MERGE_EVERY:
                     parts = [_merge(parts, counted)]
         for future in pending:
-            part, bad = future.result()
+            part, bad, found, start = future.result()
             parts.append(part)
             bad_pseudonyms |= bad
+            found_in(found, start)
     if not parts:
         return None
     merged = _merge(parts, counted).sort_by(_ROW)
     columns = {c: merged.column(c).to_numpy(zero_copy_only=False).astype(object)
                for c in counted}
     weights = merged.column(_COUNT).to_numpy().astype(np.int64)
-    return DistinctRows(columns, weights, int(starts[-1]), bad_pseudonyms)
+    labels = {}
+    if scan is not None:
+        for c in counted:
+            coded = pc.dictionary_encode(merged.column(c).combine_chunks())
+            labels[c] = (np.asarray(coded.dictionary.to_pylist(), dtype=object),
+                         to_numpy(coded.indices))
+    return DistinctRows(columns, weights, int(starts[-1]), bad_pseudonyms, None, labels,
+                        merged.column(_ROW).to_numpy().astype(np.int64), findings)
 
 
 def _group(table, counted: list[str], first: bool):

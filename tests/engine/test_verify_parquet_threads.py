@@ -81,3 +81,47 @@ def test_a_column_that_is_not_text_is_read_row_by_row(released, monkeypatch):
                    row_group_size=4000)
     fast, slow, ran = both(folder / "typed.parquet", job, monkeypatch)
     assert not ran and fast == slow
+
+
+def test_the_identifier_scan_in_the_same_reading_finds_what_the_scan_finds(
+        released, monkeypatch):
+    """Identifiers in a counted column and in two columns the counts do not read (text,
+    and numbers with a missing value), many row groups: `verify_parquet(identifiers=
+    True)` adds the separate scan's findings (column, kind, rows, first row), from its
+    own reading of the row groups."""
+    from engine.verify import identifier_violations
+    folder, frame = released
+    # salary-class sensitive: counted, scanned on the distinct rows
+    (folder / "sensitive.toml").write_text(
+        adult_job_text(k=10, limit=0.04, qis=QIS)
+        + '\n[attributes."salary-class"]\ntype = "sensitive"\n')
+    job = as_job(folder / "sensitive.toml")
+    assert "salary-class" in job.attributes
+    tampered = frame.copy()
+    n = len(tampered)
+    tampered["note"] = ["" if i % 53 else f"write to jo.doe{i}@example.org" for i in range(n)]
+    tampered.loc[tampered.index % 700 == 10, "note"] = "call +41 44 668 18 00"
+    tampered["code"] = [float(i % 5) if i % 11 else None for i in range(n)]
+    tampered.loc[tampered.index % 997 == 3, "salary-class"] = "ask ann.lee@example.com"
+    pq.write_table(pa.Table.from_pandas(tampered, preserve_index=False),
+                   folder / "ids.parquet", row_group_size=1200)
+    path = folder / "ids.parquet"
+    counted = []
+    real = REAL
+
+    def spy(*a, **k):
+        got = real(*a, **k)
+        counted.append(got is not None)
+        return got
+    monkeypatch.setattr(parquet_rows, "count_parquet", spy)
+    together = verify_parquet(path, job, identifiers=True)
+    assert counted == [True]
+    separate = identifier_violations(path, job, generalized=[
+        q for q, level in together.levels.items() if level])
+    assert len(separate) >= 3, separate
+    assert {"note", "salary-class"} <= {v.split("column '")[1].split("'")[0]
+                                        for v in separate}, separate
+    assert together.violations[-len(separate):] == separate
+    monkeypatch.setattr(parquet_rows, "count_parquet", lambda *a, **k: None)
+    row_by_row = verify_parquet(path, job, identifiers=True)  # the scan after the count
+    assert row_by_row.to_dict() == together.to_dict()
