@@ -15,7 +15,9 @@ codes), and values flagged in the shared data sets (Adult, cup, credit card, MAC
 
 Speed: the whole command (``python -m engine.cli anonymize``, a fresh process) against
 the scan (and scrub) of the same release timed in-process on the same job, median of
-three; the ratio is the share of the command the scan takes.
+three; the ratio is the share of the command the scan takes. The same in CPU seconds
+(the commands' user + system time, the scan's process time): on a loaded machine the
+wall seconds of two commands differ by the load as much as by their work.
 """
 from __future__ import annotations
 
@@ -202,16 +204,36 @@ def scan_seconds(job: Path) -> float:
     result = anonymize(None, job)
     released = result.transformed()
     problem = released.problem
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     find_in_release(released)
     for name in scrubbed_names(problem.job):
         scrub_values(problem, name, problem.table.column(name).values())
+    SCAN_CPU.append(time.process_time() - c0)
     return time.perf_counter() - t0
 
 
+#: CPU seconds of each `scan_seconds` (all the process's threads) and of each command
+SCAN_CPU: list[float] = []
+COMMAND_CPU: dict[Path, list[float]] = {}
+
+
 def command_seconds(job: Path, folder: Path) -> float:
-    return run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
-                        "--output", str(folder / "out.csv"), "--quiet"], env_with())[0]
+    wall, cpu, _ = run_process([sys.executable, "-m", "engine.cli", "anonymize", str(job),
+                                "--output", str(folder / "out.csv"), "--quiet"], env_with())
+    COMMAND_CPU.setdefault(job, []).append(cpu)
+    return wall
+
+
+def cpu_line(label: str, job: Path, without: Path | None, scans: list[float]) -> str:
+    """The same figures in CPU seconds (user + system), which a loaded machine inflates
+    far less than wall seconds: medians of the command, of the command without the scan
+    and of the scan in-process, and the scan's share of the command's CPU."""
+    whole = statistics.median(COMMAND_CPU[job])
+    line = f"cpu {label}: command {whole:.2f} s, scan {statistics.median(scans):.3f} s"
+    if without is not None:
+        base = statistics.median(COMMAND_CPU[without])
+        line += f"; without the scan {base:.2f} s, share {(whole - base) / whole:.3f}"
+    return line
 
 
 def speed(folder: Path, repeat: int = 3) -> dict:
@@ -229,6 +251,7 @@ def speed(folder: Path, repeat: int = 3) -> dict:
     jobs[f"clinical ({len(t.frame):,} visits, notes scrubbed)"] = (scrub, keep)
     for label, (job, without) in jobs.items():
         whole, base, scan = [], [], []
+        del SCAN_CPU[:]
         for _ in range(repeat):
             whole.append(command_seconds(job, folder))
             if without is not None:
@@ -237,7 +260,12 @@ def speed(folder: Path, repeat: int = 3) -> dict:
         w, s = statistics.median(whole), statistics.median(scan)
         b = statistics.median(base) if base else None
         out[label] = (w, s, s / w, b)
+        CPU_LINES.append(cpu_line(label, job, without, list(SCAN_CPU)))
     return out
+
+
+#: `cpu_line` of each job of the last `speed`
+CPU_LINES: list[str] = []
 
 
 def out_of_core(folder: Path, rows: int, person: bool = True) -> dict:
@@ -295,6 +323,7 @@ def main() -> None:
                 print(f"speed {label}: command {whole:.2f} s, scan {scan:.3f} s, ratio "
                       f"{ratio:.3f}" + ("" if base is None else f"; without the scan "
                                         f"{base:.2f} s, share {(whole - base) / whole:.3f}"))
+            print("\n".join(CPU_LINES))
             if args.ooc:
                 print_out_of_core(out_of_core(args.data_dir or Path(tmp), args.ooc))
         return
@@ -323,6 +352,7 @@ def main() -> None:
                   f"ratio {ratio:.3f}" + ("" if base is None else
                                           f"; without the scan {base:.2f} s, the scan's "
                                           f"share of the command {(whole - base) / whole:.3f}"))
+        print("\n".join(CPU_LINES))
         if args.ooc:
             print_out_of_core(out_of_core(args.data_dir or Path(tmp), args.ooc))
 
