@@ -95,6 +95,26 @@ def test_compiled_scanner_equals_find_spans(corpus, chunk, monkeypatch):
     assert len(found.value) > 5000  # it does find
 
 
+def test_compiled_scanner_on_long_values_dense_with_spans(corpus):
+    """Values of thousands of spans each (the kernels size their arrays by the text:
+    the densest cases of each kind), a long value among short ones, equal to
+    ``find_spans``."""
+    texts, values, numbers = corpus
+    own = numbers[0]
+    long_ = ["Okafor.Okafor." * 3000, "Li.Li." * 1000, "a@b.cc " * 2000, "Mary Okafor, " * 1500,
+             "(212) 555-0147 " * 1500, f"{own} x " * 2000, "Dr. Hale " * 1500,
+             "DE89 3704 0044 0532 0130 00 " * 500, "Kevin Marsh Kevin Marsh " * 1000]
+    texts = long_ + texts[:50]
+    found = fast.find_all(texts, values, True)
+    for i, t in enumerate(texts):
+        ref = find_spans(t, values)
+        assert [(s.start, s.end, s.kind) for s in ref] == \
+            [(s.start, s.end, s.kind) for s in found.spans(i)], t[:40]
+        assert found.scrub(i, t) == scrub_text(t, ref)
+        assert values.candidate_numbers(t) == found.numbers.get(i, frozenset())
+    assert found.handed == 0 and len(found.value) > 5000
+
+
 def test_compiled_scanner_without_values():
     """With no identifying values (a scan before a job has any): the patterns and the
     listed names alone, as ``find_spans(text)``."""
