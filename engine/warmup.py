@@ -56,7 +56,7 @@ RUNS = [
 
 #: kernels every anonymization calls: when their cache is warm, the warm-up has run
 KEY_KERNELS = ("engine.kernel.grouping:_group_keys", "engine.kernel.grouping:_rollup_keyed",
-               "engine.kernel.tagging:flood")
+               "engine.kernel.tagging:flood", "engine.identifiers.fast:names_kernel")
 
 
 def is_warm() -> bool:
@@ -66,7 +66,10 @@ def is_warm() -> bool:
     try:
         for key in KEY_KERNELS:
             module, name = key.split(":")
-            kernel = getattr(importlib.import_module(module), name)
+            module = importlib.import_module(module)
+            if hasattr(module, "_compile"):  # kernels made on first use (identifiers)
+                module._compile()
+            kernel = getattr(module, name)
             if not kernel._cache._cache_file._load_index():
                 return False
     except Exception:  # noqa: BLE001 - numba internals changed: assume warm
