@@ -16,8 +16,9 @@ finds (card, national number or telephone number: ``patterns.digit_run_kind``, w
 ``phonenumbers``), about one per value holding a number, and the values handed over.
 
 The kernels are compiled on first use and cached on disk (numba's cache, as the
-engine's other kernels); numba is loaded only for columns of at least ``FAST_FROM``
-values to scan (`use_fast`).
+engine's other kernels; ``python -m engine.warmup`` compiles them). A process that has not
+loaded numba (``anonymist verify``) screens the values in C++ first and loads it only for
+many values left to look at (`use_fast`, `find_values`).
 """
 from __future__ import annotations
 
@@ -30,8 +31,8 @@ import numpy as np
 from engine.identifiers.names import COMMON_WORDS, FUNCTION_WORDS, IdentifyingValues, given_names
 from engine.identifiers.patterns import _IBAN_LENGTHS, KINDS, digit_run_kind
 
-#: values to scan from which the compiled scanner pays (below: ``find_spans`` each),
-#: when numba is loaded already, and when it is not (`use_fast`)
+#: values from which the compiled scanner pays (below: ``find_spans`` each), when numba is
+#: loaded already, and values left by the screen when it is not (`use_fast`)
 FAST_FROM, FAST_COLD_FROM = 256, 20_000
 #: kind codes of the kernels (index into ``KINDS``)
 _K = {k: i for i, k in enumerate(KINDS)}
@@ -1082,12 +1083,25 @@ def _compile() -> None:
 
 # --- Python side ------------------------------------------------------------------------------
 def use_fast(n: int) -> bool:
-    """Whether ``n`` values to scan go through the compiled scanner: from ``FAST_FROM``
-    when numba is loaded (a release has run its kernels), from ``FAST_COLD_FROM`` when
-    not (``anonymist verify`` loads no numba for a small file: loading it and the
-    kernels costs about a second, ``find_spans`` some 20,000 values a second)."""
+    """Whether ``n`` values go straight to the compiled scanner: from ``FAST_FROM`` when
+    numba is loaded (a release has run its kernels). Otherwise (``anonymist verify``
+    loads no numba for its recount) they are screened in C++ first and only the values
+    that may hold something go to the compiled scanner, from ``FAST_COLD_FROM`` of
+    them (`find_values`): loading numba and the kernels costs about a second of a
+    fresh process, ``find_spans`` takes some 20,000 values a second, and a scrubbed
+    column (a released file) has few values left that may hold anything."""
     import sys
-    return n >= (FAST_FROM if "numba" in sys.modules else FAST_COLD_FROM)
+    return "numba" in sys.modules and n >= FAST_FROM
+
+
+def find_values(texts: list[str], values: IdentifyingValues | None,
+                need_numbers: bool = False) -> Found:
+    """``find_spans`` of each of ``texts`` as a `Found`, the fastest way: the compiled
+    scanner (`use_fast`), or the C++ screen then the compiled scanner or ``find_spans``
+    on the values it lets through."""
+    if use_fast(len(texts)):
+        return find_all(texts, values, need_numbers)
+    return _reference(texts, values, need_numbers, compiled_from=FAST_COLD_FROM)
 
 
 @functools.lru_cache(maxsize=32)
@@ -1330,16 +1344,21 @@ class _Chunk:
 
 
 def _reference(texts: list[str], values: IdentifyingValues | None,
-               need_numbers: bool) -> Found:
+               need_numbers: bool, compiled_from: int | None = None) -> Found:
     """``find_spans`` on each of ``texts`` (those that may hold anything, screened in
-    C++ first when there are many)."""
+    C++ first when there are many); when ``compiled_from`` or more pass the screen,
+    those through the compiled scanner instead."""
     from engine.identifiers import find_spans
     codes, absent = range(len(texts)), [0] * len(texts)
     if len(texts) >= 64:
         from engine.identifiers.prefilter import screen
         may, cannot = screen(texts, values)
-        codes = np.flatnonzero(may).tolist()
+        codes = np.flatnonzero(may)
+        if compiled_from is not None and len(codes) >= compiled_from:
+            return find_all([texts[i] for i in codes.tolist()], values,
+                            need_numbers).renumbered(codes)
         absent = cannot[codes].tolist()
+        codes = codes.tolist()
     spans, numbers = {}, {}
     for i, no in zip(codes, absent):
         found = find_spans(texts[i], values, absent=no)

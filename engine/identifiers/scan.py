@@ -63,13 +63,9 @@ def find_in_values(dictionary, values: IdentifyingValues | None, need_own: bool 
     tokens: ``find_spans`` of each, for a column's distinct values or a batch of them
     (the DuckDB scan's). Many values go through the compiled scanner
     (``fast.find_all``), a few through ``find_spans`` each, screened in C++ first
-    (``prefilter.screen``)."""
-    from engine.identifiers.fast import find_all, use_fast
-    from engine.identifiers.fast import _reference as one_by_one
-    texts = ["" if v is None else str(v) for v in dictionary]
-    if use_fast(len(texts)):
-        return find_all(texts, values, need_own)
-    return one_by_one(texts, values, need_own)
+    (``prefilter.screen``): ``fast.find_values``."""
+    from engine.identifiers.fast import find_values
+    return find_values(["" if v is None else str(v) for v in dictionary], values, need_own)
 
 
 def _own_rows(codes, dictionary, found, values, own: OwnNumbers):
