@@ -196,10 +196,14 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
             number = pn.parse(text, region)
         except pn.NumberParseException:
             continue
-        if pn.is_valid_number(number) or (region is None and pn.is_possible_number(number)):
-            # written with its country code: a number to dial even where the library
-            # does not know the range (fictional ranges such as UK 01632 960xxx)
-            return region or f"+{number.country_code}"
+        if region is None:
+            # written with its country code: a number to dial where it is valid, and
+            # where the library does not know the range but the length fits the country
+            # (fictional ranges such as UK 01632 960xxx); the cheap length test first
+            if pn.is_possible_number(number) or pn.is_valid_number(number):
+                return f"+{number.country_code}"
+        elif pn.is_valid_number(number):
+            return region
     # a well-formed North American number that is not assigned (555 exchanges, unused
     # area codes): fictional, or just not in the library's tables; a number still
     return "US" if us_shape else None
