@@ -285,9 +285,10 @@ def cmd_verify(args) -> int:
     parts = args.output.is_dir() or (is_glob(str(args.output)) and not args.output.exists())
     if not parts:
         check_input_file(args.output, "file to verify")
-    if parts:  # Spark's folder of part files, or a glob: read by DuckDB, streamed
+    if parts:  # Spark's folder of part files, or a glob: Parquet on every core, else DuckDB
         from engine.verify import verify_parts
-        report = verify_parts(args.output, job, delimiter=args.delimiter)
+        report = verify_parts(args.output, job, delimiter=args.delimiter,
+                              identifiers=True, encoding=args.encoding)
     elif suffix == ".parquet":
         from engine.verify import verify_parquet  # row groups on every core
         report = verify_parquet(args.output, job, identifiers=True)
@@ -298,7 +299,7 @@ def cmd_verify(args) -> int:
     else:
         report = verify_file(args.output, job, delimiter=args.delimiter,
                              encoding=args.encoding, identifiers=True)
-    if parts or suffix == ".xlsx":  # CSV, Parquet: scanned in verify's own reading
+    if suffix == ".xlsx" and not parts:  # others: scanned in verify's own reading
         from engine.verify import identifier_violations  # the scan the release ran (issue 25)
         found = identifier_violations(args.output, job, args.delimiter, args.encoding,
                                       generalized=[q for q, level in report.levels.items()

@@ -742,31 +742,30 @@ def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS,
     import pyarrow.parquet as pq
     path = Path(path)
     if path.is_dir() or is_glob(str(path)):
-        report = verify_parts(path, job, chunk_rows=chunk_rows)
-        scan = _ScanInReading(job, identifiers)
-    else:
-        try:
-            columns = [str(c) for c in pq.ParquetFile(path).schema_arrow.names]
-        except Exception as e:
-            raise DataError(f"{path} cannot be read as Parquet: {str(e)[:200]}") from None
+        return verify_parts(path, job, chunk_rows=chunk_rows, identifiers=identifiers,
+                            threads=threads)
+    try:
+        columns = [str(c) for c in pq.ParquetFile(path).schema_arrow.names]
+    except Exception as e:
+        raise DataError(f"{path} cannot be read as Parquet: {str(e)[:200]}") from None
 
-        def read(present):
-            for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows,
-                                                           columns=present):
-                yield batch.to_pandas().astype(object).fillna("").astype(str)
+    def read(present):
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows,
+                                                       columns=present):
+            yield batch.to_pandas().astype(object).fillna("").astype(str)
 
-        scan = _ScanInReading(job, identifiers)
-        coded = None
-        if not _removed_values(job) and not spec.person(job):  # those need each row's place
-            def coded(counted, subset_mask, pseudonyms, looks):  # every core
-                from engine.verifier.parquet_rows import count_parquet
-                if subset_mask is not None:
-                    return None
-                scanned, piece = scan.setup(columns)
-                scan.result = count_parquet(path, counted, pseudonyms, looks, threads,
-                                            scanned, piece)
-                return scan.result
-        report = _verify_stream(columns, job, read, coded)
+    scan = _ScanInReading(job, identifiers)
+    coded = None
+    if not _removed_values(job) and not spec.person(job):  # those need each row's place
+        def coded(counted, subset_mask, pseudonyms, looks):  # every core
+            from engine.verifier.parquet_rows import count_parquet
+            if subset_mask is not None:
+                return None
+            scanned, piece = scan.setup(columns)
+            scan.result = count_parquet(path, counted, pseudonyms, looks, threads,
+                                        scanned, piece)
+            return scan.result
+    report = _verify_stream(columns, job, read, coded)
     if identifiers:
         found = (scan.violations(report) if scan.result is not None else
                  identifier_violations(path, job, chunk_rows=chunk_rows,
@@ -811,13 +810,33 @@ def _kind(path: Path) -> str | None:
 
 
 def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
-                 chunk_rows: int = CHUNK_ROWS) -> VerifyReport:
+                 chunk_rows: int = CHUNK_ROWS, identifiers: bool = False,
+                 threads: int | None = None, encoding: str | None = None) -> VerifyReport:
     """Check a release written as several files (a folder of Spark part files, CSV with
     a header each or Parquet, or a glob) against ``job``: DuckDB reads the files one
     after the other in name order, every column as text, and streams them in batches
     of ``chunk_rows`` rows into the same count as a single file's (memory grows with the
     classes, not the rows). CSV parts are UTF-8 with the job's delimiter (or
-    ``delimiter``) and must all have the first part's header."""
+    ``delimiter``) and must all have the first part's header. Parquet parts whose
+    counted columns are text are read row group by row group on ``threads`` threads
+    instead (None: every core; `engine.verifier.parquet_rows`, the files as one
+    table). ``identifiers``: also add `identifier_violations`'s findings (CSV parts
+    scanned in ``encoding``), from that reading when the parts were read so."""
+    found_scan = _ScanInReading(job, identifiers)
+    report = _verify_parts(path, job, delimiter, chunk_rows, found_scan, threads)
+    if identifiers:
+        found = (found_scan.violations(report) if found_scan.result is not None else
+                 identifier_violations(path, job, delimiter, encoding, chunk_rows,
+                                       generalized=_generalized(report)))
+        if found:
+            report.violations += found
+            report.ok = False
+    return report
+
+
+def _verify_parts(path, job: Job, delimiter, chunk_rows: int, found_scan: _ScanInReading,
+                  threads: int | None) -> VerifyReport:
+    """`verify_parts`'s count and judgement."""
     import duckdb
     files, kind = release_parts(path)
     delimiter = delimiter or job.data.delimiter or ";"
@@ -869,7 +888,22 @@ def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
                     raise DataError(f"{f} cannot be read as {kind.upper()}: "
                                     f"{str(e).splitlines()[0][:200]}") from None
 
-        return _verify_stream(columns, job, read, csv=kind == "csv")
+        coded = None
+        if kind == "parquet" and not _removed_values(job) and not spec.person(job):
+            parts = [f for f in files if f.stat().st_size]
+
+            def coded(counted, subset_mask, pseudonyms, looks):  # every core
+                from engine.verifier.parquet_rows import count_parquet
+                if subset_mask is not None:
+                    return None
+                scanned, piece = found_scan.setup(columns)
+                try:
+                    found_scan.result = count_parquet(parts, counted, pseudonyms, looks,
+                                                      threads, scanned, piece, columns)
+                except (OSError, ValueError):  # pyarrow's errors: DuckDB's message below
+                    found_scan.result = None
+                return found_scan.result
+        return _verify_stream(columns, job, read, coded, csv=kind == "csv")
     finally:
         con.close()
 

@@ -55,11 +55,12 @@ def _string(t) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
-def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
+def count_parquet(path: str | Path | list, counted: list[str], pseudonyms: dict,
                   looks_pseudonymized: Callable, threads: int | None = None,
-                  scanned: list[str] = (), scan: Callable | None = None
-                  ) -> DistinctRows | None:
-    """``path``'s distinct rows over ``counted`` (a Parquet file), the ``pseudonyms``
+                  scanned: list[str] = (), scan: Callable | None = None,
+                  names: list[str] | None = None) -> DistinctRows | None:
+    """``path``'s distinct rows over ``counted`` (a Parquet file, or a list of them read
+    as one table in that order, each with the columns ``names``), the ``pseudonyms``
     columns (name -> spec) checked value by value with ``looks_pseudonymized``; None
     when a column is not text (the row-by-row reading then decides) or nothing is
     counted. The ``scanned`` columns that are not counted are scanned for identifiers
@@ -72,24 +73,33 @@ def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
     import pyarrow.parquet as pq
     if not counted:
         return None
-    meta = pq.ParquetFile(path)
-    schema = meta.schema_arrow
+    files = [Path(p) for p in path] if isinstance(path, (list, tuple)) else [Path(path)]
     read = list(dict.fromkeys(counted + list(pseudonyms)))
-    if any(schema.get_field_index(c) < 0 or not _string(schema.field(c).type) for c in read):
-        return None
-    extra = [c for c in scanned if c not in read and schema.get_field_index(c) >= 0]
-    if scan is None:
-        extra = []
-    groups = meta.metadata.num_row_groups
-    starts = np.concatenate([[0], np.cumsum([meta.metadata.row_group(i).num_rows
-                                             for i in range(groups)])]).astype(np.int64)
-    local = threading.local()  # each thread its own reader
+    tasks = []  # (file, row group) in the table's order
+    sizes = []
+    extra: list[str] = []
+    for k, file in enumerate(files):
+        meta = pq.ParquetFile(file)
+        schema = meta.schema_arrow
+        if names is not None and [str(n) for n in schema.names] != list(names):
+            return None  # the caller's reading says which file differs
+        if any(schema.get_field_index(c) < 0 or not _string(schema.field(c).type)
+               for c in read):
+            return None
+        if k == 0 and scan is not None:
+            extra = [c for c in scanned if c not in read and schema.get_field_index(c) >= 0]
+        for i in range(meta.metadata.num_row_groups):
+            tasks.append((k, i))
+            sizes.append(meta.metadata.row_group(i).num_rows)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    local = threading.local()  # each thread its own readers
 
-    def one(i: int):
-        f = getattr(local, "file", None)
-        if f is None:
-            f = local.file = pq.ParquetFile(path)
-        t = f.read_row_group(i, columns=read + extra, use_threads=False)
+    def one(task: int):
+        k, i = tasks[task]
+        if getattr(local, "k", None) != k:  # one open file per thread
+            local.k, local.file = k, pq.ParquetFile(files[k])
+        t = local.file.read_row_group(i, columns=read + extra, use_threads=False)
+        i = task
         found = []
         for c in extra:  # as `engine.identifiers.released.arrow_chunks` reads a column
             col = t.column(c).combine_chunks()
@@ -122,7 +132,7 @@ def count_parquet(path: str | Path, counted: list[str], pseudonyms: dict,
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="verify-parquet") as pool:
         window = 2 * workers  # row groups in flight: memory stays a few row groups
         pending = []
-        for i in range(groups):
+        for i in range(len(tasks)):
             pending.append(pool.submit(one, i))
             if len(pending) >= window:
                 part, bad, found, start = pending.pop(0).result()

@@ -125,3 +125,50 @@ def test_the_identifier_scan_in_the_same_reading_finds_what_the_scan_finds(
     monkeypatch.setattr(parquet_rows, "count_parquet", lambda *a, **k: None)
     row_by_row = verify_parquet(path, job, identifiers=True)  # the scan after the count
     assert row_by_row.to_dict() == together.to_dict()
+
+
+def test_parquet_parts_are_read_as_one_table_on_every_core(released, monkeypatch):
+    """A folder of Parquet part files (an empty one and Spark's _SUCCESS beside): the
+    row groups of all the parts on threads give DuckDB's streamed reading's report,
+    with the identifier scan in the same reading; parts with other columns are refused
+    with the same message."""
+    from engine.errors import DataError
+    from engine.verify import identifier_violations, verify_parts
+    folder, frame = released
+    (folder / "sensitive.toml").write_text(
+        adult_job_text(k=10, limit=0.04, qis=QIS)
+        + '\n[attributes."salary-class"]\ntype = "sensitive"\n')
+    job = as_job(folder / "sensitive.toml")
+    tampered = frame.copy()
+    tampered["note"] = ["" if i % 301 else f"mail ed.roe{i}@example.net"
+                        for i in range(len(tampered))]
+    tampered.loc[len(tampered) // 2, QIS] = ["Female", "17", "Other", "Widowed", "Doctorate"]
+    parts = folder / "parts"
+    parts.mkdir()
+    bounds = [0, 7000, 7001, 19000, len(tampered)]
+    for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+        pq.write_table(pa.Table.from_pandas(tampered.iloc[a:b], preserve_index=False),
+                       parts / f"part-{i:05d}.parquet", row_group_size=2500)
+    (parts / "part-00004.parquet").write_bytes(b"")  # an empty part
+    (parts / "_SUCCESS").write_bytes(b"")
+    calls = []
+
+    def spy(*a, **k):
+        got = REAL(*a, **k)
+        calls.append(got is not None)
+        return got
+    monkeypatch.setattr(parquet_rows, "count_parquet", spy)
+    threaded = verify_parts(parts, job, identifiers=True)
+    assert calls == [True]
+    monkeypatch.setattr(parquet_rows, "count_parquet", lambda *a, **k: None)
+    streamed = verify_parts(parts, job, identifiers=True)
+    assert threaded.to_dict() == streamed.to_dict()
+    assert not threaded.ok and any("'note'" in v for v in threaded.violations)
+    separate = identifier_violations(parts, job, generalized=[
+        q for q, level in threaded.levels.items() if level])
+    assert separate and threaded.violations[-len(separate):] == separate
+    monkeypatch.setattr(parquet_rows, "count_parquet", REAL)
+    pq.write_table(pa.Table.from_pandas(tampered.iloc[:10].drop(columns=["sex"]),
+                                        preserve_index=False), parts / "part-00009.parquet")
+    with pytest.raises(DataError, match="part-00009.parquet has the columns"):
+        verify_parts(parts, job)
