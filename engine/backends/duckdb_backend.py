@@ -272,16 +272,29 @@ class DuckDBBackend(Backend):
         its dictionary, with ``flags`` and ``__w``, and the dictionaries: the distinct
         values sorted as Python sorts text (by code point: DuckDB's binary order of
         UTF-8). Counted by DuckDB, so Python never holds a value per row (a person
-        column has a row per person), only each column's distinct values once."""
-        dictionaries = {}
-        for c in columns:
-            got = self._run(f"SELECT DISTINCT {ident(c)} AS v FROM {table} ORDER BY v",
-                            "aggregate", None, _numpy)["v"]
-            dictionaries[c] = np.asarray(got, dtype=object)
-        codes = [f"CAST(dense_rank() OVER (ORDER BY {ident(c)}) - 1 AS INTEGER) AS {ident(c)}"
-                 for c in columns]
-        result = self._run(f"SELECT {', '.join(codes + flags + ['__w'])} FROM {table} "
-                           f"ORDER BY __first", "aggregate", None, _numpy)
+        column has a row per person), only each column's distinct values once; the codes
+        are joined from a table of each column's numbered values (a window ordering the
+        rows per column took half as much memory again: 1.34 GB against 0.95 GB at 3.3
+        M persons under a 1 GB limit)."""
+        dictionaries, joins, codes = {}, [], []
+        try:
+            for j, c in enumerate(columns):
+                self._run(f"CREATE OR REPLACE TEMP TABLE __dict{j} AS SELECT v, "
+                          f"CAST(row_number() OVER (ORDER BY v) - 1 AS INTEGER) AS code "
+                          f"FROM (SELECT DISTINCT {ident(c)} AS v FROM {table})",
+                          "aggregate", None)
+                got = self._run(f"SELECT v FROM __dict{j} ORDER BY code", "aggregate",
+                                None, _numpy)["v"]
+                dictionaries[c] = np.asarray(got, dtype=object)
+                joins.append(f"JOIN __dict{j} ON __f.{ident(c)} = __dict{j}.v")
+                codes.append(f"__dict{j}.code AS {ident(c)}")
+            select = codes + [f"__f.{f}" for f in flags] + ["__f.__w"]
+            result = self._run(f"SELECT {', '.join(select)} FROM {table} AS __f "
+                               f"{' '.join(joins)} ORDER BY __f.__first", "aggregate", None,
+                               _numpy)
+        finally:
+            for j in range(len(columns)):
+                self._run(f"DROP TABLE IF EXISTS __dict{j}", "aggregate", None)
         return dictionaries, result
 
     def _sample_test(self, bits: bytes, row: str) -> str:
