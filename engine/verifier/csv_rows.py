@@ -147,10 +147,10 @@ def count_pieces(path: Path, delimiter: str, encoding: str, columns: list[str],
     piece's (`engine.identifiers.scan.Finding`, first row within the piece). ``columns``
     is the header as pandas reads it. None: read the file as before.
 
-    The file is first read as holding no quote character, each piece counting its
-    quote bytes in its thread (no reading of the whole file beforehand); a piece that
-    holds one stops that reading and the file is read again with quoted values, cut
-    outside them (an odd number of quote bytes: a value left open, declined)."""
+    The file is first read as holding no quote character, each piece looking for one
+    in its thread (no reading of the whole file beforehand); a piece that holds one
+    stops that reading and the file is read again with quoted values, cut outside
+    them (an odd number of quote bytes: a value left open, declined)."""
     arrow_encoding = csv_arrow.arrow_encoding(encoding)
     if (arrow_encoding is None or len(delimiter) != 1 or not delimiter.isascii()
             or delimiter == QUOTE or not counted):
