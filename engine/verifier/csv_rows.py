@@ -6,7 +6,7 @@ ahead on its own threads but hands every block to one thread that codes and grou
 about one core. Here the file is cut into pieces of ``piece_bytes`` at record
 boundaries and a pool of threads parses and groups one piece each at a time, in
 Arrow's C++ and numpy (the CSV parser, the piece's dictionary codes packed into one
-key per row, Arrow's hash grouping of those keys: no GIL held). The main thread only
+key per row, those keys numbered by Arrow's hash table: no GIL held for long). The main thread only
 gives each piece's few distinct labels the file's numbers and adds the piece's
 distinct rows to the file's (`_Distinct`: a binary search among the known rows' keys),
 so the result is `csv_distinct.count_csv`'s: each counted column's strings for the
@@ -59,7 +59,6 @@ MAX_THREADS = 32
 MERGE_EVERY = 8
 #: bytes read at once while looking for record boundaries
 _SCAN_BYTES = 1 << 24
-_ROW = "\x1erow"
 
 
 @dataclass
@@ -202,7 +201,7 @@ class _Reading:
         import pyarrow.compute as pc
         import pyarrow.csv as pacsv
 
-        from engine.data.csv_distinct import _combine
+        from engine.data.csv_distinct import _combine, _distinct
         with open(self.path, "rb") as f:
             f.seek(cuts[i])
             data = f.read(cuts[i + 1] - cuts[i])
@@ -237,17 +236,12 @@ class _Reading:
                 found += self.scan(c, np.asarray(array.dictionary.to_pylist(), dtype=object),
                                    to_numpy(array.indices))
             words[c], codes[c] = array.dictionary, to_numpy(array.indices)
-        # one int64 key per row (numpy, then Arrow's hash grouping: no GIL held)
+        # one int64 key per row (numpy), numbered by Arrow's hash table as the keys first
+        # appear (`csv_distinct._distinct`: no GIL held, no pandas loaded by Acero)
         key = _combine([codes[c] for c in self.counted],
                        [len(words[c]) for c in self.counted])
-        grouped = pa.table([from_numpy(key), from_numpy(np.arange(n, dtype=np.int64))],
-                           names=["k", _ROW]).group_by("k", use_threads=False).aggregate(
-            [([], "count_all"), (_ROW, "min")]).combine_chunks()
-        first = to_numpy(grouped.column(f"{_ROW}_min").chunk(0))
-        order = np.argsort(first, kind="stable")
-        first = first[order]
+        first, _, records = _distinct(key, np.arange(n, dtype=np.int64))
         rows = np.stack([codes[c][first] for c in self.counted], axis=1)
-        records = to_numpy(grouped.column("count_all").chunk(0)).astype(np.int64)[order]
         return ([words[c] for c in self.counted], rows, records, first, n, bad, found)
 
     def run(self, quoted: bool) -> PieceRows | None:
