@@ -541,14 +541,17 @@ def patterns_kernel(b, offs, lengths, codes):
             handed[v] = 1
             continue
         has_at = False
+        iban = False  # [A-Z]{2}\d{2} somewhere: _IBAN's start
         for i in range(lo, hi):
-            if b[i] == 64:
+            c = b[i]
+            if c == 64:
                 has_at = True
-                break
-        for i in range(lo, hi - 1):
-            if _isal(b[i]) and _isal(b[i + 1]):
-                in_text[v] = 1
-                break
+            elif _isal(c) and i + 1 < hi:
+                if _isal(b[i + 1]):
+                    in_text[v] = 1
+                    if not iban and _isup(c) and _isup(b[i + 1]) and \
+                            _isd(_at(b, i + 2, lo, hi)) and _isd(_at(b, i + 3, lo, hi)):
+                        iban = True
         if not _prefilter(b, lo, hi):
             continue
         nt = 0
@@ -572,7 +575,7 @@ def patterns_kernel(b, offs, lengths, codes):
                     i = j
                 else:
                     i += 1
-        if True:
+        if iban:
             i = lo
             while i < hi:
                 e = _iban_end(b, i, lo, hi) if _isup(b[i]) else -1
@@ -638,7 +641,9 @@ def _starts_with(b, p, hi, data, offs, k):
 
 def _title_end(b, i, lo, hi, tdata, toffs):
     """``_TITLE`` matched at ``i``: (start, end) of its group 1, or (-1, -1)."""
-    if _isw(_at(b, i - 1, lo, hi)) or not _isup(b[i]):
+    c = b[i]  # the titles' first letters: D, F, H, M, N, P, S
+    if not (c == 68 or c == 70 or c == 72 or c == 77 or c == 78 or c == 80 or c == 83) or \
+            _isw(_at(b, i - 1, lo, hi)):
         return -1, -1
     p = -1
     for k in range(len(toffs) - 1):
