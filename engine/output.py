@@ -460,11 +460,9 @@ class ReleasedTable:
         write it (``engine.data.csv_encoded``): the encoded column's own labels, or
         for a column built whole (pseudonyms, aggregates, rules, local recoding) its
         cells' text, encoded."""
-        from engine.data.csv_encoded import as_text
+        from engine.data.csv_encoded import as_text, factorize_text
         if name in self._finished_names or (name in self._maps and self.base_levels is not None):
-            import pandas as pd
-            codes, uniques = pd.factorize(as_text(self.values(name)), sort=False)
-            return codes.astype(np.int32), np.asarray(uniques, dtype=object)
+            return factorize_text(as_text(self.values(name)))
         if name in self._maps and self.withheld is None:
             # a generalized quasi-identifier is its record's distinct combination's
             # (row_to_base): written per combination, then per row

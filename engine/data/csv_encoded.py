@@ -56,6 +56,19 @@ def as_text(values) -> np.ndarray:
     return np.asarray(s.astype(object).where(s.notna(), ""), dtype=object)
 
 
+def factorize_text(texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``texts`` (strings, as `as_text` gives them) as a code and the distinct
+    texts in order of first appearance: ``pandas.factorize(texts, sort=False)``, which
+    numbers strings the same way (a hash of each, none missing), without importing
+    pandas (0.3-0.4 s of CPU in a fresh process) for a scrubbed or pseudonymised column."""
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(t, len(index)) for t in texts.tolist()),
+                        dtype=np.int32, count=len(texts))
+    uniques = np.empty(len(index), dtype=object)
+    uniques[:] = list(index)
+    return codes, uniques
+
+
 def _dialect(delimiter: str, quoting: int, quotechar: str, lineterminator: str) -> dict:
     return {"delimiter": delimiter, "quoting": quoting, "quotechar": quotechar,
             "lineterminator": lineterminator, "doublequote": True, "escapechar": None}

@@ -1277,13 +1277,18 @@ class _Chunk:
     numbered from ``a``)."""
 
     def __init__(self, texts: list[str], a: int, z: int, values, need_numbers: bool):
-        import pyarrow as pa
         self.texts, self.a = texts[a:z], a
         self.values, self.need_numbers = values, need_numbers
-        _, off_buf, data_buf = pa.array(self.texts, type=pa.large_string()).buffers()
-        self.offs = np.frombuffer(off_buf, dtype=np.int64)[:len(self.texts) + 1]
-        self.b = np.frombuffer(data_buf if data_buf is not None and self.offs[-1] else b"\0",
-                               dtype=np.uint8)  # read-only either way: one type for numba
+        # the values' UTF-8 bytes end to end and where each starts (Arrow's large_string
+        # layout), built here: ``pa.array`` of a Python list imports pandas (0.3-0.4 s
+        # of CPU in a fresh process) to ask whether the list is one of its arrays
+        encoded = [t.encode("utf-8") for t in self.texts]
+        self.offs = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)),
+                  out=self.offs[1:])
+        self.offs.flags.writeable = False  # as Arrow's: the kernels' cached signatures
+        data = b"".join(encoded)
+        self.b = np.frombuffer(data or b"\0", dtype=np.uint8)  # read-only: one type for numba
         empty = frozenset()
         self.constants = _constants()
         self.tables = {"codes": _table(values.codes if values is not None else empty),

@@ -237,3 +237,19 @@ def test_local_recoding(adult_folder, tmp_path):
     assert result.local_recoding is not None
     old, new = release_bytes(tmp_path, result)
     assert new == old
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(["", "nan", "NaN", "None", "NA", "null", "a", "é",
+                                           "\x00", " ", "a,b", "1", "1.0"]),
+                          st.text(max_size=4)), max_size=60))
+def test_factorize_text_numbers_texts_as_pandas_factorize(texts):
+    """The finished columns' codes (`factorize_text`, no pandas) are pandas.factorize's:
+    codes in order of first appearance, the distinct texts in that order."""
+    from engine.data.csv_encoded import factorize_text
+    values = np.asarray(texts, dtype=object) if texts else np.zeros(0, dtype=object)
+    codes, uniques = factorize_text(values)
+    want_codes, want_uniques = pd.factorize(values, sort=False)
+    assert codes.dtype == np.int32 and uniques.dtype == object
+    assert codes.tolist() == want_codes.tolist()
+    assert uniques.tolist() == list(want_uniques)
