@@ -29,7 +29,7 @@ import threading
 import numpy as np
 
 from engine.identifiers.names import COMMON_WORDS, FUNCTION_WORDS, IdentifyingValues, given_names
-from engine.identifiers.patterns import _IBAN_LENGTHS, KINDS, digit_run_kind
+from engine.identifiers.patterns import _IBAN_LENGTHS, KINDS, digit_run_kind, is_phone
 
 #: values from which the compiled scanner pays (below: ``find_spans`` each), when numba is
 #: loaded already, and values left by the screen when it is not (`use_fast`)
@@ -1312,7 +1312,8 @@ class _Chunk:
         keep = []
         for v, s, e in zip(dv.tolist(), ds.tolist(), de.tolist()):
             text, lo = texts[v], int(offs[v])
-            found = digit_run_kind(text, text[s - lo:e - lo], s - lo, bool(in_text[v]))
+            found = digit_run_kind(text, text[s - lo:e - lo], s - lo, bool(in_text[v]),
+                                   is_phone)  # the kind only: no region needed
             if found is not None:
                 keep.append((v, s, e, _K[found[0]]))
         kept = np.asarray(keep, dtype=np.int64).reshape(-1, 4).T

@@ -13,6 +13,7 @@ import bisect
 import functools
 import ipaddress
 import re
+import threading
 from dataclasses import dataclass
 
 NAME, EMAIL, PHONE, IBAN, CARD, IP, URL, ID = (
@@ -167,6 +168,36 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
     """The region a telephone number ``candidate`` is valid in (``phonenumbers``), or
     None. A number without separators nor country code counts only within free text
     (``in_text``): a column of bare numbers is amounts or codes."""
+    return _phone(candidate, in_text, REGIONS)
+
+
+#: `is_phone`'s order of the regions: the last one a number was valid in first
+_LATEST = list(REGIONS)
+_LATEST_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def is_phone(candidate: str, in_text: bool) -> str | None:
+    """``""`` where `phone_ok` gives a region, None where it gives None, for callers
+    that need no region (the compiled scanner keeps the kind only). A number without
+    its country code is valid in one of ``REGIONS`` or in none whatever the order they
+    are tried in: here the region the last number was valid in comes first (a table's
+    numbers are mostly of one country: one parse each instead of up to 13)."""
+    with _LATEST_LOCK:
+        order = tuple(_LATEST)
+    region = _phone(candidate, in_text, order)
+    if region is None:
+        return None
+    if region in order and region != order[0]:
+        with _LATEST_LOCK:
+            _LATEST.remove(region)
+            _LATEST.insert(0, region)
+    return ""
+
+
+def _phone(candidate: str, in_text: bool, regions: tuple[str, ...]) -> str | None:
+    """`phone_ok`, the regions of a number without its country code tried in the order
+    of ``regions``."""
     extension = _EXTENSION.search(candidate)
     if extension:
         candidate = candidate[:extension.start()]
@@ -191,7 +222,7 @@ def phone_ok(candidate: str, in_text: bool) -> str | None:
         return "US"
     pn = _phones()
     text = "+" + candidate[2:] if candidate.startswith("00") else candidate
-    for region in ((None,) if international else REGIONS):
+    for region in ((None,) if international else regions):
         try:
             number = pn.parse(text, region)
         except pn.NumberParseException:
@@ -308,10 +339,12 @@ def pattern_spans(text: str, in_text: bool | None = None, absent: int = 0) -> li
     return spans
 
 
-def digit_run_kind(text: str, run: str, start: int, in_text: bool) -> tuple[str, str] | None:
+def digit_run_kind(text: str, run: str, start: int, in_text: bool,
+                   phone=phone_ok) -> tuple[str, str] | None:
     """What a run of digits and separators ``run`` found at ``start`` of ``text`` is
     (kind, detail): a payment card, a national identifier or a telephone number; None:
-    nothing (``in_text``: whether ``text`` is free text)."""
+    nothing (``in_text``: whether ``text`` is free text). ``phone``: `phone_ok`, or
+    `is_phone` where the detail of a telephone number is not needed."""
     digits = _NON_DIGIT.sub("", _EXTENSION.sub("", run))
     if len(digits) < 7:
         return None
@@ -325,7 +358,7 @@ def digit_run_kind(text: str, run: str, start: int, in_text: bool) -> tuple[str,
         return ID, "Dutch BSN"
     if in_text and run.isdigit() and len(run) == 11 and steuer_id_ok(run):
         return ID, "German Steuer-ID"
-    region = phone_ok(run, in_text)
+    region = phone(run, in_text)
     if region is not None:
         return PHONE, region
     if nhs:  # a checked NHS number that is no telephone number

@@ -204,3 +204,46 @@ def test_own_numbers_added_to_a_value_spans_equal_a_new_search(corpus):
             assert with_own(t, find_spans(t, values), values, own) == \
                 find_spans(t, values, own), t
     assert checked > 100
+
+
+def _numbers(rng: random.Random, n: int) -> list[str]:
+    """Telephone-like runs: the generated notes' formats, and random runs of 7 to 15
+    digits, plain or grouped, with and without a country code (+CC, 00CC)."""
+    from tests.clinical_data import phone
+    out = [phone(rng) for _ in range(n // 3)]
+    for _ in range(n - len(out)):
+        digits = "".join(rng.choice("0123456789") for _ in range(rng.randint(7, 15)))
+        if rng.random() < 0.5:
+            digits = rng.choice("0123456789" if rng.random() < 0.3 else "0") + digits[1:]
+        sep = rng.choice(["", " ", "-", ".", "/"])
+        cut = sorted(rng.sample(range(1, len(digits)), min(2, len(digits) - 1)))
+        text = sep.join([digits[:cut[0]], digits[cut[0]:cut[-1]], digits[cut[-1]:]]) \
+            if sep else digits
+        prefix = rng.choice(["", "", "", "+", "00", "+1 ", "+49 ", "+44 ", "+31 ", "+33 ",
+                             "(0", "0"])
+        text = prefix + text
+        out.append(text)
+    return out
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_is_phone_agrees_with_phone_ok(seed):
+    """The compiled scanner's telephone test (`is_phone`: the regions of a number
+    without its country code in the order of the last found) says a number where
+    `phone_ok` (the regions in their fixed order) gives a region, and only there,
+    whatever order the numbers come in."""
+    from engine.identifiers import patterns
+    rng = random.Random(seed)
+    numbers = _numbers(rng, 3000)
+    rng.shuffle(numbers)
+    patterns.is_phone.cache_clear()
+    found = Counter()
+    for number in numbers:
+        for in_text in (True, False):
+            want = patterns.phone_ok(number, in_text)
+            got = patterns.is_phone(number, in_text)
+            assert (got is None) == (want is None), (number, in_text, want, patterns._LATEST)
+            found[want is not None and want[0] != "+" and want] += 1
+    # the run covers numbers valid in several regions without their country code, and
+    # numbers valid nowhere: the order moved and was tested both ways
+    assert found[False] > 100 and len([k for k in found if k]) >= 3, found
