@@ -315,3 +315,22 @@ def frequency_columns(values: dict[str, np.ndarray], weights: np.ndarray,
         cols = [EncodedColumn("__all", np.zeros(len(weights), np.int32),
                               np.array([""], dtype=object))]
     return EncodedTable(cols, weights, source_names)
+
+
+def labels_without_formulas(plan: ReleasePlan, column: str) -> bool:
+    """Whether every cell a backend's release writes in ``column`` is one of a known
+    list of labels none of which is a formula cell (``engine.formulas``): then the
+    column holds none and its formula-cell count need not scan it. Known: a
+    microaggregated attribute's class labels, the marker and ''; a coding rule's
+    released values; a quasi-identifier's labels and the marker (in the order the
+    DuckDB and Spark releases take them). Pseudonyms, scrubbed and verbatim columns
+    are not known in advance."""
+    from engine.formulas import flagged
+    labels = next(([*texts, plan.marker, ""] for name, _, texts in plan.aggregated
+                   if name == column), None)
+    if labels is None:
+        labels = next(([*coded] for name, _, coded in plan.recoded if name == column), None)
+    if labels is None and column in plan.qis and column not in {
+            name for name, *_ in (*plan.pseudonyms, *plan.scrubbed)}:
+        labels = [*plan.labels[plan.qis.index(column)], plan.marker]
+    return labels is not None and not flagged(labels).any()

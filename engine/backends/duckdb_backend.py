@@ -24,7 +24,7 @@ import pandas as pd
 
 from engine.backends.temp_folders import TEMP_PREFIX, sweep_stale_folders
 from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePlan,
-                                  frequency_columns)
+                                  frequency_columns, labels_without_formulas)
 from engine.backends import identifier_scan
 from engine.backends.identifier_scan import forget_scrub_functions, scrub_functions
 from engine.data.table import EncodedColumn, EncodedTable
@@ -371,13 +371,13 @@ class DuckDBBackend(Backend):
         """The release query with its formula cells treated as the in-memory CSV export
         treats them (``engine.formulas``: the same test in SQL), counted in one more
         scan of the query first, of the columns whose cells are not all known labels
-        (`_labels_without_formulas`; none: no scan)."""
+        (`labels_without_formulas`; none: no scan)."""
         from engine.formulas import FormulaCells, sql_is_formula, sql_quoted
         cells = FormulaCells(policy, str(path))
         columns = list(plan.columns)
         # a column whose cells are all drawn from known labels none of which is a formula
         # holds no formula cell: only the others are scanned (none, no scan)
-        scanned = [c for c in columns if not _labels_without_formulas(plan, c)]
+        scanned = [c for c in columns if not labels_without_formulas(plan, c)]
         counts = dict.fromkeys(columns, 0)
         if scanned:
             counts.update(zip(scanned, self._run("SELECT " + ", ".join(
@@ -661,23 +661,6 @@ class DuckDBBackend(Backend):
 
     def close(self) -> None:
         self._cleanup()
-
-
-def _labels_without_formulas(plan: ReleasePlan, column: str) -> bool:
-    """Whether every cell `release_query` writes in ``column`` is one of a known list of
-    labels none of which is a formula cell (then the column holds none, unscanned): a
-    microaggregated attribute's class labels, the marker and ''; a coding rule's released
-    values; a quasi-identifier's labels and the marker. Taken in the release query's
-    order; pseudonyms, scrubbed and verbatim columns are not known in advance."""
-    from engine.formulas import flagged
-    labels = next(([*texts, plan.marker, ""] for name, _, texts in plan.aggregated
-                   if name == column), None)
-    if labels is None:
-        labels = next(([*coded] for name, _, coded in plan.recoded if name == column), None)
-    if labels is None and column in plan.qis and column not in {
-            name for name, *_ in (*plan.pseudonyms, *plan.scrubbed)}:
-        labels = [*plan.labels[plan.qis.index(column)], plan.marker]
-    return labels is not None and not flagged(labels).any()
 
 
 def _numpy(result):

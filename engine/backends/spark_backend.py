@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.backends.base import Backend, DataSource, PhaseProgress, ReleasePlan
+from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePlan,
+                                  labels_without_formulas)
 from engine.backends.locations import is_uri, uri_kind
 from engine.data.table import EncodedTable
 from engine.errors import DataError
@@ -261,7 +262,8 @@ class SparkBackend(Backend):
     @staticmethod
     def _formula_cells(released, plan: ReleasePlan, policy: str, path: str):
         """The released DataFrame with its formula cells treated as the in-memory CSV
-        export treats them (``engine.formulas``), counted in one more pass first."""
+        export treats them (``engine.formulas``), counted in one more pass first over
+        the columns whose cells are not all known labels (`labels_without_formulas`)."""
         from pyspark.sql import functions as F
 
         from engine.formulas import NUMBER_PATTERN, TRIGGERS, FormulaCells
@@ -272,9 +274,13 @@ class SparkBackend(Backend):
             body = F.regexp_replace(released[c], "^'+", "")
             return (F.substring(body, 1, 1).isin(list(TRIGGERS))
                     & ~body.rlike(f"^(?:{NUMBER_PATTERN})$"))
+        # columns of known labels none of which is a formula hold none: not scanned
+        # (none left: no pass at all; at 100 M rows the pass took 15 of the release's
+        # 21 min, tests/benchmarks/results/2026-11-28-cluster.md)
+        scanned = [c for c in columns if not labels_without_formulas(plan, c)]
         counts = released.select(*[F.sum(F.when(test(c), 1).otherwise(0)).alias(c)
-                                   for c in columns]).collect()[0]
-        for c in columns:
+                                   for c in scanned]).collect()[0] if scanned else {}
+        for c in scanned:
             if counts[c]:
                 cells.labels(c, ["="], [int(counts[c])])
         if not cells.neutralised:

@@ -156,11 +156,11 @@ def test_duckdb_counts_formula_labels_of_quasi_identifiers_as_in_memory(tiny, ru
 
 
 def test_which_released_columns_the_formula_count_scans():
-    """`_labels_without_formulas`: known labels without a formula are not scanned; a
+    """`labels_without_formulas`: known labels without a formula are not scanned; a
     formula label, the marker as a formula, or a column released as it is are."""
     import numpy as np
     from engine.backends.base import ReleasePlan
-    from engine.backends.duckdb_backend import _labels_without_formulas
+    from engine.backends.base import labels_without_formulas
     labels = (np.array(["1*", "2*"]), np.array(["-1*", "2*"]))
 
     def plan(marker="*", **kw):
@@ -171,8 +171,8 @@ def test_which_released_columns_the_formula_count_scans():
     recoded = (("r", np.array(["x", "y"]), np.array(["low", "high"])),)
     aggregated = (("m", np.zeros((1, 2), np.int64), np.array(["=avg"])),)
     p = plan(recoded=recoded, aggregated=aggregated)
-    assert [_labels_without_formulas(p, c) for c in p.columns] == \
+    assert [labels_without_formulas(p, c) for c in p.columns] == \
         [True, False, False, True, False]
-    assert not _labels_without_formulas(plan(marker="-"), "a")
-    assert _labels_without_formulas(plan(aggregated=(("m", np.zeros((1, 2), np.int64),
+    assert not labels_without_formulas(plan(marker="-"), "a")
+    assert labels_without_formulas(plan(aggregated=(("m", np.zeros((1, 2), np.int64),
                                                       np.array(["12.5"])),)), "m")

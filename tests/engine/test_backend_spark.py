@@ -304,3 +304,43 @@ def test_spark_submits_master_and_settings_are_kept(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     master, partitions, cores = done.stdout.split()[-3:]
     assert master == "local[*]" and partitions == cores  # a small file: one per core
+
+
+@pytest.mark.slow
+def test_spark_counts_and_quotes_formula_cells_as_in_memory(tmp_path):
+    """Formula cells in a quasi-identifier's labels ('+Male', scanned) and in a column
+    released as it is ('=1+2', scanned), the other quasi-identifiers' labels (none a
+    formula) not scanned: Spark's parts are the in-memory release byte for byte, with
+    the same count of quoted cells."""
+    for f in ADULT.glob("adult_hierarchy_*.csv"):
+        shutil.copy(f, tmp_path / f.name)
+    sex = (tmp_path / "adult_hierarchy_sex.csv").read_text()
+    (tmp_path / "adult_hierarchy_sex.csv").write_text(sex.replace("Male", "+Male", 1)
+                                                      .replace("Fe+Male", "Female"))
+    frame = pd.read_csv(ADULT / "adult.csv", sep=";", dtype=str, keep_default_na=False)
+    frame = frame.iloc[:3000].copy()
+    frame["sex"] = frame["sex"].replace({"Male": "+Male"})
+    frame["note"] = [["=1+2", "-3", "plain", "@x"][i % 4] for i in range(3000)]
+    frame.to_csv(tmp_path / "adult.csv", sep=";", index=False)
+    assert "+Male" in (tmp_path / "adult_hierarchy_sex.csv").read_text()
+    extra = '[attributes."note"]\ntype = "insensitive"\n'
+    for backend in ("memory", "spark"):
+        (tmp_path / f"{backend}.toml").write_text(
+            adult_job_text(k=5, limit=0.04, qis=QIS) + extra
+            + f'[engine]\nbackend = "{backend}"\nspark_master = "local[2]"\n')
+        assert main(["anonymize", str(tmp_path / f"{backend}.toml"), "--output",
+                     str(tmp_path / f"{backend}.csv"), "--result",
+                     str(tmp_path / f"{backend}.json"), "--quiet"]) == 0
+    parts = sorted((tmp_path / "spark.csv").glob("part-*.csv"))
+    header, *rest = [p.read_bytes() for p in parts]
+    body = header + b"".join(p.split(b"\n", 1)[1] for p in rest)
+    memory = (tmp_path / "memory.csv").read_bytes()
+    assert body == memory
+    released = pd.read_csv(tmp_path / "memory.csv", sep=";", dtype=str,
+                           keep_default_na=False)
+    quoted = int((released["sex"] == "'+Male").sum() + released["note"].isin(
+        ["'=1+2", "'@x"]).sum())
+    assert (released["sex"] == "'+Male").sum() > 0
+    counts = [list(json.loads((tmp_path / f"{b}.json").read_text())["formula_cells"]
+                   .values())[0]["neutralised"] for b in ("memory", "spark")]
+    assert counts == [quoted, quoted]
