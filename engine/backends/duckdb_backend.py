@@ -114,6 +114,13 @@ class DuckDBBackend(Backend):
         self._cleanup = weakref.finalize(self, _release, self.con, self._tmp)
         self.con.execute(f"SET temp_directory = {literal(self._tmp)}").fetchall()
         self.con.execute("SET preserve_insertion_order = true").fetchall()
+        # memory DuckDB frees goes back to the system (its allocator's background threads
+        # purge it within seconds; without them a count's peak stays held while the
+        # problem is prepared: at 10 M rows and 3.3 M persons 880 MB held against 470)
+        try:
+            self.con.execute("SET allocator_background_threads = true").fetchall()
+        except duckdb.Error:  # a DuckDB without the setting
+            pass
         # query_progress() reports only with the progress bar on; DuckDB must not print it
         self.con.execute("SET enable_progress_bar = true").fetchall()
         self.con.execute("SET enable_progress_bar_print = false").fetchall()
