@@ -96,7 +96,8 @@ def input_identifying_values(job) -> IdentifyingValues | None:
                 values[name].update(str(v) for v in distinct)
     except (OSError, ValueError, KeyError):  # Arrow's errors are ValueErrors too
         return None  # the input cannot be read: the patterns and names are still looked for
-    return IdentifyingValues.build(values)
+    # no own record number is looked for in a released file: the numbers are not kept
+    return IdentifyingValues.build(values, hold_numbers=False)
 
 
 def scan_chunks(chunks: Iterable[tuple[int, dict]], job) -> list[Finding]:
