@@ -247,3 +247,27 @@ def test_is_phone_agrees_with_phone_ok(seed):
     # the run covers numbers valid in several regions without their country code, and
     # numbers valid nowhere: the order moved and was tested both ways
     assert found[False] > 100 and len([k for k in found if k]) >= 3, found
+
+
+def test_batches_reach_the_compiled_scanner_together(corpus, monkeypatch):
+    """A process without the kernels loaded (``anonymist verify``) scans a large file in
+    batches each under ``FAST_COLD_FROM`` values that may hold something: once their
+    sum reaches it, the later batches go to the compiled scanner (a 300,000-row release
+    sent 115,000 values through ``find_spans`` in batches of under 20,000), and every
+    batch finds what ``find_spans`` finds."""
+    texts, values, _ = corpus
+    monkeypatch.setattr(fast, "FAST_FROM", 10**9)  # as if numba were not loaded
+    monkeypatch.setattr(fast, "FAST_COLD_FROM", 300)
+    monkeypatch.setattr(fast, "_COLD_PASSED", [0])
+    compiled = []
+    find_all = fast.find_all
+    monkeypatch.setattr(fast, "find_all",
+                        lambda t, *a, **k: compiled.append(len(t)) or find_all(t, *a, **k))
+    batches = [texts[i:i + 200] for i in range(0, 1000, 200)]
+    for batch in batches:
+        found = fast.find_values(batch, values)
+        for i, t in enumerate(batch):
+            assert [(s.start, s.end, s.kind) for s in found.spans(i)] == \
+                [(s.start, s.end, s.kind) for s in find_spans(t, values)], t
+    assert fast._COLD_PASSED[0] >= 300
+    assert 0 < len(compiled) < len(batches)  # the first batch screened, the last compiled
