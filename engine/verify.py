@@ -511,12 +511,8 @@ def verify_file(path: str | Path, job: Job, delimiter: str | None = None,
     scan = _PieceScan(job, identifiers, piece_bytes, threads)
     report = _verify_csv(path, job, delimiter, chunk_rows, encoding, fast, block_bytes, scan)
     if identifiers:
-        found = (scan.violations(report) if scan.result is not None else
-                 identifier_violations(path, job, delimiter, given_encoding, chunk_rows,
-                                       generalized=_generalized(report)))
-        if found:
-            report.violations += found
-            report.ok = False
+        scan.add_to(report, path, delimiter=delimiter, encoding=given_encoding,
+                    chunk_rows=chunk_rows)
     return report
 
 
@@ -552,6 +548,17 @@ class _ScanInReading:
         from engine.verifier.csv_rows import identifier_findings
         return _identifier_messages(identifier_findings(
             self.result, self.job, self.values, _generalized(report)))
+
+    def add_to(self, report: VerifyReport, path, **read) -> None:
+        """The findings into ``report`` (which then fails): from this reading when it
+        scanned, else from a reading of ``path`` of its own (`identifier_violations`;
+        ``read``: its delimiter, encoding and chunk rows)."""
+        found = (self.violations(report) if self.result is not None else
+                 identifier_violations(path, self.job, generalized=_generalized(report),
+                                       **read))
+        if found:
+            report.violations += found
+            report.ok = False
 
 
 class _PieceScan(_ScanInReading):
@@ -767,12 +774,7 @@ def verify_parquet(path: str | Path, job: Job, chunk_rows: int = CHUNK_ROWS,
             return scan.result
     report = _verify_stream(columns, job, read, coded)
     if identifiers:
-        found = (scan.violations(report) if scan.result is not None else
-                 identifier_violations(path, job, chunk_rows=chunk_rows,
-                                       generalized=_generalized(report)))
-        if found:
-            report.violations += found
-            report.ok = False
+        scan.add_to(report, path, chunk_rows=chunk_rows)
     return report
 
 
@@ -825,12 +827,8 @@ def verify_parts(path: str | Path, job: Job, delimiter: str | None = None,
     found_scan = _ScanInReading(job, identifiers)
     report = _verify_parts(path, job, delimiter, chunk_rows, found_scan, threads)
     if identifiers:
-        found = (found_scan.violations(report) if found_scan.result is not None else
-                 identifier_violations(path, job, delimiter, encoding, chunk_rows,
-                                       generalized=_generalized(report)))
-        if found:
-            report.violations += found
-            report.ok = False
+        found_scan.add_to(report, path, delimiter=delimiter, encoding=encoding,
+                          chunk_rows=chunk_rows)
     return report
 
 
