@@ -22,7 +22,8 @@ from engine.kernel.reduce import suppressed_and_released
 from engine.kernel.blas import one_blas_thread
 from engine.lattice import Lattice
 from engine.kernel.person_counts import PersonRows
-from engine.persons import check_person_models, person_codes
+from engine.persons import KEY as PERSON_KEY
+from engine.persons import check_person_models, check_person_role, person_codes
 from engine.metrics import Loss, MetricContext
 from engine.metrics.base import normalized_weights
 from engine.privacy.base import (PERSONS, PERSONS_ALL, ModelContext, PrivacyModel,
@@ -91,8 +92,14 @@ class Problem:
         #: the backend holding the records when ``table`` is its frequency table
         #: (``engine.backends``): it writes the release; None in memory
         self.backend = None
-        #: each row's person (``[data] person``, engine.persons), or None: a row is a person
-        self.person_codes = person_codes(job, table)
+        #: out of core, the persons the backend counted itself (no row per person:
+        #: ``engine.kernel.person_tallies``), else None
+        self.person_tallies = getattr(table, "person_tallies", None)
+        #: each row's person (``[data] person``, engine.persons), or None: a row is a
+        #: person, or the backend counted the persons (``person_tallies``)
+        self.person_codes = person_codes(job, table) if self.person_tallies is None else None
+        if self.person_tallies is not None:
+            check_person_role(job)
         missing = [name for name in job.attributes if name not in table.source_names]
         if missing:
             raise JobError(missing_columns_message(missing, table.source_names,
@@ -103,12 +110,15 @@ class Problem:
         job = self.job = bind_built(job, table)
         check_person_models(job)
         #: whether the models count distinct persons, and how many person codes there are
-        self.counts_persons = self.person_codes is not None
-        self.n_persons = (len(table.column(job.person).dictionary) if self.counts_persons
+        tallies = self.person_tallies
+        self.counts_persons = self.person_codes is not None or tallies is not None
+        self.n_persons = (tallies.n_persons if tallies is not None
+                          else len(table.column(job.person).dictionary) if self.counts_persons
                           else 0)
         #: whether a person has several records: else every class holds as many persons
         #: as records, and the models count records (the same figures, at no cost)
         self.persons_repeat = self.counts_persons and (
+            tallies.repeat if tallies is not None else
             table.weights is not None and bool((table.weights > 1).any())
             or int(np.bincount(self.person_codes, minlength=self.n_persons).max(
                 initial=0)) > 1)
@@ -139,7 +149,8 @@ class Problem:
             table, self.qis,
             {n: a.hierarchy for n, a in job.attributes.items() if a.hierarchy is not None},
             subset, job.population, list(self.models), persons, self.n_persons,
-            {n: a.data_type for n, a in job.attributes.items() if a.data_type})
+            {n: a.data_type for n, a in job.attributes.items() if a.data_type},
+            person_tallies=tallies if self.persons_repeat else None)
         if not self.models:
             raise JobError("the job has no privacy model: add at least one [[privacy]] table")
         row_aggs: dict[str, np.ndarray] = {}
@@ -153,7 +164,12 @@ class Problem:
             if subset is None:
                 raise JobError("a model needs a research subset: add a [subset] table")
             row_aggs["subset"] = subset.astype(np.int64)
-        if self.persons_repeat:
+        if self.persons_repeat and tallies is not None:  # counted by the backend
+            if self.uses_subset:
+                raise JobError(f"{PERSON_KEY} out of core with a research subset: the "
+                               f"persons are counted in memory (internal: not counted so)")
+            row_aggs[PERSONS] = tallies.of(None)
+        elif self.persons_repeat:
             # distinct persons per class among the released records (and among all)
             row_aggs[PERSONS] = PersonRows(self.person_codes, self.n_persons,
                                            keep=subset if self.uses_subset else None)
@@ -268,6 +284,8 @@ class Problem:
         ``base_suppressed`` (per base item) spares the roll-up when known."""
         if not self.counts_persons:
             return None
+        if self.person_codes is None:
+            return self._counted_person_figures(levels, base_suppressed)
         if base_suppressed is None:
             classes, base_to_class = self.classifier.rollup(
                 self.classifier.base, np.asarray(levels, dtype=np.int64))
@@ -279,6 +297,28 @@ class Problem:
         hit = np.bincount(self.person_codes[rows], minlength=self.n_persons) > 0
         return {"column": self.job.person, "persons": int(everyone.sum()),
                 "suppressed_persons": int(hit.sum())}
+
+    def _counted_person_figures(self, levels, base_suppressed) -> dict:
+        """``person_figures`` from the persons the backend counted: a single person is
+        hit when their one base item is suppressed, the persons of a spread key when
+        one of its items is (each counted once)."""
+        base = self.classifier.base
+        if base_suppressed is None:
+            classes, base_to_class = self.classifier.rollup(
+                base, np.asarray(levels, dtype=np.int64))
+            base_suppressed = np.asarray(self.violating(classes), bool)[base_to_class]
+        base_suppressed = np.asarray(base_suppressed, bool)
+        if not self.persons_repeat:  # a person is a record
+            hit = int(base.counts[base_suppressed].sum())
+        else:
+            counts = base.aggregates[PERSONS]
+            spread = counts.spread
+            entries = np.repeat(base_suppressed, np.diff(spread.indptr))
+            keys = np.unique(spread.value[entries])
+            hit = int(np.asarray(counts.single)[base_suppressed].sum()
+                      + counts.key_weight[keys].sum())
+        return {"column": self.job.person, "persons": int(self.n_persons),
+                "suppressed_persons": hit}
 
     def _violating(self, classes: Classes) -> tuple[np.ndarray, np.ndarray | None,
                                                     np.ndarray | None]:

@@ -99,11 +99,35 @@ def count_records(backend: Backend, job: Job, progress: PhaseProgress | None = N
             check_indices(rows, count_rows())
         from engine.privacy.differential_privacy import sample_bits
         bits = sample_bits(count_rows(), dp.beta, dp.seed, rows)
+    counted_persons = (job.person is not None and not job.subset and bits is None
+                       and hasattr(backend, "person_tallies"))
+    if counted_persons:  # persons counted by the backend: no row per person here
+        columns = [c for c in columns if c != job.person]
     table = backend.frequency_table(columns, progress, rows, bits)
     if rows is not None:
         check_indices(rows, table.n_records)
     table.sample_bits = bits
+    if counted_persons:
+        table.person_tallies = backend.person_tallies(
+            job.person, grouped_qis(job, table.names), sensitive_attributes(job), table,
+            progress)
     return table
+
+
+def grouped_qis(job: Job, names: list[str]) -> list[str]:
+    """The quasi-identifiers the classifier groups the records by (``Problem.qis``:
+    in the table's order, microaggregated ones without clustering left out)."""
+    from engine.transform.microaggregation import is_aggregated_only
+    return [n for n in names if n in job.attributes
+            and job.attributes[n].type == QUASI_IDENTIFYING and not is_aggregated_only(job, n)]
+
+
+def sensitive_attributes(job: Job) -> list[str]:
+    """The attributes whose values the job's models count per person (l-diversity,
+    t-closeness, ...: ``engine.privacy.sensitive``)."""
+    from engine.privacy.sensitive import SensitiveAttributeModel
+    return list(dict.fromkeys(m.attribute for m in job.privacy
+                              if isinstance(m, SensitiveAttributeModel) and m.attribute))
 
 
 def check_supported(job: Job, backend: str = "duckdb") -> None:

@@ -274,6 +274,13 @@ class DuckDBBackend(Backend):
             table.row_sample = np.asarray(result["__dp"], dtype=bool)
         return table
 
+    def person_tallies(self, person: str, qis: list[str], values: list[str],
+                       table: EncodedTable, progress: PhaseProgress | None = None):
+        """The persons of column ``person`` counted in SQL for ``table`` (a frequency
+        table counted without it): ``engine.backends.person_sql``."""
+        from engine.backends.person_sql import person_tallies
+        return person_tallies(self, person, qis, values, table, progress)
+
     def _coded(self, table: str, columns: list[str], flags: list[str]):
         """A grouped ``table``'s rows (in order of ``__first``) as each column's code in
         its dictionary, with ``flags`` and ``__w``, and the dictionaries: the distinct

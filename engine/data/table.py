@@ -55,6 +55,10 @@ class EncodedTable:
     #: that sample as one bit per record (the release withholds the others)
     row_sample: np.ndarray | None = None
     sample_bits: bytes | None = None
+    #: with ``[data] person`` out of core, the persons the backend counted itself
+    #: (``engine.kernel.person_tallies.PersonTallies``): the table then holds no person
+    #: column, and no row per person
+    person_tallies = None
 
     def __init__(self, columns: list[EncodedColumn], weights: np.ndarray | None = None,
                  source_names: list[str] | None = None):

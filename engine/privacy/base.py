@@ -34,6 +34,14 @@ class ModelContext:
     persons: np.ndarray | None = None
     n_persons: int = 0
     data_types: dict = field(default_factory=dict)  # attribute -> its [attributes] data_type
+    #: out of core, the persons the backend counted (``engine.kernel.person_tallies.
+    #: PersonTallies``; ``persons`` is then None): the models count persons from it
+    person_tallies: object = None
+
+    @property
+    def counts_persons(self) -> bool:
+        """Whether the models count distinct persons (``[data] person``)."""
+        return self.persons is not None or self.person_tallies is not None
 
     @property
     def n_rows(self) -> int:
@@ -43,6 +51,11 @@ class ModelContext:
     def count_individuals(self, rows: np.ndarray | None = None) -> int:
         """Individuals among the rows of the boolean mask ``rows`` (all when None): the
         distinct persons with ``[data] person``, else the records."""
+        if self.person_tallies is not None:
+            if rows is not None and not bool(np.asarray(rows, bool).all()):
+                raise ValueError("the persons counted by a backend are counted over all "
+                                 "the records")
+            return int(self.person_tallies.n_persons)
         if self.persons is None:
             return self.table.count_records(rows)
         codes = self.persons if rows is None else self.persons[np.asarray(rows, bool)]

@@ -79,7 +79,7 @@ class KMap(PrivacyModel):
         n = ctx.count_individuals(ctx.subset)
         if size < n:
             raise JobError(f"the population ({size}) is smaller than the data ({n} "
-                           f"{'persons' if ctx.persons is not None else 'records'})")
+                           f"{'persons' if ctx.counts_persons else 'records'})")
         self.effective_k, self.type1_error = derived_k(
             self.k, n / size, self.significance, self.estimator == "zero-truncated-poisson")
 

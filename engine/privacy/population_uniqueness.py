@@ -61,7 +61,7 @@ class PopulationUniqueness(RiskBasedModel):
         n = ctx.count_individuals(ctx.subset)
         if self.population < n:
             raise JobError(f"the population ({self.population}) is smaller than the data "
-                           f"({n} {'persons' if ctx.persons is not None else 'records'})")
+                           f"({n} {'persons' if ctx.counts_persons else 'records'})")
         self._n = n
 
     def uniqueness(self, sizes: np.ndarray) -> float:

@@ -77,7 +77,7 @@ class SensitiveAttributeModel(PrivacyModel):
         column = ctx.table.column(self.attribute)
         self.codes = column.codes
         self.dictionary = column.dictionary
-        if ctx.persons is None:
+        if not ctx.counts_persons:
             counts = ctx.table.value_counts(self.attribute, ctx.subset).astype(np.float64)
         else:  # the persons holding each value (once each)
             counts = self._person_rows(ctx).rollup(
@@ -86,12 +86,16 @@ class SensitiveAttributeModel(PrivacyModel):
         total = counts.sum()
         self.overall = counts / total if total > 0 else counts
 
-    def _person_rows(self, ctx: ModelContext) -> PersonRows:
+    def _person_rows(self, ctx: ModelContext):
+        """Each row's person and value (``PersonRows``), or out of core the persons
+        the backend counted per value (``engine.kernel.person_tallies``)."""
+        if ctx.person_tallies is not None:
+            return ctx.person_tallies.of(self.attribute)
         return PersonRows(ctx.persons, ctx.n_persons, self.codes, len(self.dictionary),
                           ctx.subset)
 
     def row_aggregates(self, ctx: ModelContext) -> dict:
-        if ctx.persons is not None:
+        if ctx.counts_persons:
             return {self.key: self._person_rows(ctx)}
         return {self.key: SparseCounts.from_codes(self.codes, len(self.dictionary), ctx.subset)}
 
