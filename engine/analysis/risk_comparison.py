@@ -98,12 +98,35 @@ class RiskSide:
 
 def make_side(label: str, data: Data, qis: Sequence[str], suppressed: np.ndarray | None = None,
               subset: np.ndarray | None = None, records=None,
-              persons: np.ndarray | None = None) -> RiskSide:
+              persons: np.ndarray | None = None, sizes: ClassSizes | None = None) -> RiskSide:
     """One side's class sizes (distinct persons per class with ``persons``, each row's
-    person code: ``[data] person``)."""
+    person code: ``[data] person``; or ``sizes`` counted elsewhere)."""
     qis = tuple(qis)
-    return RiskSide(label, data, qis, class_sizes(data, qis, suppressed, subset, persons),
-                    suppressed, subset, records)
+    if sizes is None:
+        sizes = class_sizes(data, qis, suppressed, subset, persons)
+    return RiskSide(label, data, qis, sizes, suppressed, subset, records)
+
+
+def counted_person_sizes(problem, levels=None,
+                         suppressed_rows: np.ndarray | None = None) -> ClassSizes | None:
+    """Distinct persons per class when the backend counted the persons (out of core:
+    ``problem.person_tallies``, no person per row) and they repeat: the classes of
+    ``levels`` (None: the data as it is) from the classifier's person counts, classes
+    of ``suppressed_rows`` (rows of the frequency table) left out; else None."""
+    from engine.privacy.base import PERSONS
+    if getattr(problem, "person_tallies", None) is None or not problem.persons_repeat:
+        return None
+    classifier = problem.classifier
+    if levels is None:
+        persons = classifier.base.aggregates[PERSONS].persons()
+        return ClassSizes(persons, persons)
+    classes, row_class = classifier.classify_rows(levels)
+    kept = np.zeros(classes.n_classes, bool)
+    kept[row_class] = True
+    if suppressed_rows is not None:
+        kept[row_class[np.asarray(suppressed_rows, bool)]] = False
+    persons = classes.aggregates[PERSONS].persons()[kept]
+    return ClassSizes(persons, persons)
 
 
 def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
@@ -119,15 +142,21 @@ def result_sides(result, levels=None) -> tuple[RiskSide, RiskSide | None]:
     rows = getattr(getattr(problem, "backend", None), "rows", None)
     head = None if rows is None else (lambda n: rows(0, n))
     persons = getattr(problem, "person_codes", None)  # figures per person
-    data_in = make_side("Input", problem.table, qis, None, subset, head, persons)
+    # out of core the backend counted the persons (no person per row): the classes'
+    # persons from the classifier (the quasi-identifiers it groups by are the released)
+    counted = (counted_person_sizes(problem) if list(problem.qis) == qis else None)
+    data_in = make_side("Input", problem.table, qis, None, subset, head, persons, counted)
     if levels is None and result.optimum is None:
         return data_in, None
     out = result.transformed(levels)  # the released table, as exported
     released_head = None if rows is None else (lambda n: rows(0, n, out.plan()))
+    if counted is not None:
+        counted = counted_person_sizes(problem, result.levels_of(levels),
+                                       out.suppressed_rows)
     # a subset job releases the subset's records only: every output row is one of them
     return data_in, make_side("Output", out.encoded(), qis, out.suppressed_rows,
                               None if getattr(out, "subset_release", False) else subset,
-                              released_head, persons)
+                              released_head, persons, counted)
 
 
 def result_levels(result, levels=None) -> dict[str, int] | None:

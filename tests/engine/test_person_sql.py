@@ -217,3 +217,20 @@ def test_a_person_column_the_data_lacks_is_refused_out_of_core(tmp_path):
                                                             backend="duckdb"))
     with pytest.raises(JobError, match=r"\[data\] person = 'patient' is not a column"):
         prepare(None, load_job(tmp_path / "job.toml"))
+
+
+def test_analyze_risk_counts_the_persons_out_of_core(folder):
+    """The risk comparison (Analyze risk): the class sizes before and after are the
+    in-memory path's distinct persons per class."""
+    from engine.analysis.risk_comparison import result_sides
+    from engine.api import anonymize_prepared
+    memory, duck = _problems(folder)
+    try:
+        sides = [result_sides(anonymize_prepared(p)) for p in (memory, duck)]
+        for m, d in zip(*sides):
+            np.testing.assert_array_equal(np.sort(m.sizes.sample), np.sort(d.sizes.sample))
+            np.testing.assert_array_equal(np.sort(m.sizes.population),
+                                          np.sort(d.sizes.population))
+        assert sides[1][1].sizes.sample.sum() < duck.table.n_records  # persons, not rows
+    finally:
+        duck.backend.close()
