@@ -56,7 +56,7 @@ RUNS = [
 
 #: kernels every anonymization calls: when their cache is warm, the warm-up has run
 KEY_KERNELS = ("engine.kernel.grouping:_group_keys", "engine.kernel.grouping:_rollup_keyed",
-               "engine.kernel.tagging:flood", "engine.identifiers.fast:names_kernel")
+               "engine.kernel.tagging:flood", "engine.identifiers.fast:scan_kernel")
 
 
 def is_warm() -> bool:

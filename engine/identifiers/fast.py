@@ -9,7 +9,7 @@ replacement counts and the findings equal the reference row by row on generated
 notes, hand-written sentences and random strings. A value the scanners do not cover
 goes to ``find_spans`` itself (screened in C++ first, ``prefilter.screen``): one with a
 character outside ASCII, or one that may hold a URL, an IP address, an SSN or one of the
-job's codes (`_handed_over`).
+job's codes (`scan_kernel`).
 
 What stays in Python: the decision on each run of digits and separators the scanner
 finds (card, national number or telephone number: ``patterns.digit_run_kind``, with
@@ -437,182 +437,6 @@ def _overlaps(ts, te, nt, s, e):
     return False
 
 
-def _handed_over(b, m, lo, hi, cdata, coffs, ctable):
-    """Whether the value ``b[lo:hi]`` (``m``: with its dates and times masked) is left to
-    ``find_spans``: a character outside ASCII, a URL's ``://`` or ``www.``, four dotted
-    numbers (IPv4), two colons with at most four hex digits between (IPv6), ``ddd-dd-dddd``
-    once masked (SSN), or a token that is one of the job's codes."""
-    for i in range(lo, hi):
-        c = b[i]
-        if c >= 128:
-            return True
-        if c == 58:
-            if i + 2 < hi and b[i + 1] == 47 and b[i + 2] == 47:
-                return True
-            j = i + 1
-            while j < hi and j - i <= 5 and _ishex(b[j]):
-                j += 1
-            if j < hi and j - i <= 5 and b[j] == 58:
-                return True
-        elif (c == 119 or c == 87) and i + 3 < hi and b[i + 1] == c and b[i + 2] == c and \
-                b[i + 3] == 46:
-            return True
-        elif _isd(c) and not _isd(_at(b, i - 1, lo, hi)):
-            p = i
-            dots = 0
-            while True:  # \d{1,3}(\.\d{1,3}){3}
-                n = 0
-                while n < 3 and _isd(_at(b, p + n, lo, hi)):
-                    n += 1
-                if n == 0:
-                    break
-                p += n
-                if dots == 3:
-                    return True
-                if _at(b, p, lo, hi) != 46:
-                    break
-                p += 1
-                dots += 1
-        if _isd(m[i]) and not _isd(_at(m, i - 1, lo, hi)) and _digits(m, i, 3, lo, hi) and \
-                _at(m, i + 3, lo, hi) == 45 and \
-                _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
-                _digits(m, i + 7, 4, lo, hi):
-            return True
-    if len(coffs) > 1:  # names._TOKEN: \w[\w\-./]*\w|\w
-        i = lo
-        while i < hi:
-            if not _isw(b[i]):
-                i += 1
-                continue
-            j = i
-            last = i
-            while j < hi and (_isw(b[j]) or b[j] == 45 or b[j] == 46 or b[j] == 47):
-                if _isw(b[j]):
-                    last = j
-                j += 1
-            if _in_set(b, i, last + 1, cdata, coffs, ctable):
-                return True
-            i = last + 1
-    return False
-
-
-def patterns_kernel(b, offs, lengths, codes):
-    """Per value: 1 when it is left to ``find_spans`` (`_handed_over`); the e-mail and IBAN
-    spans; the runs of digits to decide (start, end after the look-behinds and an
-    unclosed parenthesis), and whether the value has two letters in a row
-    (``in_text``)."""
-    cdata, coffs, ctable = codes
-    nv = len(offs) - 1
-    handed = np.zeros(nv, dtype=np.uint8)
-    in_text = np.zeros(nv, dtype=np.uint8)
-    m = b.copy()  # dates and times masked, as ``find_spans`` masks them
-    # (arrays of their largest sizes: an e-mail address has 6 characters or more, an
-    # IBAN 15, a run of digits 7; numba keeps arrays rebound in a loop much slower)
-    cap = len(b) // 5 + nv + 1
-    sv = np.empty(cap, dtype=np.int64)
-    ss = np.empty(cap, dtype=np.int64)
-    se = np.empty(cap, dtype=np.int64)
-    sk = np.empty(cap, dtype=np.int64)
-    ns = 0
-    dv = np.empty(cap, dtype=np.int64)
-    ds = np.empty(cap, dtype=np.int64)
-    de = np.empty(cap, dtype=np.int64)
-    nd = 0
-    longest = 0
-    for v in range(nv):
-        longest = max(longest, offs[v + 1] - offs[v])
-    ts = np.empty(longest // 5 + 2, dtype=np.int64)
-    te = np.empty(longest // 5 + 2, dtype=np.int64)
-    for v in range(nv):
-        lo, hi = offs[v], offs[v + 1]
-        i = lo
-        while i < hi:  # _DATE_TIME masked (find_spans masks them before the SSN and runs)
-            if not _isd(b[i]) or (i > lo and _isd(b[i - 1])):  # (a digit after a digit
-                i += 1                                         # starts none)
-                continue
-            e = _date_end(b, i, lo, hi)
-            if e < 0:
-                i += 1
-                continue
-            for t in range(i, e):
-                m[t] = 120
-            i = e
-        if _handed_over(b, m, lo, hi, cdata, coffs, ctable):
-            handed[v] = 1
-            continue
-        has_at = False
-        iban = False  # [A-Z]{2}\d{2} somewhere: _IBAN's start
-        for i in range(lo, hi):
-            c = b[i]
-            if c == 64:
-                has_at = True
-            elif _isal(c) and i + 1 < hi:
-                if _isal(b[i + 1]):
-                    in_text[v] = 1
-                    if not iban and _isup(c) and _isup(b[i + 1]) and \
-                            _isd(_at(b, i + 2, lo, hi)) and _isd(_at(b, i + 3, lo, hi)):
-                        iban = True
-        if not _prefilter(b, lo, hi):
-            continue
-        nt = 0
-        if has_at:  # _EMAIL
-            i = lo
-            while i < hi:
-                if _local(b[i]) and not _local(_at(b, i - 1, lo, hi)):
-                    j = i
-                    while j < hi and _local(b[j]):
-                        j += 1
-                    if j < hi and b[j] == 64:
-                        e = _email_end(b, j + 1, hi)
-                        if e >= 0:
-                            if not _overlaps(ts, te, nt, i, e):
-                                ts[nt], te[nt] = i, e
-                                nt += 1
-                                sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 1
-                                ns += 1
-                            i = e
-                            continue
-                    i = j
-                else:
-                    i += 1
-        if iban:
-            i = lo
-            while i < hi:
-                e = _iban_end(b, i, lo, hi) if _isup(b[i]) else -1
-                if e < 0:
-                    i += 1
-                    continue
-                if not _overlaps(ts, te, nt, i, e) and _iban_ok(b, i, e, lengths):
-                    ts[nt], te[nt] = i, e
-                    nt += 1
-                    sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 3
-                    ns += 1
-                i = e
-        i = lo
-        while i < hi:
-            c = m[i]
-            e = _digit_run_end(m, i, lo, hi) if _isd(c) or c == 43 or c == 40 else -1
-            if e < 0:
-                i += 1
-                continue
-            for t in range(i, e):
-                if m[t] != b[t]:  # a masked character in a run: never seen; left to
-                    handed[v] = 1  # find_spans
-            s = i
-            if b[i] == 40:
-                closed = False
-                for t in range(i, e):
-                    if b[t] == 41:
-                        closed = True
-                if not closed:
-                    s = i + 1
-            if not _overlaps(ts, te, nt, s, e) and not _never(b, s, e):
-                dv[nd], ds[nd], de[nd] = v, s, e
-                nd += 1
-            i = e
-    return handed, in_text, sv[:ns], ss[:ns], se[:ns], sk[:ns], dv[:nd], ds[:nd], de[:nd]
-
-
 # --- names (``names.IdentifyingValues.spans``, ``names.listed_name_spans``) --------------
 _TITLES = ("Dr", "Mr", "Mrs", "Ms", "Mx", "Miss", "Prof", "Sir", "Dame", "Sister", "Nurse",
            "Doctor", "Professor", "Herr", "Frau", "Mme", "Mlle", "M")
@@ -812,32 +636,341 @@ def _space(c):  # str.isspace on ASCII
     return c == 32 or 9 <= c <= 13 or 28 <= c <= 31
 
 
-def names_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k,
-                 given, named, capitalised, function, common,
-                 tdata, toffs, sdata, soffs, pdata, poffs, numbers, want_numbers):
-    """Per value not handed over: the pattern spans (sorted by value, then start) with
-    the name spans that overlap none of them, in text order (value, start, end, kind);
-    and the tokens of ``names._NUMBER`` that are one of ``numbers`` (value, start, end)
-    when ``want_numbers``."""
-    nv = len(offs) - 1
+def _comma(b, p, end):
+    """The end of ``[A-Z][a-z][\\w'\\-]*`` at ``p`` (before its comma)."""
+    q = p + 2
+    while q < end and _namec(b[q]):
+        q += 1
+    return q
+
+
+# --- the kernels: one pass over the bytes, the runs of digits decided in Python, then
+# --- the names merged and the values scrubbed ---------------------------------------
+def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
+                tdata, toffs, sdata, soffs, pdata, poffs, numbers, want_numbers):
+    """One pass over each value's bytes for what needs no decision in Python: whether
+    the value is left to ``find_spans`` (a character outside ASCII, a URL's ``://`` or
+    ``www.``, four dotted numbers (IPv4), two colons with at most four hex digits between
+    (IPv6), ``ddd-dd-dddd`` once masked (SSN), or a token that is one of the job's codes),
+    its dates and times masked,
+    the tokens looked up (the job's codes, name words and numbers, listed given names),
+    the titles; a second over the masked bytes of a value holding digits (an SSN hands
+    it over; the runs of digits); e-mail addresses and IBANs where an ``@`` or an IBAN's
+    start is. Each rule is the loop it was alone (``find_spans``' ``finditer``: a match
+    resumes the rule after its end), run as a cursor of the one pass: the rule's step
+    at a position where its loop would stand, reading the bytes only (the masked bytes
+    are read in the second pass, once every date is masked).
+
+    Per value: 1 when handed over; the e-mail and IBAN spans (value, start, end, kind);
+    the runs of digits to decide (value, start, end) and whether the value has two
+    letters in a row (``in_text``); the name candidates in the order they were
+    found (the job's name words merged, titles, listed given names: value, start,
+    end); the tokens of ``names._NUMBER`` that are one of ``numbers`` (value, start,
+    end) when ``want_numbers``. A value handed over has nothing else."""
+    cdata, coffs, ctable = codes
     gd, go, gt = given
     nd_, no_, nt_ = named
     cd, co, ct = capitalised
     fd, fo, ft = function
-    md, mo, mt = common
     ud, uo, ut = numbers
-    # (arrays of their largest sizes, see `patterns_kernel`: spans do not overlap and
-    # hold two characters or more, a name found one or more)
-    cap = len(b) // 2 + nv + 1
+    nv = len(offs) - 1
+    handed = np.zeros(nv, dtype=np.uint8)
+    in_text = np.zeros(nv, dtype=np.uint8)
+    m = b.copy()  # dates and times masked, as ``find_spans`` masks them
+    # (arrays of their largest sizes: an e-mail address has 6 characters or more, an
+    # IBAN 15, a run of digits 7, a name candidate 1 and a number token 3 with one more
+    # character between two; numba keeps arrays rebound in a loop much slower)
+    cap = len(b) // 5 + nv + 1
+    sv = np.empty(cap, dtype=np.int64)
+    ss = np.empty(cap, dtype=np.int64)
+    se = np.empty(cap, dtype=np.int64)
+    sk = np.empty(cap, dtype=np.int64)
+    ns = 0
+    dv = np.empty(cap, dtype=np.int64)
+    ds = np.empty(cap, dtype=np.int64)
+    de = np.empty(cap, dtype=np.int64)
+    nd = 0
+    ncap = len(b) + nv + 1
+    cv = np.empty(ncap, dtype=np.int64)
+    cs = np.empty(ncap, dtype=np.int64)
+    ce = np.empty(ncap, dtype=np.int64)
+    nc = 0
+    ucap = len(b) // 4 + nv + 1
+    uv = np.empty(ucap, dtype=np.int64)
+    us = np.empty(ucap, dtype=np.int64)
+    ue = np.empty(ucap, dtype=np.int64)
+    nu = 0
+    longest = 0
+    for v in range(nv):
+        longest = max(longest, offs[v + 1] - offs[v])
+    ts = np.empty(longest // 5 + 2, dtype=np.int64)
+    te = np.empty(longest // 5 + 2, dtype=np.int64)
+    ws = np.empty(longest + 2, dtype=np.int64)  # the job's name words (merged)
+    we = np.empty(longest + 2, dtype=np.int64)
+    hs = np.empty(longest + 2, dtype=np.int64)  # titles
+    he = np.empty(longest + 2, dtype=np.int64)
+    gs = np.empty(longest + 2, dtype=np.int64)  # listed given names
+    ge = np.empty(longest + 2, dtype=np.int64)
+    look_codes = len(coffs) > 1
+    look_words = len(no_) > 1 or len(co) > 1
+    for v in range(nv):
+        lo, hi = offs[v], offs[v + 1]
+        nu0 = nu
+        # each rule's loop stands at its cursor: the next position it looks at
+        at_date = at_code = at_word = at_title = at_given = at_number = lo
+        nw = nh = ng = 0
+        free = -1
+        has_at = False
+        iban = False  # [A-Z]{2}\d{2} somewhere: _IBAN's start
+        digit = False
+        out = False
+        for i in range(lo, hi):
+            c = b[i]
+            if c >= 128:
+                out = True
+                break
+            prev = b[i - 1] if i > lo else -1
+            if 48 <= c <= 57:
+                digit = True
+                if not 48 <= prev <= 57:
+                    # _DATE_TIME masked (find_spans masks them before the SSN and runs)
+                    if i >= at_date:
+                        e = _date_end(b, i, lo, hi)
+                        if e >= 0:
+                            for t in range(i, e):
+                                m[t] = 120
+                            at_date = e
+                    p = i  # handed over: \d{1,3}(\.\d{1,3}){3}
+                    dots = 0
+                    while True:
+                        n = 0
+                        while n < 3 and _isd(_at(b, p + n, lo, hi)):
+                            n += 1
+                        if n == 0:
+                            break
+                        p += n
+                        if dots == 3:
+                            out = True
+                            break
+                        if _at(b, p, lo, hi) != 46:
+                            break
+                        p += 1
+                        dots += 1
+                    if out:
+                        break
+                    if want_numbers and i >= at_number:  # names._NUMBER in ``numbers``
+                        j = i
+                        while j < hi and _isd(b[j]):
+                            j += 1
+                        nxt = _at(b, j, lo, hi)
+                        if j - i >= 3 and not _isw(prev) and prev != 46 and \
+                                not _isw(nxt) and \
+                                not (nxt == 46 and _isd(_at(b, j + 1, lo, hi))) and \
+                                _in_set(b, i, j, ud, uo, ut):
+                            uv[nu], us[nu], ue[nu] = v, i, j
+                            nu += 1
+                        at_number = j
+            elif c == 58:  # handed over: ://, two colons with hex digits between
+                if i + 2 < hi and b[i + 1] == 47 and b[i + 2] == 47:
+                    out = True
+                    break
+                j = i + 1
+                while j < hi and j - i <= 5 and _ishex(b[j]):
+                    j += 1
+                if j < hi and j - i <= 5 and b[j] == 58:
+                    out = True
+                    break
+            elif c == 64:
+                has_at = True
+            if (c == 119 or c == 87) and i + 3 < hi and b[i + 1] == c and \
+                    b[i + 2] == c and b[i + 3] == 46:  # www.
+                out = True
+                break
+            if _isal(c):
+                if i + 1 < hi and _isal(b[i + 1]):
+                    in_text[v] = 1
+                    if not iban and _isup(c) and _isup(b[i + 1]) and \
+                            _isd(_at(b, i + 2, lo, hi)) and _isd(_at(b, i + 3, lo, hi)):
+                        iban = True
+                if look_words and i >= at_word:
+                    # the job's name words, merged when only blanks and commas are
+                    # between them
+                    j = i
+                    while j < hi and _isal(b[j]):
+                        j += 1
+                    while j + 1 < hi and (b[j] == 39 or b[j] == 45) and _isal(b[j + 1]):
+                        j += 1
+                        while j < hi and _isal(b[j]):
+                            j += 1
+                    if _in_set(b, i, j, nd_, no_, nt_) or \
+                            (_isup(c) and _in_set(b, i, j, cd, co, ct)):
+                        merge = nw > 0
+                        if merge:
+                            for t in range(we[nw - 1], i):
+                                d = b[t]
+                                if not (d == 32 or d == 9 or d == 44):
+                                    merge = False
+                                    break
+                        if merge:
+                            we[nw - 1] = j
+                        else:
+                            ws[nw], we[nw] = i, j
+                            nw += 1
+                    at_word = j
+                if _isup(c):
+                    if i >= at_title:  # titles
+                        s, e = _title_end(b, i, lo, hi, tdata, toffs)
+                        if s >= 0:
+                            hs[nh], he[nh] = s, e
+                            nh += 1
+                            at_title = e
+                    if i >= at_given and not _isw(prev):  # listed given names
+                        j = i + 1
+                        while j < hi and _islo(b[j]):
+                            j += 1
+                        if j - i >= 3 and not _isw(_at(b, j, lo, hi)):
+                            at_given = j
+                            if _in_set(b, i, j, gd, go, gt) and \
+                                    not _place_before(b, lo, i, sdata, soffs) and \
+                                    not _place_after(b, j, lo, hi, pdata, poffs):
+                                start, end = i, j
+                                q = j
+                                a_end = -1
+                                if _isblank(_at(b, q, lo, hi)):
+                                    while _isblank(_at(b, q, lo, hi)):
+                                        q += 1
+                                    a_end = _capital_run(b, q, lo, hi)
+                                bs = _surname_before(b, lo, i)
+                                keep = True
+                                if a_end >= 0 and not _in_set(b, q, a_end, fd, fo, ft) and \
+                                        _has_lower(b, q, a_end):
+                                    end = a_end
+                                elif bs >= 0 and \
+                                        not _in_set(b, bs, _comma(b, bs, i), fd, fo, ft):
+                                    start = bs
+                                else:
+                                    if free < 0:
+                                        free = 1 if _free_text(b, lo, hi) else 0
+                                    keep = free == 1
+                                if keep:
+                                    gs[ng], ge[ng] = start, end
+                                    ng += 1
+            if look_codes and i >= at_code and _isw(c):  # names._TOKEN among the codes
+                j = i
+                last = i
+                while j < hi and (_isw(b[j]) or b[j] == 45 or b[j] == 46 or b[j] == 47):
+                    if _isw(b[j]):
+                        last = j
+                    j += 1
+                if _in_set(b, i, last + 1, cdata, coffs, ctable):
+                    out = True
+                    break
+                at_code = last + 1
+        if not out and digit:  # an SSN once masked: handed over
+            for i in range(lo, hi):
+                if _isd(m[i]) and not _isd(_at(m, i - 1, lo, hi)) and \
+                        _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
+                        _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
+                        _digits(m, i + 7, 4, lo, hi):
+                    out = True
+                    break
+        if out:
+            handed[v] = 1
+            nu = nu0
+            continue
+        ns0, nd0 = ns, nd
+        if _prefilter(b, lo, hi):
+            nt = 0
+            if has_at:  # _EMAIL
+                i = lo
+                while i < hi:
+                    if _local(b[i]) and not _local(_at(b, i - 1, lo, hi)):
+                        j = i
+                        while j < hi and _local(b[j]):
+                            j += 1
+                        if j < hi and b[j] == 64:
+                            e = _email_end(b, j + 1, hi)
+                            if e >= 0:
+                                if not _overlaps(ts, te, nt, i, e):
+                                    ts[nt], te[nt] = i, e
+                                    nt += 1
+                                    sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 1
+                                    ns += 1
+                                i = e
+                                continue
+                        i = j
+                    else:
+                        i += 1
+            if iban:
+                i = lo
+                while i < hi:
+                    e = _iban_end(b, i, lo, hi) if _isup(b[i]) else -1
+                    if e < 0:
+                        i += 1
+                        continue
+                    if not _overlaps(ts, te, nt, i, e) and _iban_ok(b, i, e, lengths):
+                        ts[nt], te[nt] = i, e
+                        nt += 1
+                        sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 3
+                        ns += 1
+                    i = e
+            i = lo
+            while i < hi:  # runs of digits, on the masked bytes
+                c = m[i]
+                e = _digit_run_end(m, i, lo, hi) if _isd(c) or c == 43 or c == 40 else -1
+                if e < 0:
+                    i += 1
+                    continue
+                for t in range(i, e):
+                    if m[t] != b[t]:  # a masked character in a run: never seen; left to
+                        out = True    # find_spans
+                s = i
+                if b[i] == 40:
+                    closed = False
+                    for t in range(i, e):
+                        if b[t] == 41:
+                            closed = True
+                    if not closed:
+                        s = i + 1
+                if not _overlaps(ts, te, nt, s, e) and not _never(b, s, e):
+                    dv[nd], ds[nd], de[nd] = v, s, e
+                    nd += 1
+                i = e
+        if out:
+            handed[v] = 1
+            ns, nd, nu = ns0, nd0, nu0
+            continue
+        if not in_text[v]:
+            nu = nu0  # the numbers are looked for within free text only
+        for k in range(nw):
+            cv[nc], cs[nc], ce[nc] = v, ws[k], we[k]
+            nc += 1
+        for k in range(nh):
+            cv[nc], cs[nc], ce[nc] = v, hs[k], he[k]
+            nc += 1
+        for k in range(ng):
+            cv[nc], cs[nc], ce[nc] = v, gs[k], ge[k]
+            nc += 1
+    return (handed, in_text, sv[:ns], ss[:ns], se[:ns], sk[:ns], dv[:nd], ds[:nd], de[:nd],
+            cv[:nc], cs[:nc], ce[:nc], uv[:nu], us[:nu], ue[:nu])
+
+
+def finish_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k, cv, cs, ce, common, ldata, loffs):
+    """Per value not handed over: the pattern spans (sorted by value, then start; the
+    runs of digits decided) with the name candidates (`scan_kernel`) merged, each
+    overlapping none of them, in text order (value, start, end, kind); and the values
+    holding any (``sel``) with every span replaced by its kind in brackets (labels
+    ``ldata``): UTF-8 bytes and offsets."""
+    nv = len(offs) - 1
+    md, mo, mt = common
+    # (arrays of their largest sizes: spans do not overlap and hold one character or
+    # more, a name found one or more)
+    cap = len(b) + nv + 1
     out_v = np.empty(cap, dtype=np.int64)
     out_s = np.empty(cap, dtype=np.int64)
     out_e = np.empty(cap, dtype=np.int64)
     out_k = np.empty(cap, dtype=np.int64)
     n_out = 0
-    nv_v = np.empty(len(b) // 4 + nv + 1, dtype=np.int64)
-    nv_s = np.empty(len(nv_v), dtype=np.int64)
-    nv_e = np.empty(len(nv_v), dtype=np.int64)
-    n_num = 0
     longest = 0
     for v in range(nv):
         longest = max(longest, offs[v + 1] - offs[v])
@@ -849,97 +982,19 @@ def names_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k,
     ts = np.empty(longest + 2, dtype=np.int64)  # taken
     te = np.empty(longest + 2, dtype=np.int64)
     at = 0  # into the pattern spans
+    ac = 0  # into the name candidates
     for v in range(nv):
         lo, hi = offs[v], offs[v + 1]
         p0 = at
         while at < len(ps_v) and ps_v[at] == v:
             at += 1
+        nn = 0
+        while ac < len(cv) and cv[ac] == v:
+            ns[nn], ne[nn] = cs[ac], ce[ac]
+            nn += 1
+            ac += 1
         if handed[v]:
             continue
-        nn = 0
-        # the job's name words, merged when only blanks and commas are between them
-        if len(no_) > 1 or len(co) > 1:
-            if True:
-                i = lo
-                while i < hi:
-                    if not _isal(b[i]):
-                        i += 1
-                        continue
-                    j = i
-                    while j < hi and _isal(b[j]):
-                        j += 1
-                    while j + 1 < hi and (b[j] == 39 or b[j] == 45) and _isal(b[j + 1]):
-                        j += 1
-                        while j < hi and _isal(b[j]):
-                            j += 1
-                    if _in_set(b, i, j, nd_, no_, nt_) or \
-                            (_isup(b[i]) and _in_set(b, i, j, cd, co, ct)):
-                        merge = nn > 0
-                        if merge:
-                            for t in range(ne[nn - 1], i):
-                                c = b[t]
-                                if not (c == 32 or c == 9 or c == 44):
-                                    merge = False
-                                    break
-                        if merge:
-                            ne[nn - 1] = j
-                        else:
-                            ns[nn], ne[nn] = i, j
-                            nn += 1
-                    i = j
-        # titles
-        if True:
-            i = lo
-            while i < hi:
-                s, e = _title_end(b, i, lo, hi, tdata, toffs) if _isup(b[i]) else (-1, -1)
-                if s < 0:
-                    i += 1
-                    continue
-                ns[nn], ne[nn] = s, e
-                nn += 1
-                i = e
-        # listed given names
-        if True:
-            free = -1
-            i = lo
-            while i < hi:
-                c = b[i]
-                if not (_isup(c) and not _isw(_at(b, i - 1, lo, hi))):
-                    i += 1
-                    continue
-                j = i + 1
-                while j < hi and _islo(b[j]):
-                    j += 1
-                if j - i < 3 or _isw(_at(b, j, lo, hi)):
-                    i += 1
-                    continue
-                # a capitalised word b[i:j]
-                if not _in_set(b, i, j, gd, go, gt) or _place_before(b, lo, i, sdata, soffs) \
-                        or _place_after(b, j, lo, hi, pdata, poffs):
-                    i = j
-                    continue
-                start, end = i, j
-                q = j
-                a_end = -1
-                if _isblank(_at(b, q, lo, hi)):
-                    while _isblank(_at(b, q, lo, hi)):
-                        q += 1
-                    a_end = _capital_run(b, q, lo, hi)
-                bs = _surname_before(b, lo, i)
-                if a_end >= 0 and not _in_set(b, q, a_end, fd, fo, ft) and \
-                        _has_lower(b, q, a_end):
-                    end = a_end
-                elif bs >= 0 and not _in_set(b, bs, _comma(b, bs, i), fd, fo, ft):
-                    start = bs
-                else:
-                    if free < 0:
-                        free = 1 if _free_text(b, lo, hi) else 0
-                    if free == 0:
-                        i = j
-                        continue
-                ns[nn], ne[nn] = start, end
-                nn += 1
-                i = j
         # merged (sorted by start, then longest first), a capitalised word after each
         nm = 0
         if nn:
@@ -993,95 +1048,69 @@ def names_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k,
                 out_s[t], out_e[t], out_k[t] = out_s[t - 1], out_e[t - 1], out_k[t - 1]
                 t -= 1
             out_s[t], out_e[t], out_k[t] = s, e, kk
-        # the job's identifying numbers as tokens (the same-row match's candidates)
-        if want_numbers:
-            letters = False
-            for i in range(lo, hi - 1):
-                if _isal(b[i]) and _isal(b[i + 1]):
-                    letters = True
-                    break
-            if letters:
-                i = lo
-                while i < hi:
-                    if not _isd(b[i]):
-                        i += 1
-                        continue
-                    j = i
-                    while j < hi and _isd(b[j]):
-                        j += 1
-                    prev = _at(b, i - 1, lo, hi)
-                    nxt = _at(b, j, lo, hi)
-                    if j - i >= 3 and not _isw(prev) and prev != 46 and not _isw(nxt) and \
-                            not (nxt == 46 and _isd(_at(b, j + 1, lo, hi))) and \
-                            _in_set(b, i, j, ud, uo, ut):
-                        nv_v[n_num], nv_s[n_num], nv_e[n_num] = v, i, j
-                        n_num += 1
-                    i = j
-    return (out_v[:n_out], out_s[:n_out], out_e[:n_out], out_k[:n_out],
-            nv_v[:n_num], nv_s[:n_num], nv_e[:n_num])
-
-
-def _comma(b, p, end):
-    """The end of ``[A-Z][a-z][\\w'\\-]*`` at ``p`` (before its comma)."""
-    q = p + 2
-    while q < end and _namec(b[q]):
-        q += 1
-    return q
-
-
-def scrub_kernel(b, offs, sel, sp_v, sp_s, sp_e, sp_k, ldata, loffs):
-    """The values ``sel`` with every span replaced by its kind in brackets (labels
-    ``ldata``): UTF-8 bytes and offsets."""
+    # the values holding a span, scrubbed
+    fv, fs, fe, fk = out_v[:n_out], out_s[:n_out], out_e[:n_out], out_k[:n_out]
+    sel = np.empty(n_out, dtype=np.int64)
+    n_sel = 0
     total = 0
-    for k in range(len(sel)):
-        total += offs[sel[k] + 1] - offs[sel[k]]
-    for k in range(len(sp_v)):
-        total += loffs[sp_k[k] + 1] - loffs[sp_k[k]] - (sp_e[k] - sp_s[k])
-    out = np.empty(max(total, 0), dtype=np.uint8)
-    out_offs = np.zeros(len(sel) + 1, dtype=np.int64)
+    for k in range(n_out):
+        if k == 0 or fv[k] != fv[k - 1]:
+            sel[n_sel] = fv[k]
+            n_sel += 1
+            total += offs[fv[k] + 1] - offs[fv[k]]
+        total += loffs[fk[k] + 1] - loffs[fk[k]] - (fe[k] - fs[k])
+    data = np.empty(max(total, 0), dtype=np.uint8)
+    data_offs = np.zeros(n_sel + 1, dtype=np.int64)
     w = 0
     at = 0
-    for k in range(len(sel)):
+    for k in range(n_sel):
         v = sel[k]
-        lo, hi = offs[v], offs[v + 1]
-        i = lo
-        while at < len(sp_v) and sp_v[at] == v:
-            for t in range(i, sp_s[at]):
-                out[w] = b[t]
+        i, hi = offs[v], offs[v + 1]
+        while at < n_out and fv[at] == v:
+            for t in range(i, fs[at]):
+                data[w] = b[t]
                 w += 1
-            for t in range(loffs[sp_k[at]], loffs[sp_k[at] + 1]):
-                out[w] = ldata[t]
+            for t in range(loffs[fk[at]], loffs[fk[at] + 1]):
+                data[w] = ldata[t]
                 w += 1
-            i = sp_e[at]
+            i = fe[at]
             at += 1
         for t in range(i, hi):
-            out[w] = b[t]
+            data[w] = b[t]
             w += 1
-        out_offs[k + 1] = w
-    return out[:w], out_offs
+        data_offs[k + 1] = w
+    return fv, fs, fe, fk, sel[:n_sel], data[:w], data_offs
 
 
 _HELPERS = ("_isd", "_isup", "_islo", "_isal", "_isw", "_isblank", "_lower", "_at", "_hash",
             "_in_set", "_prefilter", "_sep3", "_ishex", "_local", "_dom", "_email_end", "_u0",
             "_iban_end", "_iban_ok", "_dsep", "_digits", "_date_end", "_runc", "_ext_end",
-            "_digit_run_end", "_handed_over", "_is_date", "_never", "_overlaps", "_starts_with", "_title_end", "_namec",
+            "_digit_run_end", "_is_date", "_never", "_overlaps", "_starts_with", "_title_end", "_namec",
             "_capital_run", "_surname_end", "_at_end", "_place_before", "_place_after",
             "_surname_before", "_has_lower", "_free_text", "_space", "_comma")
-_KERNELS = ("_build_table", "patterns_kernel", "names_kernel", "scrub_kernel")
+_KERNELS = ("_build_table", "scan_kernel", "finish_kernel")
 _LOCK = threading.Lock()
 _COMPILED = False
 
 
 def _compile() -> None:
     """Replace this module's scanners by numba kernels (helpers first, so that the kernels
-    calling them compile against them); cached on disk like the engine's kernels."""
+    calling them compile against them); cached on disk like the engine's kernels.
+
+    The helpers are compiled without numba's reference counting (``_nrt=False``): they
+    only read the arrays they are given (none allocates, returns or keeps one), and a
+    call counting its array arguments in and out costs some 10 ns, twenty times the
+    work of a small helper (``_digits`` on each byte of the notes: 0.041 s counted,
+    0.002 s not)."""
     global _COMPILED
     with _LOCK:
         if _COMPILED:
             return
         from numba import njit
         g = globals()
-        for name in _HELPERS + _KERNELS:
+        for name in _HELPERS:
+            g[name] = njit(cache=True, nogil=True, _nrt=False)(g[name])
+        for name in _KERNELS:
             g[name] = njit(cache=True, nogil=True)(g[name])
         _COMPILED = True
 
@@ -1311,13 +1340,17 @@ class _Chunk:
                                          else empty)}
 
     def patterns(self) -> None:
-        self.found = patterns_kernel(self.b, self.offs, self.constants[0],
-                                     self.tables["codes"])
+        t = self.tables
+        _, titles, saints, places, _ = self.constants
+        self.found = scan_kernel(
+            self.b, self.offs, self.constants[0], t["codes"], t["given"], t["named"],
+            t["capital"], t["function"], *titles, *saints, *places, t["numbers"],
+            self.need_numbers and self.values is not None and bool(self.values.numbers))
 
     def decide(self) -> None:
         """The runs of digits: a card, a national number, a telephone number, or
         nothing (``patterns.digit_run_kind``)."""
-        handed, in_text, sv, ss, se, sk, dv, ds, de = self.found
+        handed, in_text, sv, ss, se, sk, dv, ds, de = self.found[:9]
         texts, offs = self.texts, self.offs
         keep = []
         for v, s, e in zip(dv.tolist(), ds.tolist(), de.tolist()):
@@ -1333,16 +1366,13 @@ class _Chunk:
         self.handed = handed
 
     def names(self) -> None:
-        t = self.tables
-        _, titles, saints, places, labels = self.constants
-        self.named = names_kernel(
-            self.b, self.offs, self.handed, *self.spans, t["given"], t["named"],
-            t["capital"], t["function"], t["common"], *titles, *saints, *places,
-            t["numbers"], self.need_numbers and self.values is not None
-            and bool(self.values.numbers))
-        fv, fs, fe, fk = self.named[:4]
-        self.scrubbed = scrub_kernel(self.b, self.offs, np.unique(fv), fv, fs, fe, fk,
-                                     *labels) if len(fv) else None
+        *_, labels = self.constants
+        cv, cs, ce, uv, us, ue = self.found[9:]
+        fv, fs, fe, fk, sel, data, data_offs = finish_kernel(
+            self.b, self.offs, self.handed, *self.spans, cv, cs, ce, self.tables["common"],
+            *labels)
+        self.named = fv, fs, fe, fk, uv, us, ue
+        self.scrubbed = (sel, data, data_offs) if len(fv) else None
 
     def collect(self, out: Found) -> None:
         import pyarrow as pa
@@ -1350,8 +1380,7 @@ class _Chunk:
         a, offs, empty = self.a, self.offs, frozenset()
         self.part = (fv + a, fs - offs[fv], fe - offs[fv], fk)
         if self.scrubbed is not None:  # the values holding a span, scrubbed
-            data, soffs = self.scrubbed
-            sel = np.unique(fv)
+            sel, data, soffs = self.scrubbed
             scrubbed = pa.LargeStringArray.from_buffers(
                 len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
             out.scrubbed.update(zip((sel + a).tolist(), scrubbed))
