@@ -1,4 +1,4 @@
-"""Distinct persons per class (``[data] person``), merged during roll-up.
+"""Distinct persons per class (``[data] person``), counted at each check.
 
 Distinct counts do not add up: a person with rows in two items that a
 generalization merges must count once in the merged class. The rows are
@@ -7,22 +7,25 @@ distinct quasi-identifier combinations):
 
 - a *single* person has all their (counted) rows in one base item: whatever
   the transformation, they stay in one class, so they add up as plain counts
-  (``single``: per item, each value -> the single persons holding it);
-- a *spread* person has rows in several base items: each (person, value) pair
-  is kept as a key (``spread``: per item, key -> rows) and the roll-up merges
-  equal keys, so a class counts each once. Pairs with the same value in the same
-  base items fall into the same classes at every transformation: they share one
-  key that weighs as many (``key_weight``), so the keys grow with the distinct ways
-  persons spread (a birthday between visits), not with the persons.
+  (``single``: per item, each value -> the single persons holding it), rolled up
+  with the snapshots;
+- a *spread* person has rows in several base items: each (person, value) pair is
+  kept once, with the base items holding it. Pairs with the same value in the
+  same base items fall into the same classes at every transformation: they share
+  one *key* that weighs as many (``SpreadKeys``), so the keys grow with the distinct
+  ways persons spread (a birthday between visits), not with the persons. The keys
+  never change; a snapshot keeps only the class of each base item that holds a key
+  (``where``: one gather per roll-up), and a check counts each key once in every
+  class its items fall into (a mark per class: no per-class key lists are built).
 
 A "value" is a sensitive attribute's value (the l-diversity family counts, per
 class, the persons holding each value), or one value standing for "a person"
-when only persons are counted. Where persons keep their quasi-identifiers, the
-spread part is small and the roll-up costs about as much as the records' own.
+when only persons are counted (k-anonymity, risks). Where persons keep their
+quasi-identifiers, there are few keys and counting costs next to nothing.
 
 ``PersonRows`` is the per-row aggregate the classifier is given; its first
 roll-up (rows -> base items) builds the ``PersonCounts`` every later roll-up
-merges.
+carries on.
 """
 from __future__ import annotations
 
@@ -34,16 +37,14 @@ from engine.kernel.sparse_counts import SparseCounts
 
 
 @njit(cache=True, nogil=True)
-def _items_per_person(person, group_of, keep, n_persons):
-    """Per person: their first item (-1: no counted row) and whether rows of theirs
+def _items_per_pair(pair_of_row, item, n_pairs):
+    """Per (person, value) pair: the base item of its first row and whether rows of it
     fall into another item too."""
-    first = np.full(n_persons, -1, dtype=np.int64)
-    spread = np.zeros(n_persons, dtype=np.bool_)
-    for r in range(len(person)):
-        if not keep[r]:
-            continue
-        p = person[r]
-        g = group_of[r]
+    first = np.full(n_pairs, -1, dtype=np.int64)
+    spread = np.zeros(n_pairs, dtype=np.bool_)
+    for r in range(len(pair_of_row)):
+        p = pair_of_row[r]
+        g = item[r]
         if first[p] < 0:
             first[p] = g
         elif first[p] != g:
@@ -51,83 +52,185 @@ def _items_per_person(person, group_of, keep, n_persons):
     return first, spread
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _mix(z):
+    """splitmix64's finalizer (uint64 in, uint64 out)."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
 @njit(cache=True, nogil=True)
-def _merge(s_ptr, s_value, s_count, p_ptr, p_key, key_value, key_weight, n_values):
-    """Per class: the single persons' counts plus each spread key's weight once, by
-    value."""
-    n = len(s_ptr) - 1
-    size = len(s_value) + len(p_key)
+def _set_hashes(ptr, items, values):
+    """Per pair ``r`` (its sorted base items ``items[ptr[r]:ptr[r+1]]``): a hash of its
+    value and base items."""
+    n = len(ptr) - 1
+    out = np.empty(n, dtype=np.uint64)
+    for r in range(n):
+        h = _mix(np.uint64(values[r]) + np.uint64(0x9E3779B97F4A7C15))
+        h = _mix(h ^ np.uint64(ptr[r + 1] - ptr[r]))
+        for p in range(ptr[r], ptr[r + 1]):
+            h = _mix(h ^ np.uint64(items[p]))
+        out[r] = h
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _same_sets(ptr, items, values, rep, key_of):
+    """Whether every pair has the value and base items of its key's first pair (else two
+    hashes collided)."""
+    for r in range(len(ptr) - 1):
+        q = rep[key_of[r]]
+        if values[r] != values[q] or ptr[r + 1] - ptr[r] != ptr[q + 1] - ptr[q]:
+            return False
+        d = ptr[q] - ptr[r]
+        for p in range(ptr[r], ptr[r + 1]):
+            if items[p] != items[p + d]:
+                return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _gather(where, group_of):
+    """The class of each keyed base item after a roll-up (``group_of``: source item ->
+    class)."""
+    out = np.empty(len(where), dtype=np.int32)
+    for i in range(len(where)):
+        out[i] = group_of[where[i]]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _key_persons(ptr, item, weight, where, n):
+    """Per class: the pairs of the keys with an item in it, each key once."""
+    out = np.zeros(n, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    for k in range(len(ptr) - 1):
+        w = weight[k]
+        for p in range(ptr[k], ptr[k + 1]):
+            c = where[item[p]]
+            if mark[c] != k:
+                mark[c] = k
+                out[c] += w
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _merge(s_ptr, s_value, s_count, ptr, item, key_value, key_weight, where, n, n_values):
+    """Per class: the single persons' counts (their order kept) plus each key's pairs
+    once, by value (keys in their order)."""
+    n_keys = len(ptr) - 1
+    # each key once per class it falls into, grouped by class (a counting sort)
+    mark = np.full(n, -1, dtype=np.int64)
+    e_ptr = np.zeros(n + 1, dtype=np.int64)
+    for k in range(n_keys):
+        for p in range(ptr[k], ptr[k + 1]):
+            c = where[item[p]]
+            if mark[c] != k:
+                mark[c] = k
+                e_ptr[c + 1] += 1
+    for g in range(n):
+        e_ptr[g + 1] += e_ptr[g]
+    pos = e_ptr[:-1].copy()
+    e_key = np.empty(e_ptr[n], dtype=np.int64)
+    for k in range(n_keys):
+        for p in range(ptr[k], ptr[k + 1]):
+            c = where[item[p]]
+            if mark[c] != n_keys + k:
+                mark[c] = n_keys + k
+                e_key[pos[c]] = k
+                pos[c] += 1
     slot = np.full(n_values, -1, dtype=np.int64)
+    size = len(s_value) + len(e_key)
     out_ptr = np.zeros(n + 1, dtype=np.int64)
     out_value = np.empty(size, dtype=np.int32)
     out_count = np.empty(size, dtype=np.int64)
-    k = 0
+    j = 0
     for g in range(n):
-        begin = k
+        begin = j
         for p in range(s_ptr[g], s_ptr[g + 1]):
             v = s_value[p]
             s = slot[v]
             if s >= begin:
                 out_count[s] += s_count[p]
             else:
-                slot[v] = k
-                out_value[k] = v
-                out_count[k] = s_count[p]
-                k += 1
-        for p in range(p_ptr[g], p_ptr[g + 1]):
-            v = key_value[p_key[p]]
-            w = key_weight[p_key[p]]
+                slot[v] = j
+                out_value[j] = v
+                out_count[j] = s_count[p]
+                j += 1
+        for e in range(e_ptr[g], e_ptr[g + 1]):
+            k = e_key[e]
+            v = key_value[k]
             s = slot[v]
             if s >= begin:
-                out_count[s] += w
+                out_count[s] += key_weight[k]
             else:
-                slot[v] = k
-                out_value[k] = v
-                out_count[k] = w
-                k += 1
-        out_ptr[g + 1] = k
-    return out_ptr, out_value[:k].copy(), out_count[:k].copy()
+                slot[v] = j
+                out_value[j] = v
+                out_count[j] = key_weight[k]
+                j += 1
+        out_ptr[g + 1] = j
+    return out_ptr, out_value[:j].copy(), out_count[:j].copy()
+
+
+class SpreadKeys:
+    """The spread persons' (person, value) pairs grouped by value and set of base items:
+    per key its value, the pairs it stands for (``weight``) and its base items (CSR:
+    ``item[ptr[k]:ptr[k+1]]``, numbered among ``base_items``, the base items holding a
+    key). Built once by the first roll-up; shared by every snapshot."""
+
+    __slots__ = ("ptr", "item", "value", "weight", "base_items")
+
+    def __init__(self, ptr: np.ndarray, item: np.ndarray, value: np.ndarray,
+                 weight: np.ndarray, base_items: np.ndarray):
+        self.ptr = ptr
+        self.item = item
+        self.value = value
+        self.weight = weight
+        self.base_items = base_items
+
+    def __len__(self) -> int:
+        return len(self.value)
 
 
 class PersonCounts:
-    """Per item (base item or class): persons holding each value, as two parts that
-    roll up separately (module docstring)."""
+    """Per item (base item or class): persons holding each value, as two parts (module
+    docstring): the single persons' counts, rolled up, and the class of each base item
+    holding a spread key."""
 
-    __slots__ = ("single", "spread", "key_value", "key_weight", "n_values", "n_persons",
-                 "unit")
+    __slots__ = ("single", "keys", "where", "n_items", "n_values", "n_persons")
 
-    def __init__(self, single, spread: SparseCounts, key_value: np.ndarray,
-                 key_weight: np.ndarray, n_values: int, n_persons: int,
-                 unit: bool | None = None):
+    def __init__(self, single, keys: SpreadKeys, where: np.ndarray, n_items: int,
+                 n_values: int, n_persons: int):
         # ``single``: a SparseCounts, or with one value (persons only) a plain count per
         # item, which rolls up as a sum
         self.single = single
-        self.spread = spread
-        self.key_value = key_value
-        self.key_weight = key_weight  # the (person, value) pairs each key stands for
-        #: every key stands for one pair (persons spread each their own way)
-        self.unit = unit if unit is not None else not bool((key_weight > 1).any())
+        self.keys = keys
+        self.where = where  # per keyed base item (``keys.base_items``): its item here
+        self.n_items = int(n_items)
         self.n_values = int(n_values)
         self.n_persons = int(n_persons)
 
     @property
-    def nbytes(self) -> int:
-        return (self.single.nbytes + self.spread.nbytes + self.key_value.nbytes
-                + self.key_weight.nbytes)
+    def key_value(self) -> np.ndarray:
+        return self.keys.value
 
     @property
-    def n_items(self) -> int:
-        return len(self.spread.indptr) - 1
+    def key_weight(self) -> np.ndarray:
+        return self.keys.weight
+
+    @property
+    def nbytes(self) -> int:
+        """What a snapshot holds of its own (the keys are shared)."""
+        return self.single.nbytes + self.where.nbytes
 
     def rollup(self, group_of: np.ndarray, n: int) -> "PersonCounts":
         n = int(n)
-        spread = (self.spread.rollup(group_of, n) if len(self.key_value)
-                  else SparseCounts(np.zeros(n + 1, np.int64), self.spread.value,
-                                    self.spread.count, self.spread.n_values))
-        single = (sum_by_group(self.single, np.asarray(group_of, np.int64), n)
+        group_of = np.asarray(group_of, np.int64)
+        single = (sum_by_group(self.single, group_of, n)
                   if isinstance(self.single, np.ndarray) else self.single.rollup(group_of, n))
-        return PersonCounts(single, spread, self.key_value, self.key_weight, self.n_values,
-                            self.n_persons, self.unit)
+        where = _gather(self.where, group_of) if len(self.where) else self.where
+        return PersonCounts(single, self.keys, where, n, self.n_values, self.n_persons)
 
     def _single_counts(self) -> SparseCounts:
         single = self.single
@@ -143,25 +246,25 @@ class PersonCounts:
         """Per item: each value -> the distinct persons holding it (in the item). Merged
         when asked (not kept: a cached snapshot holds only what ``nbytes`` counts)."""
         single = self._single_counts()
-        if not len(self.key_value):
+        keys = self.keys
+        if not len(keys):
             return single
-        ptr, value, count = _merge(single.indptr, single.value, single.count,
-                                   self.spread.indptr, self.spread.value, self.key_value,
-                                   self.key_weight, self.n_values)
+        ptr, value, count = _merge(single.indptr, single.value, single.count, keys.ptr,
+                                   keys.item, keys.value, keys.weight, self.where,
+                                   self.n_items, self.n_values)
         return SparseCounts(ptr, value, count, self.n_values)
 
     def persons(self) -> np.ndarray:
         """Distinct persons per item (each counted once, whatever values they hold)."""
-        if self.n_values == 1:  # a key per way of spreading: its persons count once
-            single = (self.single if isinstance(self.single, np.ndarray)
-                      else self.single.totals())
-            spread = self.spread
-            if self.unit:
-                return single + spread.distinct()
-            weights = np.zeros(len(spread.value) + 1, np.int64)
-            np.cumsum(self.key_weight[spread.value], out=weights[1:])
-            return single + weights[spread.indptr[1:]] - weights[spread.indptr[:-1]]
-        raise ValueError("persons() of a per-value count: use the person count itself")
+        if self.n_values != 1:
+            raise ValueError("persons() of a per-value count: use the person count itself")
+        single = (self.single if isinstance(self.single, np.ndarray)
+                  else self.single.totals())
+        keys = self.keys
+        if not len(keys):
+            return single
+        return single + _key_persons(keys.ptr, keys.item, keys.weight, self.where,
+                                     self.n_items)
 
 
 class PersonRows:
@@ -183,56 +286,74 @@ class PersonRows:
         return self
 
     def rollup(self, group_of: np.ndarray, n: int) -> PersonCounts:
-        group_of = np.asarray(group_of, dtype=np.int64)
         n = int(n)
-        keep = self.keep
-        first, spread = _items_per_person(self.person, group_of, keep, self.n_persons)
+        rows = np.flatnonzero(self.keep)
+        item = np.asarray(group_of, dtype=np.int64)[rows]
         # the distinct (person, value) pairs among the counted rows
-        rows = np.flatnonzero(keep)
-        key = self.person[rows] * self.n_values + self.values[rows]
-        pairs, pair_of_row = np.unique(key, return_inverse=True)
-        pair_person = pairs // self.n_values
+        pairs, pair_of_row = np.unique(self.person[rows] * self.n_values + self.values[rows],
+                                       return_inverse=True)
+        pair_of_row = pair_of_row.reshape(-1)
+        first, spread = _items_per_pair(pair_of_row, item, len(pairs))
         pair_value = (pairs % self.n_values).astype(np.int32)
-        # single persons: each pair counts once in their one item
-        single_pair = ~spread[pair_person]
+        # single pairs (all their rows in one base item): each counts once in that item
+        single_pair = ~spread
         if self.n_values == 1:  # persons only: a count per item
-            single = np.bincount(first[pair_person][single_pair], minlength=n).astype(np.int64)
+            single = np.bincount(first[single_pair], minlength=n).astype(np.int64)
         else:
             single = SparseCounts.from_codes(pair_value, self.n_values, single_pair).rollup(
-                first[pair_person], n)
-        # spread persons: their pairs become keys, one per value and set of base items
-        spread_pair = ~single_pair
-        raw_of_pair = np.cumsum(spread_pair) - 1
-        spread_rows = spread_pair[pair_of_row]
-        raw = raw_of_pair[pair_of_row[spread_rows]]
-        key_of_raw, key_value, key_weight = _signatures(
-            raw, group_of[rows][spread_rows], pair_value[spread_pair], n)
-        row_keys = np.zeros(len(rows), np.int32)
-        row_keys[spread_rows] = key_of_raw[raw]
-        spread_counts = SparseCounts.from_codes(row_keys, max(len(key_value), 1),
-                                                spread_rows).rollup(group_of[rows], n)
-        return PersonCounts(single, spread_counts, key_value, key_weight, self.n_values,
+                first, n)
+        # spread pairs become keys, one per value and set of base items
+        raw_of_pair = np.cumsum(spread) - 1
+        spread_rows = spread[pair_of_row]
+        keys = _spread_keys(raw_of_pair[pair_of_row[spread_rows]], item[spread_rows],
+                            pair_value[spread], n)
+        return PersonCounts(single, keys, keys.base_items.astype(np.int32), n, self.n_values,
                             self.n_persons)
 
 
-def _signatures(raw: np.ndarray, item: np.ndarray, raw_value: np.ndarray,
-                n_items: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _spread_keys(raw: np.ndarray, item: np.ndarray, raw_value: np.ndarray,
+                 n_items: int) -> SpreadKeys:
     """Spread (person, value) pairs numbered ``raw`` (one entry per row: the pair and its
-    base item) grouped by their value and set of base items: each pair's key, and per
-    key its value and the pairs it stands for."""
-    n_raw = len(raw_value)
-    if n_raw == 0:
-        return (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int64))
+    base item; every pair has one) grouped by their value and set of base items, keys
+    in order of their first pair."""
+    if len(raw_value) == 0:
+        return SpreadKeys(np.zeros(1, np.int64), np.zeros(0, np.int32), np.zeros(0, np.int32),
+                          np.zeros(0, np.int64), np.zeros(0, np.int64))
     both = np.unique(raw.astype(np.int64) * n_items + item)  # by pair, then item
     pair, items = both // n_items, both % n_items
-    bounds = np.flatnonzero(np.diff(pair)) + 1
-    starts = np.concatenate(([0], bounds))
-    ends = np.concatenate((bounds, [len(both)]))
+    ptr_raw = np.append(np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]), len(both))
+    # pairs with the same hash of (value, items) share a key: checked, as hashes collide
+    _, rep, key_of_raw = np.unique(_set_hashes(ptr_raw, items, raw_value),
+                                   return_index=True, return_inverse=True)
+    key_of_raw = key_of_raw.reshape(-1)
+    order = np.argsort(rep, kind="stable")  # keys in order of their first pair
+    rank = np.empty(len(order), np.int64)
+    rank[order] = np.arange(len(order))
+    rep, key_of_raw = rep[order], rank[key_of_raw]
+    if not _same_sets(ptr_raw, items, raw_value, rep, key_of_raw):
+        rep, key_of_raw = _group_exactly(ptr_raw, items, raw_value)
+    lengths = ptr_raw[rep + 1] - ptr_raw[rep]
+    ptr = np.zeros(len(rep) + 1, np.int64)
+    np.cumsum(lengths, out=ptr[1:])
+    key_items = items[np.repeat(ptr_raw[rep] - ptr[:-1], lengths) + np.arange(ptr[-1])]
+    base_items, item_index = np.unique(key_items, return_inverse=True)
+    return SpreadKeys(ptr, item_index.reshape(-1).astype(np.int32),
+                      raw_value[rep].astype(np.int32),
+                      np.bincount(key_of_raw, minlength=len(rep)).astype(np.int64),
+                      base_items)
+
+
+def _group_exactly(ptr_raw: np.ndarray, items: np.ndarray,
+                   raw_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``_spread_keys``' grouping by the values and item sets themselves (when two hashes
+    collided): each key's first pair and each pair's key."""
     found: dict = {}
-    key_of_raw = np.empty(n_raw, np.int64)
-    for r, a, b in zip(pair[starts].tolist(), starts.tolist(), ends.tolist()):
-        key_of_raw[r] = found.setdefault((int(raw_value[r]), items[a:b].tobytes()),
-                                         len(found))
-    key_value = np.empty(len(found), np.int32)
-    key_value[key_of_raw] = raw_value
-    return key_of_raw, key_value, np.bincount(key_of_raw, minlength=len(found)).astype(np.int64)
+    rep: list[int] = []
+    key_of_raw = np.empty(len(raw_value), np.int64)
+    for r in range(len(raw_value)):
+        k = found.setdefault((int(raw_value[r]), items[ptr_raw[r]:ptr_raw[r + 1]].tobytes()),
+                             len(found))
+        if k == len(rep):
+            rep.append(r)
+        key_of_raw[r] = k
+    return np.asarray(rep, np.int64), key_of_raw
