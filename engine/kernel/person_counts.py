@@ -61,33 +61,50 @@ def _mix(z):
 
 
 @njit(cache=True, nogil=True)
-def _set_hashes(ptr, items, values):
-    """Per pair ``r`` (its sorted base items ``items[ptr[r]:ptr[r+1]]``): a hash of its
-    value and base items."""
+def _group_pairs(ptr, items, values):
+    """Pairs ``r`` (value ``values[r]``, sorted base items ``items[ptr[r]:ptr[r+1]]``)
+    grouped by value and items, in a hash table that compares them: each key's first
+    pair (keys in order of their first pair) and each pair's key."""
     n = len(ptr) - 1
-    out = np.empty(n, dtype=np.uint64)
+    size = 2
+    while size < 2 * n:
+        size *= 2
+    mask = np.uint64(size - 1)
+    table = np.full(size, -1, dtype=np.int64)
+    key_hash = np.empty(n, dtype=np.uint64)
+    rep = np.empty(n, dtype=np.int64)
+    key_of = np.empty(n, dtype=np.int64)
+    n_keys = 0
     for r in range(n):
+        a, b = ptr[r], ptr[r + 1]
         h = _mix(np.uint64(values[r]) + np.uint64(0x9E3779B97F4A7C15))
-        h = _mix(h ^ np.uint64(ptr[r + 1] - ptr[r]))
-        for p in range(ptr[r], ptr[r + 1]):
+        h = _mix(h ^ np.uint64(b - a))
+        for p in range(a, b):
             h = _mix(h ^ np.uint64(items[p]))
-        out[r] = h
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _same_sets(ptr, items, values, rep, key_of):
-    """Whether every pair has the value and base items of its key's first pair (else two
-    hashes collided)."""
-    for r in range(len(ptr) - 1):
-        q = rep[key_of[r]]
-        if values[r] != values[q] or ptr[r + 1] - ptr[r] != ptr[q + 1] - ptr[q]:
-            return False
-        d = ptr[q] - ptr[r]
-        for p in range(ptr[r], ptr[r + 1]):
-            if items[p] != items[p + d]:
-                return False
-    return True
+        s = h & mask
+        while True:
+            k = table[s]
+            if k < 0:  # a new key
+                table[s] = n_keys
+                key_hash[n_keys] = h
+                rep[n_keys] = r
+                key_of[r] = n_keys
+                n_keys += 1
+                break
+            if key_hash[k] == h:
+                q = rep[k]
+                same = values[q] == values[r] and ptr[q + 1] - ptr[q] == b - a
+                if same:
+                    d = ptr[q] - a
+                    for p in range(a, b):
+                        if items[p + d] != items[p]:
+                            same = False
+                            break
+                if same:
+                    key_of[r] = k
+                    break
+            s = (s + np.uint64(1)) & mask
+    return rep[:n_keys].copy(), key_of
 
 
 @njit(cache=True, nogil=True)
@@ -322,16 +339,7 @@ def _spread_keys(raw: np.ndarray, item: np.ndarray, raw_value: np.ndarray,
     both = np.unique(raw.astype(np.int64) * n_items + item)  # by pair, then item
     pair, items = both // n_items, both % n_items
     ptr_raw = np.append(np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]), len(both))
-    # pairs with the same hash of (value, items) share a key: checked, as hashes collide
-    _, rep, key_of_raw = np.unique(_set_hashes(ptr_raw, items, raw_value),
-                                   return_index=True, return_inverse=True)
-    key_of_raw = key_of_raw.reshape(-1)
-    order = np.argsort(rep, kind="stable")  # keys in order of their first pair
-    rank = np.empty(len(order), np.int64)
-    rank[order] = np.arange(len(order))
-    rep, key_of_raw = rep[order], rank[key_of_raw]
-    if not _same_sets(ptr_raw, items, raw_value, rep, key_of_raw):
-        rep, key_of_raw = _group_exactly(ptr_raw, items, raw_value)
+    rep, key_of_raw = _group_pairs(ptr_raw, items, raw_value)
     lengths = ptr_raw[rep + 1] - ptr_raw[rep]
     ptr = np.zeros(len(rep) + 1, np.int64)
     np.cumsum(lengths, out=ptr[1:])
@@ -341,19 +349,3 @@ def _spread_keys(raw: np.ndarray, item: np.ndarray, raw_value: np.ndarray,
                       raw_value[rep].astype(np.int32),
                       np.bincount(key_of_raw, minlength=len(rep)).astype(np.int64),
                       base_items)
-
-
-def _group_exactly(ptr_raw: np.ndarray, items: np.ndarray,
-                   raw_value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``_spread_keys``' grouping by the values and item sets themselves (when two hashes
-    collided): each key's first pair and each pair's key."""
-    found: dict = {}
-    rep: list[int] = []
-    key_of_raw = np.empty(len(raw_value), np.int64)
-    for r in range(len(raw_value)):
-        k = found.setdefault((int(raw_value[r]), items[ptr_raw[r]:ptr_raw[r + 1]].tobytes()),
-                             len(found))
-        if k == len(rep):
-            rep.append(r)
-        key_of_raw[r] = k
-    return np.asarray(rep, np.int64), key_of_raw

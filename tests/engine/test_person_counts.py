@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from engine.kernel import person_counts
 from engine.kernel.person_counts import PersonRows
 
 
@@ -116,20 +115,25 @@ def test_keys_are_shared_by_pairs_spread_the_same_way():
     np.testing.assert_array_equal(counts.by_value().dense(), [[2, 1], [1, 1], [0, 2]])
 
 
-def test_colliding_hashes_group_by_the_item_sets_themselves(monkeypatch):
-    """Keys are found by a hash of each pair's value and base items, checked: if two
-    hashes collide, the pairs are grouped exactly instead, with the same keys."""
-    rng = np.random.default_rng(4)
-    person, value, combo = _rows(rng, n_values=3)
-    item, n = _base(combo)
-    rows = PersonRows(person, int(person.max()) + 1, value, 3)
-    hashed = rows.rollup(item, n)
-    monkeypatch.setattr(person_counts, "_set_hashes",
-                        lambda ptr, items, values: np.zeros(len(ptr) - 1, np.uint64))
-    exact = rows.rollup(item, n)
-    for name in ("ptr", "item", "value", "weight", "base_items"):
-        np.testing.assert_array_equal(getattr(exact.keys, name), getattr(hashed.keys, name))
-    np.testing.assert_array_equal(exact.by_value().dense(), hashed.by_value().dense())
+def test_keys_are_the_distinct_value_and_item_sets_of_spread_pairs():
+    """Per key: a value and a set of base items no other key has, weighing the spread
+    (person, value) pairs with exactly these (recounted with pandas; many pairs, so
+    that the key table's slots collide)."""
+    rng = np.random.default_rng(8)
+    person = rng.integers(0, 20000, 60000)
+    value = rng.integers(0, 3, len(person))
+    item = rng.integers(0, 40, len(person))  # few items: many pairs share their sets
+    counts = PersonRows(person, 20000, value, 3).rollup(item, 40)
+    frame = pd.DataFrame({"p": person, "v": value, "i": item}).drop_duplicates()
+    sets = frame.sort_values("i").groupby(["p", "v"])["i"].agg(tuple)
+    spread = sets[sets.map(len) > 1].reset_index()
+    want = spread.groupby(["v", "i"]).size()
+    keys = counts.keys
+    got = {(int(keys.value[k]), tuple(keys.base_items[keys.item[keys.ptr[k]:keys.ptr[k + 1]]]
+                                      .tolist())): int(keys.weight[k])
+           for k in range(len(keys))}
+    assert len(got) == len(keys) == len(want) > 1000
+    assert got == {(int(v), i): int(n) for (v, i), n in want.items()}
 
 
 # --- whole jobs of spread persons --------------------------------------------------------
