@@ -51,13 +51,22 @@ def is_formula(text: str) -> bool:
     return bool(body) and body[0] in TRIGGERS and NUMBER.fullmatch(body) is None
 
 
+def sql_starts_formula(column: str) -> str:
+    """SQL: whether the text expression ``column`` begins, after any single quotes, with
+    a character that starts a formula (`is_formula` without the number exception). A
+    text that does not cannot become a formula by replacing spans of it with
+    ``[KIND]`` (a span at its start makes it begin with ``[``)."""
+    body = f"ltrim({column}, '''')"
+    return "(" + " OR ".join(f"starts_with({body}, {t})" for t in
+                             ("'='", "'+'", "'-'", "'@'", "chr(9)", "chr(13)")) + ")"
+
+
 def sql_is_formula(column: str) -> str:
     """`is_formula` as a DuckDB SQL condition on the text expression ``column`` (NULL for
     NULL)."""
     body = f"ltrim({column}, '''')"
-    starts = " OR ".join(f"starts_with({body}, {t})" for t in
-                         ("'='", "'+'", "'-'", "'@'", "chr(9)", "chr(13)"))
-    return f"(({starts}) AND NOT regexp_full_match({body}, '{NUMBER_PATTERN}'))"
+    return (f"({sql_starts_formula(column)} AND NOT regexp_full_match({body}, "
+            f"'{NUMBER_PATTERN}'))")
 
 
 def sql_quoted(column: str) -> str:

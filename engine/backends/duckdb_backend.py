@@ -385,7 +385,10 @@ class DuckDBBackend(Backend):
         """The release query with its formula cells treated as the in-memory CSV export
         treats them (``engine.formulas``: the same test in SQL), counted in one more
         scan of the query first, of the columns whose cells are not all known labels
-        (`labels_without_formulas`; none: no scan)."""
+        (`labels_without_formulas`; none: no scan). Scrubbed columns are scrubbed in that
+        scan only where they may hold a formula (``release_query``'s ``formula_probe``:
+        the same counts, the identifiers of the other rows looked for once, when the
+        release is written)."""
         from engine.formulas import FormulaCells, sql_is_formula, sql_quoted
         cells = FormulaCells(policy, str(path))
         columns = list(plan.columns)
@@ -394,9 +397,11 @@ class DuckDBBackend(Backend):
         scanned = [c for c in columns if not labels_without_formulas(plan, c)]
         counts = dict.fromkeys(columns, 0)
         if scanned:
+            probe = (self.release_query(plan, empty_as_null=True, formula_probe=True)
+                     if plan.scrubbed else sql)
             counts.update(zip(scanned, self._run("SELECT " + ", ".join(
                 f"count(*) FILTER (WHERE {sql_is_formula(ident(c))})" for c in scanned)
-                + f" FROM ({sql})", "release", None)[0]))
+                + f" FROM ({probe})", "release", None)[0]))
         for c, n in counts.items():
             if n:  # a stand-in formula label shown by n cells: counted, or refused
                 cells.labels(c, ["="], [int(n)])
@@ -505,10 +510,14 @@ class DuckDBBackend(Backend):
                 frequency_columns(after, weights, names))
 
     def release_query(self, plan: ReleasePlan, empty_as_null: bool,
-                      suppressed_rows: bool = False, outer: list[str] | None = None) -> str:
+                      suppressed_rows: bool = False, outer: list[str] | None = None,
+                      formula_probe: bool = False) -> str:
         """SELECT writing the released table in input order (single-table query);
         ``outer`` replaces its select list (``__c{j}``: quasi-identifier ``j``'s input
-        code, ``__s``: the record is suppressed, other columns by name)."""
+        code, ``__s``: the record is suppressed, other columns by name).
+        ``formula_probe``: for counting formula cells only, a scrubbed column is scrubbed
+        only where its text begins like a formula (``engine.formulas.sql_starts_formula``:
+        the others cannot become one), else ''."""
         qi_index = {q: j for j, q in enumerate(plan.qis)}
         for j in range(len(plan.qis)):
             self._enum(f"__v{j}", [str(v) for v in plan.values[j]])
@@ -560,6 +569,10 @@ class DuckDBBackend(Backend):
                              + f" AS {ident(c)}")
             elif c in pseudonyms:
                 outer.append(wrap(pseudonyms[c]) + f" AS {ident(c)}")
+            elif c in scrubs and formula_probe:
+                from engine.formulas import sql_starts_formula
+                outer.append(wrap(f"CASE WHEN {sql_starts_formula(ident(c))} THEN "
+                                  f"{scrubs[c]} ELSE '' END") + f" AS {ident(c)}")
             elif c in scrubs:
                 outer.append(wrap(scrubs[c]) + f" AS {ident(c)}")
             elif c in qi_index:
