@@ -26,7 +26,8 @@ from engine.backends.temp_folders import TEMP_PREFIX, sweep_stale_folders
 from engine.backends.base import (Backend, DataSource, PhaseProgress, ReleasePlan,
                                   frequency_columns, labels_without_formulas)
 from engine.backends import identifier_scan
-from engine.backends.identifier_scan import forget_scrub_functions, scrub_functions
+from engine.backends.identifier_scan import (ScrubTally, forget_scrub_functions,
+                                             scrub_functions)
 from engine.data.table import EncodedColumn, EncodedTable
 from engine.errors import DataError
 
@@ -135,6 +136,8 @@ class DuckDBBackend(Backend):
             self.con.execute(f"SET threads = {int(threads)}").fetchall()
         self._columns = None
         self._settings = (memory_limit, threads)
+        #: replacements in scrubbed columns, counted while a release is written
+        self.scrub_tally = ScrubTally()
         #: a function giving a Parquet copy of the records' text (the same records in
         #: the same order, every column VARCHAR, missing as ''), None while there is
         #: none: scans read it instead of the source (the app's copy of a CSV file,
@@ -348,6 +351,11 @@ class DuckDBBackend(Backend):
         """A column's distinct values as text, in chunks (never all at once)."""
         return identifier_scan.distinct_chunks(self, name)
 
+    def scrub_counts(self, columns: list[str]) -> dict | None:
+        """Replacements per kind in scrubbed ``columns``, counted while a release of
+        every record was written with them (None before: `scan_identifiers` counts)."""
+        return self.scrub_tally.counted(columns)
+
     def scan_identifiers(self, scanned: list[str], scrubbed: list[str], values) -> dict:
         """Identifiers in the released columns, streamed (``identifier_scan.scan``);
         ``values``: the job's identifying values."""
@@ -370,8 +378,18 @@ class DuckDBBackend(Backend):
                 self._check_pseudonyms(plan)
                 if not parquet:
                     sql, done = self._formula_cells(sql, plan, formula_cells, path)
-                self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})", "release",
-                          progress)
+                scrubbed = [name for name, _, _ in plan.scrubbed]
+                whole = plan.subset_rows is None and plan.subset_keys is None
+                if scrubbed:  # each row's replacements counted as it is scrubbed
+                    self.scrub_tally.start(scrubbed)
+                written = False
+                try:
+                    self._run(f"COPY ({sql}) TO {literal(str(tmp))} ({options})",
+                              "release", progress)
+                    written = True
+                finally:
+                    if scrubbed:
+                        self.scrub_tally.stop(keep=written and whole)
             os.replace(tmp, path)
         finally:
             self._forget_pseudonyms(plan)

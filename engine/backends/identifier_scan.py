@@ -7,7 +7,10 @@ findings, whatever the number of rows; a second streamed query looks for each ro
 own identifying number (a record number in its own note) among the rows whose value
 holds it (``contains`` in DuckDB, a join of the row with itself). Scrubbing is a
 vectorized function in the release query (`scrub_functions`), per row, with the same
-spans as in memory.
+spans as in memory. A scrubbed column is not scanned before the release: nothing in it
+refuses a release, and its replacements are counted by the scrubbing function while
+the release is written (`ScrubTally`), so each row's identifiers are looked for once;
+asked for before any release, they are counted by `scan` as before.
 
 The job's identifying numbers (a record number per person) are not held in Python: a
 number is looked for in its own row only, so the row's value is enough
@@ -17,6 +20,7 @@ are looked for in every row (`identifying_values`).
 """
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 import numpy as np
@@ -157,13 +161,57 @@ def _own_rows(backend, columns, own, values, found, replaced) -> None:
                     entry[2].append(v)
 
 
+class ScrubTally:
+    """Replacements per scrubbed column and kind, counted by the scrubbing functions
+    while a release is written (`start` .. `stop`; the other queries calling them,
+    pages and the formula-cell count, count nothing). DuckDB may call a function from
+    several threads: the counts are added under a lock."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._counts: dict[str, Counter] | None = None
+        #: the counts of the last release written with every record, by its tuple of
+        #: scrubbed columns (the scrubbed text of a row does not depend on the levels)
+        self.written: dict[tuple[str, ...], dict[str, dict[str, int]]] = {}
+
+    def start(self, columns) -> None:
+        with self._lock:
+            self._counts = {c: Counter() for c in columns}
+
+    def add(self, column: str, counts) -> None:
+        with self._lock:
+            if self._counts is not None and column in self._counts:
+                self._counts[column].update(counts)
+
+    @property
+    def active(self) -> bool:
+        return self._counts is not None
+
+    def stop(self, keep: bool) -> None:
+        """End the count; ``keep``: the release was written whole (every record), its
+        counts answer `counted` from now on."""
+        with self._lock:
+            counts, self._counts = self._counts, None
+        if keep and counts is not None:
+            self.written[tuple(sorted(counts))] = {
+                c: dict(sorted((k, int(v)) for k, v in r.items() if v))
+                for c, r in counts.items()}
+
+    def counted(self, columns) -> dict[str, dict[str, int]] | None:
+        """The replacements of ``columns`` counted while a release was written, or None
+        when none was written with them."""
+        return self.written.get(tuple(sorted(columns)))
+
+
 def scrub_functions(backend, plan) -> tuple[dict[str, str], dict[str, list[str]]]:
     """Register a vectorized scrubbing function per scrubbed column of ``plan`` and
     return the SQL calling each (over ``__own{i}_{k}``, the row's identifying numbers)
-    and, per column, the SQL of those extra inputs."""
+    and, per column, the SQL of those extra inputs. The functions count their
+    replacements in ``backend.scrub_tally`` while it is counting."""
     calls, extra = {}, {}
+    tally = getattr(backend, "scrub_tally", None)
     for i, (name, values, own) in enumerate(plan.scrubbed):
-        udf = _scrubber(values, len(own), name)
+        udf = _scrubber(values, len(own), name, tally)
         fn = f"__scrub{i}"
         backend._forget(fn)
         backend.con.create_function(fn, udf, ["VARCHAR"] * (1 + len(own)), "VARCHAR",
@@ -174,9 +222,11 @@ def scrub_functions(backend, plan) -> tuple[dict[str, str], dict[str, list[str]]
     return calls, extra
 
 
-def _scrubber(values, n_own: int, name: str):
+def _scrubber(values, n_own: int, name: str, tally: ScrubTally | None = None):
     """The vectorized function scrubbing one column: its texts and the rows' own
-    identifying numbers (DuckDB reads the arity from the signature)."""
+    identifying numbers (DuckDB reads the arity from the signature); while ``tally``
+    counts, its replacements are added to it (each row's spans, as `scan` counts them:
+    a value's spans times its rows, a row's own numbers with its own spans)."""
     import pyarrow as pa
 
     def core(array, owns):
@@ -186,6 +236,9 @@ def _scrubber(values, n_own: int, name: str):
         got = find_in_values(list(index), values)  # the others are released as they are
         holding = set(got.holding().tolist())
         owns = [o.to_pylist() for o in owns]
+        counting = tally is not None and tally.active
+        plain = np.zeros(len(index), np.int64) if counting else None  # rows per value
+        own_kinds: Counter = Counter()
         out = []
         for r, t in enumerate(texts):
             code = codes[r]
@@ -194,9 +247,18 @@ def _scrubber(values, n_own: int, name: str):
                 if owns else ()
             if mine:
                 spans = got.spans(code) if code in holding else []
-                out.append(scrub_text(t, with_own(t, spans, values, mine)))
+                spans = with_own(t, spans, values, mine)
+                out.append(scrub_text(t, spans))
+                if counting:
+                    own_kinds.update(s.kind for s in spans)
             else:
                 out.append(got.scrub(code, t) if code in holding else t)
+                if counting:
+                    plain[code] += 1
+        if counting:
+            if got.any:
+                own_kinds.update(got.replaced(plain))
+            tally.add(name, own_kinds)
         return pa.array(out, type=pa.string())
 
     arities = {0: lambda a: core(a, []), 1: lambda a, b: core(a, [b]),
@@ -214,4 +276,5 @@ def forget_scrub_functions(backend, plan) -> None:
         backend._forget(f"__scrub{i}")
 
 
-__all__ = ["scan", "scrub_functions", "forget_scrub_functions", "identifying_values"]
+__all__ = ["scan", "scrub_functions", "forget_scrub_functions", "identifying_values",
+           "ScrubTally"]

@@ -190,7 +190,9 @@ def find_in_release(released) -> list[Finding]:
 
 def backend_scan(released) -> dict:
     """The backend's scan of the released columns (once per problem): findings in the
-    scanned columns and replacements in the scrubbed ones."""
+    scanned columns, and replacements in the scrubbed ones unless the backend counts
+    those while it writes the release (DuckDB: `scrub_counts`; then they are scanned
+    only when asked for before a release, `_backend_scrub_counts`)."""
     problem = released.problem
     cache = problem.__dict__.setdefault("_backend_scan", {})
     names = tuple(scanned_columns(released))
@@ -200,10 +202,31 @@ def backend_scan(released) -> dict:
         if not hasattr(backend, "scan_identifiers"):  # Spark: each column's distinct
             cache[names] = _distinct_scan(backend, list(names), identifying_values(problem))
             return cache[names]
-        cache[names] = backend.scan_identifiers(
-            list(names), [n for n in scrubbed_names(job) if n in released_names(released)],
-            identifying_values(problem))
+        scrubbed = [] if hasattr(backend, "scrub_counts") else [
+            n for n in scrubbed_names(job) if n in released_names(released)]
+        cache[names] = backend.scan_identifiers(list(names), scrubbed,
+                                                identifying_values(problem))
     return cache[names]
+
+
+def _backend_scrub_counts(released, scrubbed: list[str]) -> dict:
+    """Replacements per scrubbed column and kind out of core: counted while the
+    release was written when the backend does (DuckDB), else scanned (once)."""
+    problem = released.problem
+    backend = problem.backend
+    if not hasattr(backend, "scrub_counts"):
+        return backend_scan(released)["scrubbed"]
+    if not scrubbed:
+        return {}
+    counted = backend.scrub_counts(scrubbed)
+    if counted is not None:
+        return counted
+    cache = problem.__dict__.setdefault("_backend_scrub_scan", {})
+    key = tuple(sorted(scrubbed))
+    if key not in cache:  # asked for before the release is written
+        cache[key] = backend.scan_identifiers([], list(scrubbed),
+                                              identifying_values(problem))["scrubbed"]
+    return cache[key]
 
 
 def _distinct_scan(backend, names: list[str], values: IdentifyingValues) -> dict:
@@ -225,7 +248,7 @@ def release_report(released) -> dict:
     job = problem.job
     scrubbed = [n for n in scrubbed_names(job) if n in released_names(released)]
     if problem.backend is not None:
-        counts = backend_scan(released)["scrubbed"]
+        counts = _backend_scrub_counts(released, scrubbed)
     else:
         for name in scrubbed:
             released.values(name, slice(0, 1))  # built (and counted) once

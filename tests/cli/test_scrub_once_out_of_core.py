@@ -75,3 +75,61 @@ def test_formula_cells_of_scrubbed_notes_are_counted_as_in_memory(data, run, tmp
     assert notes[5] == quote + "@ward 3, call [PHONE]"
     assert notes[6] == "Called [PHONE], =2+3"
     assert got["duckdb"][1][0]["formula_cells"] == 4 * 3
+
+
+def test_each_note_is_looked_into_once(data, run, tmp_path, monkeypatch):
+    """Out of core the notes' identifiers are looked for when the release is written,
+    not before it too (nothing in a scrubbed column refuses a release) nor in the
+    formula-cell count (only the notes beginning like a formula): the texts handed to
+    the scanner are at most the rows plus those, and the replacements counted as the
+    release is written are those of the in-memory release."""
+    import engine.backends.identifier_scan as scan_module
+    folder, path = data
+    notes = pd.read_csv(path, sep=";", dtype=str, keep_default_na=False)["notes"]
+    seen = []
+    real = scan_module.find_in_values
+
+    def counting(texts, values, *args, **kwargs):
+        seen.extend(t for t in texts if t in known)
+        return real(texts, values, *args, **kwargs)
+    known = set(notes)
+    monkeypatch.setattr(scan_module, "find_in_values", counting)
+    counts = {}
+    for backend in ("duckdb", "memory"):
+        job = folder / f"once-{backend}.toml"
+        job.write_text(job_text(path, notes="scrub = true", person=True,
+                                extra=f'[engine]\nbackend = "{backend}"\n'),
+                       encoding="utf-8")
+        result = tmp_path / f"once-{backend}.json"
+        r = run("anonymize", job, "--output", tmp_path / f"once-{backend}.csv",
+                "--result", result, "--quiet")
+        assert r.code == EXIT_OK, r.err
+        counts[backend] = json.loads(result.read_text())["identifiers"]["scrubbed"]
+        if backend == "duckdb":
+            duckdb_seen, seen[:] = list(seen), []
+    # every distinct note at least once (a vector's repeated texts are looked into once)
+    assert set(duckdb_seen) == known
+    formula_like = int(notes.str.lstrip("'").str[:1].isin(list("=+-@\t\r")).sum())
+    assert len(duckdb_seen) <= len(notes) + formula_like
+    assert counts["duckdb"] == counts["memory"] and counts["duckdb"]["notes"]
+
+
+def test_replacements_asked_for_before_the_release_are_those_it_counts(data, tmp_path):
+    """Asked for before anything is written (the app's result view), the replacements
+    are scanned; the release then counts the same as it scrubs."""
+    from engine.api import anonymize_prepared, prepare
+    from engine.project.job_file import load_job
+    folder, path = data
+    job = folder / "before.toml"
+    job.write_text(job_text(path, notes="scrub = true", person=True,
+                            extra='[engine]\nbackend = "duckdb"\n'), encoding="utf-8")
+    problem = prepare(None, load_job(job))
+    try:
+        released = anonymize_prepared(problem).transformed()
+        before = released.identifier_report()["scrubbed"]
+        assert problem.backend.scrub_counts(["notes"]) is None
+        problem.backend.write_release(released.plan(), tmp_path / "before.csv", "csv")
+        assert problem.backend.scrub_counts(["notes"]) == before
+        assert sum(before["notes"].values()) > len(FORMULAS)
+    finally:
+        problem.backend.close()
