@@ -312,11 +312,11 @@ class Problem:
             hit = int(base.counts[base_suppressed].sum())
         else:
             counts = base.aggregates[PERSONS]
-            spread = counts.spread
-            entries = np.repeat(base_suppressed, np.diff(spread.indptr))
-            keys = np.unique(spread.value[entries])
+            keys = counts.keys  # each key's base items, numbered among the keyed ones
+            entry_hit = base_suppressed[counts.where[keys.item]]
+            key_of_entry = np.repeat(np.arange(len(keys)), np.diff(keys.ptr))
             hit = int(np.asarray(counts.single)[base_suppressed].sum()
-                      + counts.key_weight[keys].sum())
+                      + keys.weight[np.unique(key_of_entry[entry_hit])].sum())
         return {"column": self.job.person, "persons": int(self.n_persons),
                 "suppressed_persons": hit}
 

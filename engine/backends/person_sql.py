@@ -8,18 +8,16 @@ tables (spilled to disk beyond its ``memory_limit``):
 
 1. per person and base item (a distinct combination of the quasi-identifiers the
    classifier groups by): their records, first record and values;
-2. per person: the number of base items they have records in (one: *single*);
-3. per value column (each sensitive attribute, and none for the persons alone):
-   - single persons counted per item and value (``count(DISTINCT person)``),
-   - spread persons' (person, value) pairs grouped by their value and sorted list of
-     items into keys (``key_weight``: the pairs of a key), and per item the keys present
-     with their records.
+2. per value column (each sensitive attribute, and none for the persons alone), per
+   (person, value) pair: the number of base items holding it (one: *single*);
+   - single pairs counted per item and value,
+   - spread pairs grouped by their value and sorted list of items into keys (their
+     weight: the pairs of a key).
 
 Python receives per-item counts and the spread part (small when persons keep their
 quasi-identifiers), as a ``engine.kernel.person_tallies.PersonTally`` per value column.
 Orders follow the in-memory path's (persons and values by code point, as their sorted
-dictionaries; keys by their first (person, value) pair; an item's keys by their first
-record), so the ``PersonCounts`` built from them are the in-memory ones array for array
+dictionaries; keys by their first (person, value) pair), so the ``PersonCounts`` built from them are the in-memory ones array for array
 (tests/engine/test_person_sql.py).
 """
 from __future__ import annotations
@@ -35,7 +33,7 @@ from engine.persons import KEY, check_person_column
 #: a value Python's ``str.strip()`` empties: RE2's Unicode separators and the other
 #: characters ``str.isspace`` is true for (``engine.persons.empty_value_codes``)
 _BLANK = r"[\t\n\x0b\f\r\x1c-\x1f\x85\p{Z}]*"
-_TEMP = ("__pq", "__pit", "__pqi", "__pp", "__psp", "__pkey")
+_TEMP = ("__pq", "__pit", "__pqi", "__ppair", "__psp")
 
 
 def _ident(name: str) -> str:
@@ -82,11 +80,8 @@ def person_tallies(backend, person: str, qis: list[str], values: list[str], tabl
             run(f"CREATE OR REPLACE TEMP TABLE __pqi AS SELECT {item} AS __item, {carried} "
                 f"FROM __pq AS p {join}", "aggregate", None)
             run("DROP TABLE __pq", "aggregate", None)
-            run("CREATE OR REPLACE TEMP TABLE __pp AS SELECT __p, "
-                "count(DISTINCT __item) AS __ni FROM __pqi GROUP BY __p", "aggregate", None)
-            n_persons, n_records = run("SELECT (SELECT count(*) FROM __pp), "
-                                       "(SELECT coalesce(sum(__n), 0) FROM __pqi)",
-                                       "aggregate", None)[0]
+            n_persons, n_records = run("SELECT count(DISTINCT __p), coalesce(sum(__n), 0) "
+                                       "FROM __pqi", "aggregate", None)[0]
             item_row = _item_rows(run, qis, qcols, table)
             tallies = {None: _tally(run, "''", np.array([""], dtype=object), item_row,
                                     int(n_persons))}
@@ -149,12 +144,15 @@ def _tally(run, value: str, dictionary: np.ndarray, item_row: np.ndarray,
         return at.astype(np.int32)
 
     fetch = lambda r: r.fetchnumpy()  # noqa: E731
-    # single persons: per item and value, the persons holding it (in the order the
+    # the (person, value) pairs: in how many items, and the first
+    run(f"CREATE OR REPLACE TEMP TABLE __ppair AS SELECT __p, {value} AS __v, "
+        f"count(DISTINCT __item) AS __ni, min(__item) AS __i0 FROM __pqi "
+        f"GROUP BY __p, __v", "aggregate", None)
+    # single pairs: per item and value, the persons holding it (in the order the
     # in-memory roll-up of (person, value) pairs meets them: first person, then value)
-    single = run(f"SELECT __item, __v, count(*) AS __c, min(__p) AS __pmin FROM "
-                 f"(SELECT DISTINCT q.__item, q.__p, {value} AS __v FROM __pqi AS q "
-                 f"JOIN __pp USING (__p) WHERE __pp.__ni = 1) GROUP BY __item, __v "
-                 f"ORDER BY __item, __pmin, __v", "aggregate", None, fetch)
+    single = run("SELECT __i0 AS __item, __v, count(*) AS __c, min(__p) AS __pmin FROM "
+                 "__ppair WHERE __ni = 1 GROUP BY __i0, __v ORDER BY __item, __pmin, __v",
+                 "aggregate", None, fetch)
     s_item = np.asarray(single["__item"], dtype=np.int64)
     s_count = np.asarray(single["__c"], dtype=np.int64)
     if n_values == 1:
@@ -164,30 +162,30 @@ def _tally(run, value: str, dictionary: np.ndarray, item_row: np.ndarray,
     else:
         single_part = SparseCounts(_indptr(s_item, n_items), codes(single["__v"]), s_count,
                                    n_values)
-    # spread persons: their (person, value) pairs keyed by value and set of items
-    run(f"CREATE OR REPLACE TEMP TABLE __psp AS SELECT q.__p, {value} AS __v, "
+    # spread pairs: keyed by value and set of items, keys in order of their first pair
+    run(f"CREATE OR REPLACE TEMP TABLE __psp AS SELECT q.__p, s.__v, "
         f"list_sort(list_distinct(list(q.__item))) AS __sig FROM __pqi AS q "
-        f"JOIN __pp USING (__p) WHERE __pp.__ni > 1 GROUP BY q.__p, __v",
+        f"JOIN (SELECT __p, __v FROM __ppair WHERE __ni > 1) AS s "
+        f"ON q.__p = s.__p AND {_on(value, 'q')} = s.__v GROUP BY q.__p, s.__v",
         "aggregate", None)
-    run("CREATE OR REPLACE TEMP TABLE __pkey AS SELECT __v, __sig, count(*) AS __w, "
-        "CAST(row_number() OVER (ORDER BY min(__p), __v) - 1 AS BIGINT) AS __key "
-        "FROM __psp GROUP BY __v, __sig", "aggregate", None)
-    keys = run("SELECT __v, __w FROM __pkey ORDER BY __key", "aggregate", None, fetch)
-    entries = run(f"SELECT q.__item, k.__key, sum(q.__n) AS __c, min(q.__rn0) AS __first "
-                  f"FROM __pqi AS q JOIN __psp AS s ON q.__p = s.__p AND {value} = s.__v "
-                  f"JOIN __pkey AS k ON s.__v = k.__v AND s.__sig = k.__sig "
-                  f"GROUP BY q.__item, k.__key ORDER BY q.__item, __first",
-                  "aggregate", None, fetch)
+    keys = run("SELECT __v, __sig, count(*) AS __w FROM __psp GROUP BY __v, __sig "
+               "ORDER BY min(__p), __v", "aggregate", None,
+               lambda r: r.fetchall())
     run("DROP TABLE __psp", "aggregate", None)
-    run("DROP TABLE __pkey", "aggregate", None)
-    key_value = codes(keys["__v"]) if len(keys["__v"]) else np.zeros(0, np.int32)
-    e_item = np.asarray(entries["__item"], dtype=np.int64)
-    spread = SparseCounts(_indptr(e_item, n_items),
-                          np.asarray(entries["__key"], dtype=np.int32),
-                          np.asarray(entries["__c"], dtype=np.int64),
-                          max(len(key_value), 1))
-    return PersonTally(item_row, single_part, spread, key_value,
-                       np.asarray(keys["__w"], dtype=np.int64), n_values, n_persons)
+    run("DROP TABLE __ppair", "aggregate", None)
+    key_value = codes([k[0] for k in keys]) if keys else np.zeros(0, np.int32)
+    lengths = np.fromiter((len(k[1]) for k in keys), np.int64, count=len(keys))
+    key_ptr = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum(lengths, out=key_ptr[1:])
+    key_item = np.fromiter((i for k in keys for i in k[1]), np.int64, count=int(key_ptr[-1]))
+    key_weight = np.fromiter((k[2] for k in keys), np.int64, count=len(keys))
+    return PersonTally(item_row, single_part, key_ptr, key_item, key_value, key_weight,
+                       n_values, n_persons)
+
+
+def _on(value: str, alias: str) -> str:
+    """The SQL of value column ``value`` read from table ``alias`` (a constant as is)."""
+    return f"{alias}.{value}" if value.startswith("__v") else value
 
 
 def _indptr(items: np.ndarray, n_items: int) -> np.ndarray:

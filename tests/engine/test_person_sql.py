@@ -65,19 +65,22 @@ def _problems(folder, extra: str = L_DIVERSITY, **job):
 
 
 def _same_counts(a: PersonCounts, b: PersonCounts) -> None:
-    for name in ("key_value", "key_weight"):
-        np.testing.assert_array_equal(getattr(a, name), getattr(b, name), err_msg=name)
-    assert (a.n_values, a.n_persons, a.unit) == (b.n_values, b.n_persons, b.unit)
-    for part in ("single", "spread"):
-        x, y = getattr(a, part), getattr(b, part)
-        assert type(x) is type(y), part
-        if isinstance(x, np.ndarray):
-            np.testing.assert_array_equal(x, y, err_msg=part)
-            continue
+    assert (a.n_items, a.n_values, a.n_persons) == (b.n_items, b.n_values, b.n_persons)
+    np.testing.assert_array_equal(a.where, b.where, err_msg="where")
+    for name in ("ptr", "item", "value", "weight", "base_items"):
+        x, y = getattr(a.keys, name), getattr(b.keys, name)
+        np.testing.assert_array_equal(x, y, err_msg=f"keys.{name}")
+        assert x.dtype == y.dtype, name
+    x, y = a.single, b.single
+    assert type(x) is type(y)
+    if isinstance(x, np.ndarray):
+        np.testing.assert_array_equal(x, y, err_msg="single")
+    else:
         assert x.n_values == y.n_values
         for name in ("indptr", "value", "count"):
             np.testing.assert_array_equal(getattr(x, name), getattr(y, name),
-                                          err_msg=f"{part}.{name}")
+                                          err_msg=f"single.{name}")
+    np.testing.assert_array_equal(a.by_value().dense(), b.by_value().dense())
 
 
 def test_duckdb_counts_the_persons_the_in_memory_path_counts(folder):
