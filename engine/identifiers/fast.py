@@ -1244,6 +1244,19 @@ class Found:
                                                          (first + counts).tolist())))
         return self._bounds.get(i, (0, 0))
 
+    def triples(self, values: list[int]) -> list[list[tuple[int, int, str]]]:
+        """Each of ``values``' spans as (start, end, kind)."""
+        values = np.asarray(values, dtype=np.int64)
+        first = np.searchsorted(self.value, values, "left")
+        n = np.searchsorted(self.value, values, "right") - first
+        at = np.repeat(first - np.cumsum(n) + n, n) + np.arange(int(n.sum()))
+        spans = list(zip(self.start[at].tolist(), self.end[at].tolist(),
+                         [KINDS[k] for k in self.kind[at].tolist()]))
+        bounds = np.zeros(len(values) + 1, dtype=np.int64)
+        np.cumsum(n, out=bounds[1:])
+        bounds = bounds.tolist()
+        return [spans[a:z] for a, z in zip(bounds[:-1], bounds[1:])]
+
     def kinds(self, i: int) -> list[str]:
         a, z = self._range(i)
         return [KINDS[k] for k in self.kind[a:z].tolist()]

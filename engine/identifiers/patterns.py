@@ -181,23 +181,26 @@ def is_phone(candidate: str, in_text: bool) -> str | None:
     """``""`` where `phone_ok` gives a region, None where it gives None, for callers
     that need no region (the compiled scanner keeps the kind only). A number without
     its country code is valid in one of ``REGIONS`` or in none whatever the order they
-    are tried in: here the region the last number was valid in comes first (a table's
-    numbers are mostly of one country: one parse each instead of up to 13)."""
+    are tried in: here the region the library last found a number valid in comes first
+    (a table's numbers are mostly of one country: one parse each instead of up to 13;
+    a North American shape, taken without asking, moves none)."""
     with _LATEST_LOCK:
         order = tuple(_LATEST)
-    region = _phone(candidate, in_text, order)
+    judged = []
+    region = _phone(candidate, in_text, order, judged)
     if region is None:
         return None
-    if region in order and region != order[0]:
+    if judged and region != order[0]:  # (not a North American shape taken unasked)
         with _LATEST_LOCK:
             _LATEST.remove(region)
             _LATEST.insert(0, region)
     return ""
 
 
-def _phone(candidate: str, in_text: bool, regions: tuple[str, ...]) -> str | None:
+def _phone(candidate: str, in_text: bool, regions: tuple[str, ...],
+           judged: list | None = None) -> str | None:
     """`phone_ok`, the regions of a number without its country code tried in the order
-    of ``regions``."""
+    of ``regions``; ``judged`` gets the region the library found the number valid in."""
     extension = _EXTENSION.search(candidate)
     if extension:
         candidate = candidate[:extension.start()]
@@ -234,6 +237,8 @@ def _phone(candidate: str, in_text: bool, regions: tuple[str, ...]) -> str | Non
             if pn.is_possible_number(number) or pn.is_valid_number(number):
                 return f"+{number.country_code}"
         elif pn.is_valid_number(number):
+            if judged is not None:
+                judged.append(region)
             return region
     # a well-formed North American number that is not assigned (555 exchanges, unused
     # area codes): fictional, or just not in the library's tables; a number still

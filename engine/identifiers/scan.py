@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.identifiers import KIND_LABELS, IdentifyingValues, scrub_text, with_own
+from engine.identifiers import ID, KIND_LABELS, IdentifyingValues, with_own
 from engine.identifiers.names import OWN_DETAIL
 
 #: examples kept per column and kind (for the app; messages name rows only)
@@ -57,6 +57,12 @@ class OwnNumbers:
     def of(self, row: int) -> set[str]:
         return {str(d[c[row]]).strip() for c, d in self.columns}
 
+    def of_rows(self, rows: np.ndarray) -> list[set[str]]:
+        """`of` each of ``rows``."""
+        per_column = [[str(x).strip() for x in np.asarray(d, dtype=object)[
+            np.asarray(c)[rows]].tolist()] for c, d in self.columns]
+        return [set(t) for t in zip(*per_column)] if per_column else [set() for _ in rows]
+
 
 
 
@@ -89,26 +95,49 @@ def find_in_values(dictionary, values: IdentifyingValues | None, need_own: bool 
 
 
 def _own_rows(codes, dictionary, found, values, own: OwnNumbers):
-    """Rows whose value holds the row's own identifying number: row -> its spans
-    (``found``: the values' own, found by `find_in_values`)."""
-    from engine.identifiers.patterns import ID, Span
+    """Rows whose value holds the row's own identifying number: row -> its spans as
+    (start, end, kind) in text order and how many of them are the row's own numbers
+    (``found``: the values' own, found by `find_in_values`). As ``with_own``: each own
+    number where the compiled scanner found it as a token, added when it overlaps none
+    of the value's spans nor an own number added before it."""
     out = {}
     candidates = found.numbers
     if not candidates:
         return out
-    keys = np.fromiter(candidates, dtype=np.int64)
-    for row in np.flatnonzero(np.isin(codes, keys)).tolist():
-        code = int(codes[row])
-        mine = own.of(row) & candidates[code]
-        if mine:
-            text = str(dictionary[code])
-            tokens = found.tokens.get(code)  # where the compiled scanner found them
-            extra = None if tokens is None else \
-                [Span(s, e, ID, OWN_DETAIL) for s, e, t in tokens if t in mine]
-            spans = with_own(text, found.spans(code), values, mine, extra)
-            if any(s.detail == OWN_DETAIL for s in spans):
-                out[row] = spans
+    keys = np.fromiter(candidates, dtype=np.int64, count=len(candidates))
+    rows = np.flatnonzero(np.isin(codes, keys))
+    row_codes = np.asarray(codes)[rows].tolist()
+    hits = [(row, code, mine) for row, code, owned in
+            zip(rows.tolist(), row_codes, own.of_rows(rows))
+            for mine in (owned & candidates[code],) if mine]
+    tokens = found.tokens
+    compiled = [h for h in hits if h[1] in tokens]
+    for (row, code, mine), spans in zip(compiled, found.triples([h[1] for h in compiled])):
+        taken = list(spans)
+        for s, e, t in tokens[code]:
+            if t in mine and all(e <= a or z <= s for a, z, _ in taken):
+                taken.append((s, e, ID))
+        if len(taken) > len(spans):
+            taken.sort()
+            out[row] = (taken, len(taken) - len(spans))
+    for row, code, mine in hits:  # values ``find_spans`` read: their spans, a new search
+        if code not in tokens:
+            spans = with_own(str(dictionary[code]), found.spans(code), values, mine)
+            added = sum(s.detail == OWN_DETAIL for s in spans)
+            if added:
+                out[row] = ([(s.start, s.end, s.kind) for s in spans], added)
     return out
+
+
+def _scrubbed(text: str, spans) -> str:
+    """``scrub_text`` of (start, end, kind) in text order."""
+    out, at = [], 0
+    for s, e, kind in spans:
+        out.append(text[at:s])
+        out.append(f"[{kind}]")
+        at = e
+    out.append(text[at:])
+    return "".join(out)
 
 
 @_collector_paused
@@ -131,7 +160,8 @@ def scan_column(name: str, dictionary, codes: np.ndarray,
     for kind, kind_codes in per_kind.items():
         keys = np.fromiter(kind_codes, dtype=np.int64)
         hit = np.isin(codes, keys)
-        extra = [r for r, f in own_rows.items() if not hit[r] and any(s.kind == kind for s in f)]
+        extra = [r for r, (f, _) in own_rows.items()
+                 if not hit[r] and any(s[2] == kind for s in f)]
         total = int(round(counts[keys].sum())) + len(extra)
         at = np.flatnonzero(hit)
         first = min(([int(at[0])] if len(at) else []) + extra)
@@ -140,8 +170,8 @@ def scan_column(name: str, dictionary, codes: np.ndarray,
         examples = tuple(str(dictionary[c]) for c in sorted(kind_codes)[:EXAMPLES])
         out.append(Finding(name, kind, total, first, examples))
     kinds = set(per_kind)
-    for kind in sorted({s.kind for f in own_rows.values() for s in f} - kinds):
-        mine = sorted(r for r, f in own_rows.items() if any(s.kind == kind for s in f))
+    for kind in sorted({s[2] for f, _ in own_rows.values() for s in f} - kinds):
+        mine = sorted(r for r, (f, _) in own_rows.items() if any(s[2] == kind for s in f))
         out.append(Finding(name, kind, len(mine), mine[0],
                            tuple(str(dictionary[codes[r]]) for r in mine[:EXAMPLES])))
     return sorted(out, key=lambda f: (f.first_row, f.kind))
@@ -157,18 +187,17 @@ def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None
     found = find_in_values(dictionary, values, need_own)
     own_rows = _own_rows(codes, dictionary, found, values, own) if need_own else {}
     scrubbed = np.asarray(dictionary, dtype=object).copy()
-    holding = found.holding().tolist()
-    scrubbed[holding] = [found.scrub(c, str(dictionary[c])) for c in holding] \
-        if holding else []
+    done = found.scrubbed  # the values the kernels scrubbed, then the others holding a span
+    keys = np.fromiter(done, dtype=np.int64, count=len(done))
+    scrubbed[keys] = list(done.values())
+    rest = np.setdiff1d(found.holding(), keys).tolist()
+    scrubbed[rest] = [found.scrub(c, str(dictionary[c])) for c in rest]
     out = scrubbed[codes]
     counts = np.bincount(codes, minlength=len(dictionary))
     replaced: Counter = Counter(found.replaced(counts))
-    for row, spans in own_rows.items():
-        out[row] = scrub_text(str(dictionary[codes[row]]), spans)
-        for s in spans:
-            replaced[s.kind] += 1
-        for kind in found.kinds(int(codes[row])):  # counted above with the value's rows
-            replaced[kind] -= 1
+    for row, (spans, added) in own_rows.items():
+        out[row] = _scrubbed(str(dictionary[codes[row]]), spans)
+        replaced[ID] += added  # the value's spans are counted above with its rows
     return out, replaced
 
 
