@@ -138,33 +138,18 @@ def _in_set(b, s, e, data, offs, table):
 
 
 # --- patterns (``patterns.pattern_spans``) -------------------------------------------------
-def _prefilter(b, lo, hi):
-    """``patterns.PREFILTER`` found in ``b[lo:hi]``."""
-    for i in range(lo, hi):
-        c = b[i]
-        if c == 64:  # @
+def _triple(b, i, lo, hi):
+    """``patterns.PREFILTER``'s three digits (one separator between each at most) from
+    the digit at ``i``."""
+    for j in (i + 1, i + 2):
+        if j == i + 2 and not _sep3(_at(b, i + 1, lo, hi)):
+            continue
+        if not _isd(_at(b, j, lo, hi)):
+            continue
+        if _isd(_at(b, j + 1, lo, hi)):
             return True
-        if c == 58 and i + 2 < hi and b[i + 1] == 47 and b[i + 2] == 47:  # ://
+        if _sep3(_at(b, j + 1, lo, hi)) and _isd(_at(b, j + 2, lo, hi)):
             return True
-        if (c == 119 or c == 87) and i + 3 < hi and _lower(b[i + 1]) == 119 and \
-                _lower(b[i + 2]) == 119 and b[i + 3] == 46:  # www.
-            return True
-        if _isd(c):
-            for j in (i + 1, i + 2):
-                if j == i + 2 and not _sep3(_at(b, i + 1, lo, hi)):
-                    continue
-                if not _isd(_at(b, j, lo, hi)):
-                    continue
-                if _isd(_at(b, j + 1, lo, hi)):
-                    return True
-                if _sep3(_at(b, j + 1, lo, hi)) and _isd(_at(b, j + 2, lo, hi)):
-                    return True
-        if _ishex(c) and _at(b, i + 1, lo, hi) == 58:
-            j = i + 2
-            while j < hi and _ishex(b[j]):
-                j += 1
-            if j < hi and b[j] == 58:
-                return True
     return False
 
 
@@ -723,53 +708,64 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
         has_at = False
         iban = False  # [A-Z]{2}\d{2} somewhere: _IBAN's start
         digit = False
+        pf = False  # ``patterns.PREFILTER`` found: @, ://, www., three digits, IPv6
         out = False
         for i in range(lo, hi):
             c = b[i]
             if c >= 128:
                 out = True
                 break
-            prev = b[i - 1] if i > lo else -1
+            prev = np.int64(b[i - 1]) if i > lo else np.int64(-1)
+            # inside a word or a run of digits no rule starts (each needs a word's or a
+            # run's start, or a character neither letter nor digit; a letter pair is
+            # seen at the word's start), but for the www. of a URL
+            if 48 <= c <= 57:
+                if 48 <= prev <= 57:
+                    continue
+            elif _isal(c) and _isal(prev) and c != 119 and c != 87:
+                continue
             if 48 <= c <= 57:
                 digit = True
-                if not 48 <= prev <= 57:
-                    # _DATE_TIME masked (find_spans masks them before the SSN and runs)
-                    if i >= at_date:
-                        e = _date_end(b, i, lo, hi)
-                        if e >= 0:
-                            for t in range(i, e):
-                                m[t] = 120
-                            at_date = e
-                    p = i  # handed over: \d{1,3}(\.\d{1,3}){3}
-                    dots = 0
-                    while True:
-                        n = 0
-                        while n < 3 and _isd(_at(b, p + n, lo, hi)):
-                            n += 1
-                        if n == 0:
-                            break
-                        p += n
-                        if dots == 3:
-                            out = True
-                            break
-                        if _at(b, p, lo, hi) != 46:
-                            break
-                        p += 1
-                        dots += 1
-                    if out:
+                # the start of a run of digits (PREFILTER's three digits start at one)
+                if not pf and _triple(b, i, lo, hi):
+                    pf = True
+                # _DATE_TIME masked (find_spans masks them before the SSN and runs)
+                if i >= at_date:
+                    e = _date_end(b, i, lo, hi)
+                    if e >= 0:
+                        for t in range(i, e):
+                            m[t] = 120
+                        at_date = e
+                p = i  # handed over: \d{1,3}(\.\d{1,3}){3}
+                dots = 0
+                while True:
+                    n = 0
+                    while n < 3 and _isd(_at(b, p + n, lo, hi)):
+                        n += 1
+                    if n == 0:
                         break
-                    if want_numbers and i >= at_number:  # names._NUMBER in ``numbers``
-                        j = i
-                        while j < hi and _isd(b[j]):
-                            j += 1
-                        nxt = _at(b, j, lo, hi)
-                        if j - i >= 3 and not _isw(prev) and prev != 46 and \
-                                not _isw(nxt) and \
-                                not (nxt == 46 and _isd(_at(b, j + 1, lo, hi))) and \
-                                _in_set(b, i, j, ud, uo, ut):
-                            uv[nu], us[nu], ue[nu] = v, i, j
-                            nu += 1
-                        at_number = j
+                    p += n
+                    if dots == 3:
+                        out = True
+                        break
+                    if _at(b, p, lo, hi) != 46:
+                        break
+                    p += 1
+                    dots += 1
+                if out:
+                    break
+                if want_numbers and i >= at_number:  # names._NUMBER in ``numbers``
+                    j = i
+                    while j < hi and _isd(b[j]):
+                        j += 1
+                    nxt = _at(b, j, lo, hi)
+                    if j - i >= 3 and not _isw(prev) and prev != 46 and \
+                            not _isw(nxt) and \
+                            not (nxt == 46 and _isd(_at(b, j + 1, lo, hi))) and \
+                            _in_set(b, i, j, ud, uo, ut):
+                        uv[nu], us[nu], ue[nu] = v, i, j
+                        nu += 1
+                    at_number = j
             elif c == 58:  # handed over: ://, two colons with hex digits between
                 if i + 2 < hi and b[i + 1] == 47 and b[i + 2] == 47:
                     out = True
@@ -780,12 +776,22 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                 if j < hi and j - i <= 5 and b[j] == 58:
                     out = True
                     break
+                if not pf and _ishex(prev):  # PREFILTER: [0-9A-Fa-f]:[0-9A-Fa-f]*:
+                    j = i + 1
+                    while j < hi and _ishex(b[j]):
+                        j += 1
+                    if j < hi and b[j] == 58:
+                        pf = True
             elif c == 64:
                 has_at = True
-            if (c == 119 or c == 87) and i + 3 < hi and b[i + 1] == c and \
-                    b[i + 2] == c and b[i + 3] == 46:  # www.
-                out = True
-                break
+                pf = True
+            if c == 119 or c == 87:
+                if i + 3 < hi and b[i + 1] == c and b[i + 2] == c and b[i + 3] == 46:
+                    out = True  # www.
+                    break
+                if i + 3 < hi and _lower(b[i + 1]) == 119 and _lower(b[i + 2]) == 119 and \
+                        b[i + 3] == 46:
+                    pf = True
             if _isal(c):
                 if i + 1 < hi and _isal(b[i + 1]):
                     in_text[v] = 1
@@ -866,21 +872,13 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                     out = True
                     break
                 at_code = last + 1
-        if not out and digit:  # an SSN once masked: handed over
-            for i in range(lo, hi):
-                if _isd(m[i]) and not _isd(_at(m, i - 1, lo, hi)) and \
-                        _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
-                        _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
-                        _digits(m, i + 7, 4, lo, hi):
-                    out = True
-                    break
         if out:
             handed[v] = 1
             nu = nu0
             continue
         ns0, nd0 = ns, nd
-        if _prefilter(b, lo, hi):
-            nt = 0
+        nt = 0
+        if pf:
             if has_at:  # _EMAIL
                 i = lo
                 while i < hi:
@@ -914,16 +912,28 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                         sv[ns], ss[ns], se[ns], sk[ns] = v, i, e, 3
                         ns += 1
                     i = e
-            i = lo
-            while i < hi:  # runs of digits, on the masked bytes
+        if digit:  # on the masked bytes: an SSN hands the value over; the runs of digits
+            at_run = lo
+            for i in range(lo, hi):
                 c = m[i]
-                e = _digit_run_end(m, i, lo, hi) if _isd(c) or c == 43 or c == 40 else -1
+                if not (48 <= c <= 57 or c == 43 or c == 40):
+                    continue
+                if 48 <= c <= 57 and not _isd(_at(m, i - 1, lo, hi)) and \
+                        _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
+                        _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
+                        _digits(m, i + 7, 4, lo, hi):
+                    out = True
+                    break
+                if not pf or i < at_run:
+                    continue
+                e = _digit_run_end(m, i, lo, hi)
                 if e < 0:
-                    i += 1
                     continue
                 for t in range(i, e):
                     if m[t] != b[t]:  # a masked character in a run: never seen; left to
                         out = True    # find_spans
+                if out:
+                    break
                 s = i
                 if b[i] == 40:
                     closed = False
@@ -935,7 +945,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                 if not _overlaps(ts, te, nt, s, e) and not _never(b, s, e):
                     dv[nd], ds[nd], de[nd] = v, s, e
                     nd += 1
-                i = e
+                at_run = e
         if out:
             handed[v] = 1
             ns, nd, nu = ns0, nd0, nu0
@@ -1083,7 +1093,7 @@ def finish_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k, cv, cs, ce, common, l
 
 
 _HELPERS = ("_isd", "_isup", "_islo", "_isal", "_isw", "_isblank", "_lower", "_at", "_hash",
-            "_in_set", "_prefilter", "_sep3", "_ishex", "_local", "_dom", "_email_end", "_u0",
+            "_in_set", "_triple", "_sep3", "_ishex", "_local", "_dom", "_email_end", "_u0",
             "_iban_end", "_iban_ok", "_dsep", "_digits", "_date_end", "_runc", "_ext_end",
             "_digit_run_end", "_is_date", "_never", "_overlaps", "_starts_with", "_title_end", "_namec",
             "_capital_run", "_surname_end", "_at_end", "_place_before", "_place_after",
@@ -1334,12 +1344,14 @@ class _Chunk:
         # the values' UTF-8 bytes end to end and where each starts (Arrow's large_string
         # layout), built here: ``pa.array`` of a Python list imports pandas (0.3-0.4 s
         # of CPU in a fresh process) to ask whether the list is one of its arrays
-        encoded = [t.encode("utf-8") for t in self.texts]
+        # (ASCII text, most often, encoded at once: a character is a byte)
+        joined = "".join(self.texts)
+        encoded = self.texts if joined.isascii() else [t.encode("utf-8") for t in self.texts]
         self.offs = np.zeros(len(encoded) + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, encoded), dtype=np.int64, count=len(encoded)),
                   out=self.offs[1:])
         self.offs.flags.writeable = False  # as Arrow's: the kernels' cached signatures
-        data = b"".join(encoded)
+        data = joined.encode("ascii") if encoded is self.texts else b"".join(encoded)
         self.b = np.frombuffer(data or b"\0", dtype=np.uint8)  # read-only: one type for numba
         empty = frozenset()
         self.constants = _constants()
