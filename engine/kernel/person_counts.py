@@ -5,27 +5,30 @@ generalization merges must count once in the merged class. The rows are
 therefore split once, when they are grouped into the base snapshot (the
 distinct quasi-identifier combinations):
 
-- a *single* person has all their (counted) rows in one base item: whatever
-  the transformation, they stay in one class, so they add up as plain counts
-  (``single``: per item, each value -> the single persons holding it), rolled up
-  with the snapshots;
-- a *spread* person has rows in several base items: each (person, value) pair is
-  kept once, with the base items holding it. Pairs with the same value in the
+- a *single* (person, value) pair has all its (counted) rows in one base item:
+  whatever the transformation, it stays in one class, so single pairs add up as
+  plain counts (``single``: per item, each value -> the single pairs holding it),
+  rolled up with the snapshots;
+- a *spread* pair has rows in several base items. Pairs with the same value in the
   same base items fall into the same classes at every transformation: they share
   one *key* that weighs as many (``SpreadKeys``), so the keys grow with the distinct
   ways persons spread (a birthday between visits), not with the persons. The keys
-  never change; a snapshot keeps only the class of each base item that holds a key
-  (``where``: one gather per roll-up), and a check counts each key once in every
-  class its items fall into (a mark per class: no per-class key lists are built).
+  never change; a snapshot keeps only the class of each key *entry* (a key's base
+  item: one flat gather per roll-up), and a class counts each key once however many
+  of its entries fall into it (compared within the key: no per-class key lists).
+  Counting persons only, the roll-up counts them at once.
 
 A "value" is a sensitive attribute's value (the l-diversity family counts, per
 class, the persons holding each value), or one value standing for "a person"
 when only persons are counted (k-anonymity, risks). Where persons keep their
-quasi-identifiers, there are few keys and counting costs next to nothing.
+quasi-identifiers, there are few keys and counting costs next to nothing; at
+worst (every person's rows in other combinations) a check costs a pass over the
+keys' entries, as many as the spread persons' rows.
 
 ``PersonRows`` is the per-row aggregate the classifier is given; its first
 roll-up (rows -> base items) builds the ``PersonCounts`` every later roll-up
-carries on.
+carries on (out of core the backend splits the pairs in SQL:
+``engine.kernel.person_tallies``).
 """
 from __future__ import annotations
 
@@ -107,44 +110,69 @@ def _group_pairs(ptr, items, values):
     return rep[:n_keys].copy(), key_of
 
 
-@njit(cache=True, nogil=True)
-def _gather(where, group_of):
-    """The class of each keyed base item after a roll-up (``group_of``: source item ->
-    class)."""
-    out = np.empty(len(where), dtype=np.int32)
-    for i in range(len(where)):
-        out[i] = group_of[where[i]]
-    return out
+#: a key of at most this many entries finds whether an entry's class is new to it by
+#: comparing with its earlier entries (longer keys mark the classes they were counted in)
+SHORT_KEY = 8
 
 
 @njit(cache=True, nogil=True)
-def _key_persons(ptr, item, weight, where, n):
-    """Per class: the pairs of the keys with an item in it, each key once."""
-    out = np.zeros(n, dtype=np.int64)
-    mark = np.full(n, -1, dtype=np.int64)
+def _rollup_entries(ptr, weight, cls, group_of, n, count):
+    """Each key entry's class after a roll-up (``group_of``: source item -> class, ``n``
+    classes) and, with ``count``, per class the pairs of the keys with an entry there,
+    each key once (else an empty array). Counts without branches on the classes: keys
+    of two or three entries (most) are written out."""
+    out_cls = np.empty(len(cls), dtype=np.int32)
+    for p in range(len(cls)):
+        out_cls[p] = group_of[cls[p]]
+    out = np.zeros(n if count else 0, dtype=np.int64)
+    if not count:
+        return out_cls, out
+    mark = np.full(0, -1, dtype=np.int64)
     for k in range(len(ptr) - 1):
+        a, b = ptr[k], ptr[k + 1]
         w = weight[k]
-        for p in range(ptr[k], ptr[k + 1]):
-            c = where[item[p]]
-            if mark[c] != k:
-                mark[c] = k
-                out[c] += w
-    return out
+        if b - a == 2:
+            c0, c1 = out_cls[a], out_cls[a + 1]
+            out[c0] += w
+            out[c1] += w * (c1 != c0)
+        elif b - a == 3:
+            c0, c1, c2 = out_cls[a], out_cls[a + 1], out_cls[a + 2]
+            out[c0] += w
+            out[c1] += w * (c1 != c0)
+            out[c2] += w * ((c2 != c0) & (c2 != c1))
+        elif b - a <= SHORT_KEY:
+            for p in range(a, b):
+                c = out_cls[p]
+                seen = False
+                for q in range(a, p):
+                    seen |= out_cls[q] == c
+                out[c] += w * (not seen)
+        else:
+            if len(mark) == 0:
+                mark = np.full(n, -1, dtype=np.int64)
+            for p in range(a, b):
+                c = out_cls[p]
+                if mark[c] != k:
+                    mark[c] = k
+                    out[c] += w
+    return out_cls, out
 
 
 @njit(cache=True, nogil=True)
-def _merge(s_ptr, s_value, s_count, ptr, item, key_value, key_weight, where, n, n_values):
-    """Per class: the single persons' counts (their order kept) plus each key's pairs
+def _merge(s_ptr, s_value, s_count, ptr, key_value, key_weight, cls, n, n_values):
+    """Per class: the single pairs' counts (their order kept) plus each key's pairs
     once, by value (keys in their order)."""
     n_keys = len(ptr) - 1
-    # each key once per class it falls into, grouped by class (a counting sort)
+    # each key once per class it has entries in, grouped by class (a counting sort)
+    first = np.zeros(len(cls), dtype=np.bool_)
     mark = np.full(n, -1, dtype=np.int64)
     e_ptr = np.zeros(n + 1, dtype=np.int64)
     for k in range(n_keys):
         for p in range(ptr[k], ptr[k + 1]):
-            c = where[item[p]]
+            c = cls[p]
             if mark[c] != k:
                 mark[c] = k
+                first[p] = True
                 e_ptr[c + 1] += 1
     for g in range(n):
         e_ptr[g + 1] += e_ptr[g]
@@ -152,9 +180,8 @@ def _merge(s_ptr, s_value, s_count, ptr, item, key_value, key_weight, where, n, 
     e_key = np.empty(e_ptr[n], dtype=np.int64)
     for k in range(n_keys):
         for p in range(ptr[k], ptr[k + 1]):
-            c = where[item[p]]
-            if mark[c] != n_keys + k:
-                mark[c] = n_keys + k
+            if first[p]:
+                c = cls[p]
                 e_key[pos[c]] = k
                 pos[c] += 1
     slot = np.full(n_values, -1, dtype=np.int64)
@@ -212,21 +239,45 @@ class SpreadKeys:
 
 class PersonCounts:
     """Per item (base item or class): persons holding each value, as two parts (module
-    docstring): the single persons' counts, rolled up, and the class of each base item
-    holding a spread key."""
+    docstring): the single pairs' counts, rolled up, and the class of each key entry.
+    Counting persons only, the keys' part of each class is counted in the roll-up.
 
-    __slots__ = ("single", "keys", "where", "n_items", "n_values", "n_persons")
+    Built at the base items from the single counts and the keys (``where``: per keyed
+    base item, ``keys.base_items``, its item: ``PersonRows.rollup`` or, out of core,
+    ``engine.kernel.person_tallies``); the keys are then ordered by their number of
+    entries (the counting loops run alike key after key)."""
+
+    __slots__ = ("single", "keys", "cls", "keyed", "n_items", "n_values", "n_persons")
 
     def __init__(self, single, keys: SpreadKeys, where: np.ndarray, n_items: int,
                  n_values: int, n_persons: int):
+        keys = _by_length(keys)
+        cls = np.asarray(where, dtype=np.int32)[keys.item]
+        keyed = (_rollup_entries(keys.ptr, keys.weight, cls,
+                                 np.arange(int(n_items), dtype=np.int64), int(n_items),
+                                 True)[1] if int(n_values) == 1 else None)
+        self._set(single, keys, cls, n_items, n_values, n_persons, keyed)
+
+    def _set(self, single, keys: SpreadKeys, cls: np.ndarray, n_items: int, n_values: int,
+             n_persons: int, keyed: np.ndarray | None) -> None:
         # ``single``: a SparseCounts, or with one value (persons only) a plain count per
         # item, which rolls up as a sum
         self.single = single
         self.keys = keys
-        self.where = where  # per keyed base item (``keys.base_items``): its item here
+        self.cls = cls  # per key entry (``keys.item``): its item here
         self.n_items = int(n_items)
         self.n_values = int(n_values)
         self.n_persons = int(n_persons)
+        #: counting persons only: per item, the pairs of the keys with an entry there
+        #: (each key once); else None
+        self.keyed = keyed
+
+    @property
+    def where(self) -> np.ndarray:
+        """Per keyed base item (``keys.base_items``): its item here."""
+        out = np.zeros(len(self.keys.base_items), np.int32)
+        out[self.keys.item] = self.cls
+        return out
 
     @property
     def key_value(self) -> np.ndarray:
@@ -239,15 +290,24 @@ class PersonCounts:
     @property
     def nbytes(self) -> int:
         """What a snapshot holds of its own (the keys are shared)."""
-        return self.single.nbytes + self.where.nbytes
+        return self.single.nbytes + self.cls.nbytes + (
+            self.keyed.nbytes if self.keyed is not None else 0)
 
     def rollup(self, group_of: np.ndarray, n: int) -> "PersonCounts":
         n = int(n)
         group_of = np.asarray(group_of, np.int64)
         single = (sum_by_group(self.single, group_of, n)
                   if isinstance(self.single, np.ndarray) else self.single.rollup(group_of, n))
-        where = _gather(self.where, group_of) if len(self.where) else self.where
-        return PersonCounts(single, self.keys, where, n, self.n_values, self.n_persons)
+        keys = self.keys
+        if len(keys):
+            cls, keyed = _rollup_entries(keys.ptr, keys.weight, self.cls, group_of, n,
+                                         self.n_values == 1)
+        else:
+            cls, keyed = self.cls, np.zeros(n, np.int64)
+        out = object.__new__(PersonCounts)
+        out._set(single, keys, cls, n, self.n_values, self.n_persons,
+                 keyed if self.n_values == 1 else None)
+        return out
 
     def _single_counts(self) -> SparseCounts:
         single = self.single
@@ -267,8 +327,8 @@ class PersonCounts:
         if not len(keys):
             return single
         ptr, value, count = _merge(single.indptr, single.value, single.count, keys.ptr,
-                                   keys.item, keys.value, keys.weight, self.where,
-                                   self.n_items, self.n_values)
+                                   keys.value, keys.weight, self.cls, self.n_items,
+                                   self.n_values)
         return SparseCounts(ptr, value, count, self.n_values)
 
     def persons(self) -> np.ndarray:
@@ -277,11 +337,20 @@ class PersonCounts:
             raise ValueError("persons() of a per-value count: use the person count itself")
         single = (self.single if isinstance(self.single, np.ndarray)
                   else self.single.totals())
-        keys = self.keys
-        if not len(keys):
-            return single
-        return single + _key_persons(keys.ptr, keys.item, keys.weight, self.where,
-                                     self.n_items)
+        return single + self.keyed
+
+
+def _by_length(keys: SpreadKeys) -> SpreadKeys:
+    """The keys ordered by their number of entries (stably)."""
+    lengths = np.diff(keys.ptr)
+    if len(lengths) < 2 or bool((lengths[1:] >= lengths[:-1]).all()):
+        return keys
+    order = np.argsort(lengths, kind="stable")
+    ptr = np.zeros(len(order) + 1, np.int64)
+    np.cumsum(lengths[order], out=ptr[1:])
+    entries = np.repeat(keys.ptr[:-1][order] - ptr[:-1], lengths[order]) + np.arange(ptr[-1])
+    return SpreadKeys(ptr, keys.item[entries], keys.value[order], keys.weight[order],
+                      keys.base_items)
 
 
 class PersonRows:
