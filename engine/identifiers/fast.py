@@ -11,9 +11,10 @@ goes to ``find_spans`` itself (screened in C++ first, ``prefilter.screen``): one
 character outside ASCII, or one that may hold a URL, an IP address, an SSN or one of the
 job's codes (`scan_kernel`).
 
-What stays in Python: the decision on each run of digits and separators the scanner
-finds (card, national number or telephone number: ``patterns.digit_run_kind``, with
-``phonenumbers``), about one per value holding a number, and the values handed over.
+What stays in Python: ``phonenumbers``' judgement of the runs of digits the kernels
+could not rule out or take for a number by ``patterns.digit_run_kind``'s and
+``patterns._phone``'s own tests (`_run_code`; ``patterns.asks_phone``), the runs that
+may end in an extension (``digit_run_kind`` itself), and the values handed over.
 
 The kernels are compiled on first use and cached on disk (numba's cache, as the
 engine's other kernels; ``python -m engine.warmup`` compiles them). A process that has not
@@ -29,14 +30,16 @@ import threading
 import numpy as np
 
 from engine.identifiers.names import COMMON_WORDS, FUNCTION_WORDS, IdentifyingValues, given_names
-from engine.identifiers.patterns import _IBAN_LENGTHS, KINDS, digit_run_kind, is_phone
+from engine.identifiers.patterns import (_IBAN_LENGTHS, KINDS, asks_phone, digit_run_kind,
+                                         is_phone)
 
 #: values from which the compiled scanner pays (below: ``find_spans`` each), when numba is
 #: loaded already, and values left by the screen when it is not (`use_fast`)
 FAST_FROM, FAST_COLD_FROM = 256, 20_000
 #: kind codes of the kernels (index into ``KINDS``)
 _K = {k: i for i, k in enumerate(KINDS)}
-_NAME, _EMAIL, _IBAN = _K["NAME"], _K["EMAIL"], _K["IBAN"]
+_NAME, _EMAIL, _IBAN, _PHONE, _CARD, _ID = (_K[k] for k in ("NAME", "EMAIL", "IBAN", "PHONE",
+                                                             "CARD", "ID"))
 
 
 # --- characters (ASCII; -1 is outside the text) ------------------------------------------
@@ -400,21 +403,6 @@ def _is_date(b, s, e):
     return False
 
 
-def _never(b, s, e):
-    """Whether ``patterns.digit_run_kind`` surely says nothing of the run ``b[s:e]``
-    without an extension: fewer than seven digits, or a date (``phone_ok`` refuses
-    dates; a card, an NHS number, a BSN or a Steuer-ID has more digits or none but
-    digits)."""
-    n = 0
-    for i in range(s, e):
-        c = b[i]
-        if c == 120 or c == 101 or c == 35:  # x, e, #: perhaps an extension
-            return False
-        if _isd(c):
-            n += 1
-    return n < 7 or _is_date(b, s, e)
-
-
 def _overlaps(ts, te, nt, s, e):
     for k in range(nt):
         if ts[k] < e and s < te[k]:
@@ -629,6 +617,289 @@ def _comma(b, p, end):
     return q
 
 
+# --- the runs of digits decided (``patterns.digit_run_kind`` and ``patterns._phone``) -----
+#: what a run of digits is, as the kernels tell it: nothing, a card, an identifier, a
+#: telephone number taken without asking (a North American shape), a number to ask
+#: ``phonenumbers`` about (else nothing; else an NHS number), or a run with a possible
+#: extension, decided by ``digit_run_kind`` itself
+RUN_NONE, RUN_CARD, RUN_ID, RUN_PHONE, RUN_ASK, RUN_ASK_NHS, RUN_PYTHON = range(7)
+
+
+def _digit(b, i):
+    return np.int64(b[i]) - 48
+
+
+def _card_ok(b, s, e, nd):
+    """``card_ok`` of the run's digits (``nd`` of them)."""
+    if not 13 <= nd <= 19:
+        return False
+    first = -1
+    same = True
+    total = 0
+    k = 0
+    for i in range(e - 1, s - 1, -1):  # Luhn, from the last digit
+        if not _isd(b[i]):
+            continue
+        d = _digit(b, i)
+        if k % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+        k += 1
+    for i in range(s, e):
+        if _isd(b[i]):
+            if first < 0:
+                first = b[i]
+            elif b[i] != first:
+                same = False
+    return 50 <= first <= 54 and not same and total % 10 == 0
+
+
+def _ten_ok(b, s, e):
+    """``nhs_ok`` of the run's ten digits."""
+    first = -1
+    same = True
+    total = 0
+    k = 0
+    last = 0
+    for i in range(s, e):
+        if not _isd(b[i]):
+            continue
+        if first < 0:
+            first = b[i]
+        elif b[i] != first:
+            same = False
+        if k < 9:
+            total += _digit(b, i) * (10 - k)
+        else:
+            last = _digit(b, i)
+        k += 1
+    if same:
+        return False
+    check = 11 - total % 11
+    if check == 11:
+        check = 0
+    return check != 10 and check == last
+
+
+def _nhs_shape(b, s, e):
+    """``_NHS_SHAPE.fullmatch``: \\d{3}[ \\-]?\\d{3}[ \\-]?\\d{4}."""
+    for g1 in range(2):
+        for g2 in range(2):
+            p = s
+            if not _digits(b, p, 3, s, e):
+                continue
+            p += 3
+            if g1:
+                if not (_at(b, p, s, e) == 32 or _at(b, p, s, e) == 45):
+                    continue
+                p += 1
+            if not _digits(b, p, 3, s, e):
+                continue
+            p += 3
+            if g2:
+                if not (_at(b, p, s, e) == 32 or _at(b, p, s, e) == 45):
+                    continue
+                p += 1
+            if _digits(b, p, 4, s, e) and p + 4 == e:
+                return True
+    return False
+
+
+def _nhs_near(b, lo, hi, s):
+    """``_NHS_NEAR.search(text, max(0, start - 24), start)``: "NHS" in any case as a
+    word (the text ending at the run's start)."""
+    for p in range(max(lo, s - 24), s - 2):
+        if _lower(b[p]) == 110 and _lower(b[p + 1]) == 104 and _lower(b[p + 2]) == 115 \
+                and not _isw(_at(b, p - 1, lo, hi)) and not _isw(_at(b, p + 3, lo, s)):
+            return True
+    return False
+
+
+def _bsn_ok(b, s, e):
+    """``bsn_ok`` of the run's nine digits."""
+    if b[s] == 48 and b[s + 1] == 48:
+        return False
+    same = True
+    for i in range(s + 1, e):
+        if b[i] != b[s]:
+            same = False
+    if same:
+        return False
+    total = 0
+    for k in range(8):
+        total += _digit(b, s + k) * (9 - k)
+    total -= _digit(b, s + 8)
+    return total % 11 == 0 and total != 0
+
+
+def _steuer_ok(b, s, e):
+    """``steuer_id_ok`` of the run's eleven digits."""
+    if b[s] == 48:
+        return False
+    twice = 0  # digits seen two or three times in the first ten (more: no)
+    for d in range(48, 58):
+        n = 0
+        for k in range(10):
+            if b[s + k] == d:
+                n += 1
+        if n > 3:
+            return False
+        if n >= 2:
+            twice += 1
+    if twice != 1:
+        return False
+    product = 10
+    for k in range(10):
+        total = (_digit(b, s + k) + product) % 10
+        product = ((total if total else 10) * 2) % 11
+    check = 11 - product
+    return (0 if check == 10 else check) == _digit(b, s + 10)
+
+
+def _decimal(b, s, e):
+    """``_DECIMAL.fullmatch``: \\d+\\.\\d+ or \\d{1,3}(?:\\.\\d{3})+."""
+    dots = 0
+    for i in range(s, e):
+        if b[i] == 46:
+            dots += 1
+        elif not _isd(b[i]):
+            return False
+    if dots == 0:
+        return False
+    if dots == 1 and b[s] != 46 and b[e - 1] != 46:
+        return True
+    n = 0  # the digits of the group read so far
+    group = 0
+    for i in range(s, e):
+        if b[i] == 46:
+            if (group == 0 and not 1 <= n <= 3) or (group > 0 and n != 3):
+                return False
+            group += 1
+            n = 0
+        else:
+            n += 1
+    return n == 3
+
+
+def _range(b, s, e):
+    """``_RANGE.fullmatch`` with both numbers of one length, the first the smaller:
+    (\\d+) ?[-–] ?(\\d+)."""
+    p = s
+    while p < e and _isd(b[p]):
+        p += 1
+    a_end = p
+    if a_end == s:
+        return False
+    if _at(b, p, s, e) == 32:
+        p += 1
+    if _at(b, p, s, e) != 45:
+        return False
+    p += 1
+    if _at(b, p, s, e) == 32:
+        p += 1
+    q = p
+    while q < e and _isd(b[q]):
+        q += 1
+    if q != e or q == p or q - p != a_end - s:
+        return False
+    for k in range(a_end - s):
+        if b[s + k] != b[p + k]:
+            return b[s + k] < b[p + k]
+    return True
+
+
+def _sep1(c):  # [ .\-]
+    return c == 32 or c == 46 or c == 45
+
+
+def _us_shape(b, s, e):
+    """``_US_PHONE_SHAPE.fullmatch``:
+    (?:\\+?1[ .\\-]?)?(?:\\(\\d{3}\\) ?|\\d{3}[ .\\-])\\d{3}[ .\\-]\\d{4}."""
+    for pre in range(5):  # nothing, 1, 1 and a separator, +1, +1 and a separator
+        p = s
+        if pre == 1 or pre == 2:
+            if _at(b, p, s, e) != 49:
+                continue
+            p += 1
+        elif pre == 3 or pre == 4:
+            if _at(b, p, s, e) != 43 or _at(b, p + 1, s, e) != 49:
+                continue
+            p += 2
+        if pre == 2 or pre == 4:
+            if not _sep1(_at(b, p, s, e)):
+                continue
+            p += 1
+        for area in range(3):  # (ddd) and a blank, (ddd), ddd and a separator
+            q = p
+            if area < 2:
+                if _at(b, q, s, e) != 40 or not _digits(b, q + 1, 3, s, e) or \
+                        _at(b, q + 4, s, e) != 41:
+                    continue
+                q += 5
+                if area == 0:
+                    if _at(b, q, s, e) != 32:
+                        continue
+                    q += 1
+            else:
+                if not _digits(b, q, 3, s, e) or not _sep1(_at(b, q + 3, s, e)):
+                    continue
+                q += 4
+            if _digits(b, q, 3, s, e) and _sep1(_at(b, q + 3, s, e)) and \
+                    _digits(b, q + 4, 4, s, e) and q + 8 == e:
+                return True
+    return False
+
+
+def _run_code(b, s, e, lo, hi, in_text):
+    """What ``patterns.digit_run_kind(text, run, start, in_text, is_phone)`` says of the
+    run ``b[s:e]`` of a value ``b[lo:hi]``, as a ``RUN_*`` code: the same steps in the
+    same order, where the run holds no x, e or # (an extension: ``RUN_PYTHON``)."""
+    nd = 0
+    plain = True
+    for i in range(s, e):
+        c = b[i]
+        if c == 120 or c == 101 or c == 35:
+            return RUN_PYTHON
+        if _isd(c):
+            nd += 1
+        elif not (c == 32 or c == 45):
+            plain = False
+    if nd < 7:
+        return RUN_NONE
+    nhs = in_text and nd == 10 and _ten_ok(b, s, e) and _nhs_shape(b, s, e)
+    if plain and _card_ok(b, s, e, nd):
+        return RUN_CARD
+    if nhs and _nhs_near(b, lo, hi, s):
+        return RUN_ID
+    bare = nd == e - s  # digits only
+    if in_text and bare and nd == 9 and _bsn_ok(b, s, e):
+        return RUN_ID
+    if in_text and bare and nd == 11 and _steuer_ok(b, s, e):
+        return RUN_ID
+    # ``patterns._phone`` (the run is the candidate: no extension, no blank around)
+    phone = RUN_NONE
+    if 7 <= nd <= 15 and not _is_date(b, s, e):
+        international = b[s] == 43 or (b[s] == 48 and _at(b, s + 1, s, e) == 48)
+        grouped = b[s] == 40
+        seen = 0
+        for i in range(s, e):  # a separator between two digits
+            if _isd(b[i]):
+                seen += 1
+            elif seen and seen < nd:
+                grouped = True
+        if (international or grouped or (in_text and nd >= 10)) and \
+                not _decimal(b, s, e) and not \
+                (e - s == 10 and _digits(b, s, 5, s, e) and b[s + 5] == 45 and
+                 _digits(b, s + 6, 4, s, e)) and not _range(b, s, e):
+            # a North American shape is a number, asked or not (``_phone``)
+            phone = RUN_PHONE if _us_shape(b, s, e) else RUN_ASK
+    if phone == RUN_PHONE:
+        return RUN_PHONE
+    if phone == RUN_ASK:
+        return RUN_ASK_NHS if nhs else RUN_ASK
+    return RUN_ID if nhs else RUN_NONE
+
+
 # --- the kernels: one pass over the bytes, the runs of digits decided in Python, then
 # --- the names merged and the values scrubbed ---------------------------------------
 def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
@@ -646,9 +917,10 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
     at a position where its loop would stand, reading the bytes only (the masked bytes
     are read in the second pass, once every date is masked).
 
-    Per value: 1 when handed over; the e-mail and IBAN spans (value, start, end, kind);
-    the runs of digits to decide (value, start, end) and whether the value has two
-    letters in a row (``in_text``); the name candidates in the order they were
+    Per value: 1 when handed over; the e-mail and IBAN spans and the runs of digits
+    decided (value, start, end, kind); the runs of digits left to Python (value, start,
+    end, ``RUN_*`` code: `_run_code`) and whether the value has two letters in a row
+    (``in_text``); the name candidates in the order they were
     found (the job's name words merged, titles, listed given names: value, start,
     end); the tokens of ``names._NUMBER`` that are one of ``numbers`` (value, start,
     end) when ``want_numbers``. A value handed over has nothing else."""
@@ -674,6 +946,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
     dv = np.empty(cap, dtype=np.int64)
     ds = np.empty(cap, dtype=np.int64)
     de = np.empty(cap, dtype=np.int64)
+    dk = np.empty(cap, dtype=np.int64)
     nd = 0
     ncap = len(b) + nv + 1
     cv = np.empty(ncap, dtype=np.int64)
@@ -942,9 +1215,15 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                             closed = True
                     if not closed:
                         s = i + 1
-                if not _overlaps(ts, te, nt, s, e) and not _never(b, s, e):
-                    dv[nd], ds[nd], de[nd] = v, s, e
-                    nd += 1
+                if not _overlaps(ts, te, nt, s, e):
+                    code = _run_code(b, s, e, lo, hi, in_text[v] == 1)
+                    if code == RUN_CARD or code == RUN_ID or code == RUN_PHONE:
+                        sv[ns], ss[ns], se[ns] = v, s, e
+                        sk[ns] = _CARD if code == RUN_CARD else _ID if code == RUN_ID else _PHONE
+                        ns += 1
+                    elif code != RUN_NONE:
+                        dv[nd], ds[nd], de[nd], dk[nd] = v, s, e, code
+                        nd += 1
                 at_run = e
         if out:
             handed[v] = 1
@@ -961,7 +1240,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
         for k in range(ng):
             cv[nc], cs[nc], ce[nc] = v, gs[k], ge[k]
             nc += 1
-    return (handed, in_text, sv[:ns], ss[:ns], se[:ns], sk[:ns], dv[:nd], ds[:nd], de[:nd],
+    return (handed, in_text, sv[:ns], ss[:ns], se[:ns], sk[:ns], dv[:nd], ds[:nd], de[:nd], dk[:nd],
             cv[:nc], cs[:nc], ce[:nc], uv[:nu], us[:nu], ue[:nu])
 
 
@@ -1095,9 +1374,11 @@ def finish_kernel(b, offs, handed, ps_v, ps_s, ps_e, ps_k, cv, cs, ce, common, l
 _HELPERS = ("_isd", "_isup", "_islo", "_isal", "_isw", "_isblank", "_lower", "_at", "_hash",
             "_in_set", "_triple", "_sep3", "_ishex", "_local", "_dom", "_email_end", "_u0",
             "_iban_end", "_iban_ok", "_dsep", "_digits", "_date_end", "_runc", "_ext_end",
-            "_digit_run_end", "_is_date", "_never", "_overlaps", "_starts_with", "_title_end", "_namec",
+            "_digit_run_end", "_is_date", "_overlaps", "_starts_with", "_title_end", "_namec",
             "_capital_run", "_surname_end", "_at_end", "_place_before", "_place_after",
-            "_surname_before", "_has_lower", "_free_text", "_space", "_comma")
+            "_surname_before", "_has_lower", "_free_text", "_space", "_comma", "_digit",
+            "_card_ok", "_ten_ok", "_nhs_shape", "_nhs_near", "_bsn_ok", "_steuer_ok",
+            "_decimal", "_range", "_sep1", "_us_shape", "_run_code")
 _KERNELS = ("_build_table", "scan_kernel", "finish_kernel")
 _LOCK = threading.Lock()
 _COMPILED = False
@@ -1373,17 +1654,22 @@ class _Chunk:
             self.need_numbers and self.values is not None and bool(self.values.numbers))
 
     def decide(self) -> None:
-        """The runs of digits: a card, a national number, a telephone number, or
-        nothing (``patterns.digit_run_kind``)."""
-        handed, in_text, sv, ss, se, sk, dv, ds, de = self.found[:9]
+        """The runs of digits the kernel left: a telephone number where ``phonenumbers``
+        says so (``patterns.asks_phone``, the kernel having made `_phone`'s other tests),
+        and a run that may end in an extension by ``patterns.digit_run_kind`` itself."""
+        handed, in_text, sv, ss, se, sk, dv, ds, de, dk = self.found[:10]
         texts, offs = self.texts, self.offs
         keep = []
-        for v, s, e in zip(dv.tolist(), ds.tolist(), de.tolist()):
+        for v, s, e, code in zip(dv.tolist(), ds.tolist(), de.tolist(), dk.tolist()):
             text, lo = texts[v], int(offs[v])
-            found = digit_run_kind(text, text[s - lo:e - lo], s - lo, bool(in_text[v]),
-                                   is_phone)  # the kind only: no region needed
-            if found is not None:
-                keep.append((v, s, e, _K[found[0]]))
+            run = text[s - lo:e - lo]
+            if code == RUN_PYTHON:
+                found = digit_run_kind(text, run, s - lo, bool(in_text[v]), is_phone)
+                kind = None if found is None else _K[found[0]]
+            else:
+                kind = _PHONE if asks_phone(run) else _ID if code == RUN_ASK_NHS else None
+            if kind is not None:
+                keep.append((v, s, e, kind))
         kept = np.asarray(keep, dtype=np.int64).reshape(-1, 4).T
         pv, ps, pe, pk = (np.concatenate([x, k]) for x, k in zip((sv, ss, se, sk), kept))
         order = np.lexsort((ps, pv))
@@ -1392,7 +1678,7 @@ class _Chunk:
 
     def names(self) -> None:
         *_, labels = self.constants
-        cv, cs, ce, uv, us, ue = self.found[9:]
+        cv, cs, ce, uv, us, ue = self.found[10:]
         fv, fs, fe, fk, sel, data, data_offs = finish_kernel(
             self.b, self.offs, self.handed, *self.spans, cv, cs, ce, self.tables["common"],
             *labels)

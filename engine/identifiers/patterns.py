@@ -188,13 +188,32 @@ def is_phone(candidate: str, in_text: bool) -> str | None:
         order = tuple(_LATEST)
     judged = []
     region = _phone(candidate, in_text, order, judged)
-    if region is None:
-        return None
-    if judged and region != order[0]:  # (not a North American shape taken unasked)
+    _judged_first(judged, order)
+    return None if region is None else ""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def asks_phone(candidate: str) -> bool:
+    """Whether ``phonenumbers`` takes ``candidate`` for a telephone number, where `_phone`
+    asks it (the compiled scanner has made `_phone`'s tests before: no extension, seven
+    to fifteen digits, no date, decimal, ZIP+4 or range, no North American shape), the
+    regions tried in `is_phone`'s order."""
+    with _LATEST_LOCK:
+        order = tuple(_LATEST)
+    judged = []
+    region = _asked(candidate, candidate.startswith("+") or candidate.startswith("00"),
+                    order, judged)
+    _judged_first(judged, order)
+    return region is not None
+
+
+def _judged_first(judged: list, order: tuple[str, ...]) -> None:
+    """The region the library found a number valid in (``judged``) first in `_LATEST`
+    (not a North American shape taken unasked)."""
+    if judged and judged[0] != order[0]:
         with _LATEST_LOCK:
-            _LATEST.remove(region)
-            _LATEST.insert(0, region)
-    return ""
+            _LATEST.remove(judged[0])
+            _LATEST.insert(0, judged[0])
 
 
 def _phone(candidate: str, in_text: bool, regions: tuple[str, ...],
@@ -223,6 +242,19 @@ def _phone(candidate: str, in_text: bool, regions: tuple[str, ...],
         # valid in the US or not, a North American shape without its country code is
         # taken for a number (below): no need to ask the library
         return "US"
+    region = _asked(candidate, international, regions, judged)
+    if region is not None:
+        return region
+    # a well-formed North American number that is not assigned (555 exchanges, unused
+    # area codes): fictional, or just not in the library's tables; a number still
+    return "US" if us_shape else None
+
+
+def _asked(candidate: str, international: bool, regions: tuple[str, ...],
+           judged: list | None = None) -> str | None:
+    """`_phone`'s question to ``phonenumbers``: the region ``candidate`` is valid in
+    (its country code when ``international``, else the first of ``regions``), or
+    None; ``judged`` gets a region found without a country code."""
     pn = _phones()
     text = "+" + candidate[2:] if candidate.startswith("00") else candidate
     for region in ((None,) if international else regions):
@@ -240,9 +272,7 @@ def _phone(candidate: str, in_text: bool, regions: tuple[str, ...],
             if judged is not None:
                 judged.append(region)
             return region
-    # a well-formed North American number that is not assigned (555 exchanges, unused
-    # area codes): fictional, or just not in the library's tables; a number still
-    return "US" if us_shape else None
+    return None
 
 
 # --- finding ------------------------------------------------------------------------------

@@ -271,3 +271,148 @@ def test_batches_reach_the_compiled_scanner_together(corpus, monkeypatch):
                 [(s.start, s.end, s.kind) for s in find_spans(t, values)], t
     assert fast._COLD_PASSED[0] >= 300
     assert 0 < len(compiled) < len(batches)  # the first batch screened, the last compiled
+
+
+def _checked_runs(rng: random.Random, n: int) -> list[str]:
+    """Runs of digits that pass the checks of `digit_run_kind`: payment cards (Luhn),
+    NHS numbers (mod 11), BSNs (11-proof), Steuer-IDs (ISO 7064), in the groupings
+    the patterns allow, with near misses (one digit changed)."""
+    def digits(k, first="0123456789"):
+        return rng.choice(first) + "".join(rng.choice("0123456789") for _ in range(k - 1))
+
+    def card():
+        body = digits(rng.randint(12, 18), "23456")
+        total = sum((2 * int(d) - 9 if 2 * int(d) > 9 else 2 * int(d)) if i % 2 == 0
+                    else int(d) for i, d in enumerate(reversed(body)))
+        return body + str(-total % 10)
+
+    def nhs():
+        while True:
+            body = digits(9)
+            check = 11 - sum(int(d) * (10 - i) for i, d in enumerate(body)) % 11
+            check = 0 if check == 11 else check
+            if check != 10:
+                return body + str(check)
+
+    def bsn():
+        while True:
+            body = digits(8, "123456789")
+            last = sum(int(d) * (9 - i) for i, d in enumerate(body)) % 11
+            if last < 10:
+                return body + str(last)
+
+    def steuer():
+        while True:
+            ten = list(digits(10, "123456789"))
+            ten[rng.randrange(1, 10)] = ten[rng.randrange(0, 10)]
+            if sorted(ten.count(d) for d in set(ten))[-2:] not in ([1, 2], [1, 3]):
+                continue
+            product = 10
+            for d in ten:
+                total = (int(d) + product) % 10
+                product = (total or 10) * 2 % 11
+            check = 11 - product
+            return "".join(ten) + str(0 if check == 10 else check)
+
+    out = []
+    for _ in range(n):
+        run = rng.choice([card, nhs, bsn, steuer])()
+        if rng.random() < 0.2:  # a near miss
+            i = rng.randrange(len(run))
+            run = run[:i] + rng.choice("0123456789") + run[i + 1:]
+        if rng.random() < 0.4 and len(run) >= 10:  # grouped: 3 3 4, or by fours
+            sep = rng.choice([" ", "-", ".", "/"])
+            run = sep.join([run[:3], run[3:6], run[6:]]) if rng.random() < 0.5 else \
+                sep.join(run[i:i + 4] for i in range(0, len(run), 4))
+        out.append(run)
+    return out
+
+
+def _python_runs(text: str):
+    """The runs of digits ``pattern_spans`` hands to ``digit_run_kind`` in ``text``:
+    (start, end, run, in_text)."""
+    from engine.identifiers import patterns as P
+    masked = P._DATE_TIME.sub(P._mask, text) if P._DATE_HINT.search(text) else text
+    in_text = P._LETTERS.search(text) is not None
+    for m in P._DIGIT_RUN.finditer(masked):
+        run, start = m.group(), m.start()
+        if run.startswith("(") and ")" not in run:
+            run, start = run[1:], start + 1
+        yield start, start + len(run), run, in_text
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_kernel_decides_runs_as_digit_run_kind(seed, monkeypatch):
+    """The runs of digits the kernel decides itself (`fast._run_code`: cards, national
+    numbers, a North American shape, nothing) are what ``digit_run_kind`` says of
+    them without asking ``phonenumbers``; the runs it leaves for the library are the
+    ones ``patterns._phone`` asks it about, and each is what ``digit_run_kind`` says
+    when the library says yes and when it says no; a run that may end in an
+    extension is left to ``digit_run_kind`` whole. On telephone-like runs, checked
+    numbers and their near misses, dates, decimals, ZIP+4 codes and ranges, bare and
+    in text, after "NHS" and not."""
+    from engine.identifiers import patterns as P
+    rng = random.Random(seed)
+    runs = _numbers(rng, 1500) + _checked_runs(rng, 1500) + [
+        "2019-05-03", "12/05/2019 1234567", "12.345.678", "1234.5678", "90210-1234",
+        "1930-1939", "1939 - 1930", "555.123.4567", "+1 (212) 555-0147", "1-212-555-0147",
+        "(0)30 1234567", "0044 20 7946 0018", "2125550147 x12", "212-555-0147 ext. 5",
+        "12345678901234567", "943 476 5919", "943-476-5919"]
+    before = ["Call ", "NHS no. ", "nhs:", "xNHS ", "Nhs_ ", "NHS" + " " * 21,  # (the last
+              "NHS" + " " * 22, "", "12 ", "(", "+"]  # in reach of the look back, not this)
+    extensions = [""] * 8 + [" x12", "x7", " ext. 45", "ext 3", "#9", " # 123456"]
+    texts = [rng.choice(before) + r + rng.choice(extensions)
+             + rng.choice(["", " today", ".", ", thanks"]) for r in runs]
+    chunk = fast._Chunk(texts, 0, len(texts), None, False)
+    chunk.patterns()
+    handed, in_text, sv, ss, se, sk, dv, ds, de, dk = chunk.found[:10]
+    offs = chunk.offs.tolist()
+    decided = {(v, s - offs[v], e - offs[v]): fast.KINDS[k] for v, s, e, k in
+               zip(sv.tolist(), ss.tolist(), se.tolist(), sk.tolist())}
+    left = {(v, s - offs[v], e - offs[v]): c for v, s, e, c in
+            zip(dv.tolist(), ds.tolist(), de.tolist(), dk.tolist())}
+    answer, asked = [None], []
+
+    def library(candidate, international, regions, judged=None):
+        asked.append(candidate)
+        return answer[0]
+
+    monkeypatch.setattr(P, "_asked", library)
+
+    def kind(text, run, start, in_text_):
+        found = P.digit_run_kind(text, run, start, in_text_,
+                                 lambda r, i: P._phone(r, i, P.REGIONS))
+        return None if found is None else found[0]
+
+    seen = Counter()
+    for v, text in enumerate(texts):
+        if handed[v]:
+            continue
+        python = set()
+        for s, e, run, in_text_ in _python_runs(text):
+            python.add((v, s, e))
+            del asked[:]
+            answer[0] = None
+            no = kind(text, run, s, in_text_)
+            was_asked = bool(asked)
+            answer[0] = "DE"
+            yes = kind(text, run, s, in_text_)
+            key = (v, s, e)
+            if left.get(key) == fast.RUN_PYTHON:
+                assert any(c in run for c in "xe#"), run
+                seen["python"] += 1
+            elif no != yes:  # the library's answer decides
+                assert was_asked and yes == "PHONE"
+                assert left.get(key) == (fast.RUN_ASK_NHS if no == "ID" else fast.RUN_ASK), \
+                    (text, run, no, left.get(key))
+                seen["ask", no] += 1
+            else:  # (asked or not: a North American shape with +1 is a number anyway)
+                assert decided.get(key) == no and key not in left, \
+                    (text, run, no, decided.get(key), left.get(key))
+                seen[no] += 1
+                seen["asked, either way"] += was_asked
+        kernel = {k for k in list(decided) + list(left) if k[0] == v}
+        assert kernel <= python, (text, kernel - python)
+    for what in ("python", ("ask", None), ("ask", "ID"), None, "PHONE", "CARD", "ID",
+                 "asked, either way"):
+        assert seen[what] > 5, (what, seen)
