@@ -110,52 +110,55 @@ def _group_pairs(ptr, items, values):
     return rep[:n_keys].copy(), key_of
 
 
-#: a key of at most this many entries finds whether an entry's class is new to it by
-#: comparing with its earlier entries (longer keys mark the classes they were counted in)
+@njit(cache=True, nogil=True)
+def _gather(cls, group_of):
+    """Each key entry's class after a roll-up (``group_of``: source item -> class)."""
+    out = np.empty(len(cls), dtype=np.int32)
+    for p in range(len(cls)):
+        out[p] = group_of[cls[p]]
+    return out
+
+
+#: a key of at most this many entries finds an entry's class among its earlier entries'
+#: by comparing (longer keys mark the classes they were met in)
 SHORT_KEY = 8
 
 
 @njit(cache=True, nogil=True)
-def _rollup_entries(ptr, weight, cls, group_of, n, count):
-    """Each key entry's class after a roll-up (``group_of``: source item -> class, ``n``
-    classes) and, with ``count``, per class the pairs of the keys with an entry there,
-    each key once (else an empty array). Counts without branches on the classes: keys
-    of two or three entries (most) are written out."""
-    out_cls = np.empty(len(cls), dtype=np.int32)
-    for p in range(len(cls)):
-        out_cls[p] = group_of[cls[p]]
-    out = np.zeros(n if count else 0, dtype=np.int64)
-    if not count:
-        return out_cls, out
+def _repeats(ptr, weight, cls, n):
+    """Per class: the pairs of the keys' entries there that another entry of their key
+    before them is in too (what adding every entry's pairs counts twice). Comparisons
+    within each key, read in order; a class is written only for a repeat."""
+    out = np.zeros(n, dtype=np.int64)
     mark = np.full(0, -1, dtype=np.int64)
     for k in range(len(ptr) - 1):
         a, b = ptr[k], ptr[k + 1]
         w = weight[k]
         if b - a == 2:
-            c0, c1 = out_cls[a], out_cls[a + 1]
-            out[c0] += w
-            out[c1] += w * (c1 != c0)
+            if cls[a + 1] == cls[a]:
+                out[cls[a]] += w
         elif b - a == 3:
-            c0, c1, c2 = out_cls[a], out_cls[a + 1], out_cls[a + 2]
-            out[c0] += w
-            out[c1] += w * (c1 != c0)
-            out[c2] += w * ((c2 != c0) & (c2 != c1))
+            c0, c1, c2 = cls[a], cls[a + 1], cls[a + 2]
+            if c1 == c0:
+                out[c1] += w
+            if c2 == c0 or c2 == c1:
+                out[c2] += w
         elif b - a <= SHORT_KEY:
-            for p in range(a, b):
-                c = out_cls[p]
-                seen = False
+            for p in range(a + 1, b):
+                c = cls[p]
                 for q in range(a, p):
-                    seen |= out_cls[q] == c
-                out[c] += w * (not seen)
+                    if cls[q] == c:
+                        out[c] += w
+                        break
         else:
             if len(mark) == 0:
                 mark = np.full(n, -1, dtype=np.int64)
             for p in range(a, b):
-                c = out_cls[p]
-                if mark[c] != k:
-                    mark[c] = k
+                c = cls[p]
+                if mark[c] == k:
                     out[c] += w
-    return out_cls, out
+                mark[c] = k
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -240,37 +243,47 @@ class SpreadKeys:
 class PersonCounts:
     """Per item (base item or class): persons holding each value, as two parts (module
     docstring): the single pairs' counts, rolled up, and the class of each key entry.
-    Counting persons only, the keys' part of each class is counted in the roll-up.
+    Counting persons only, the single pairs and every key entry's pairs are added up
+    per item (``counted``: a sum that rolls up) and a check takes off the entries whose
+    key already has an entry in their class.
 
     Built at the base items from the single counts and the keys (``where``: per keyed
     base item, ``keys.base_items``, its item: ``PersonRows.rollup`` or, out of core,
     ``engine.kernel.person_tallies``); the keys are then ordered by their number of
-    entries (the counting loops run alike key after key)."""
+    entries (the loops over them run alike key after key)."""
 
-    __slots__ = ("single", "keys", "cls", "keyed", "n_items", "n_values", "n_persons")
+    __slots__ = ("_single", "counted", "keys", "cls", "n_items", "n_values", "n_persons")
 
     def __init__(self, single, keys: SpreadKeys, where: np.ndarray, n_items: int,
                  n_values: int, n_persons: int):
         keys = _by_length(keys)
         cls = np.asarray(where, dtype=np.int32)[keys.item]
-        keyed = (_rollup_entries(keys.ptr, keys.weight, cls,
-                                 np.arange(int(n_items), dtype=np.int64), int(n_items),
-                                 True)[1] if int(n_values) == 1 else None)
-        self._set(single, keys, cls, n_items, n_values, n_persons, keyed)
+        counted = None
+        if int(n_values) == 1:  # ``single``: a count per item
+            counted = np.asarray(single, dtype=np.int64) + _entry_pairs(keys, cls,
+                                                                        int(n_items))
+            single = None
+        self._set(single, counted, keys, cls, n_items, n_values, n_persons)
 
-    def _set(self, single, keys: SpreadKeys, cls: np.ndarray, n_items: int, n_values: int,
-             n_persons: int, keyed: np.ndarray | None) -> None:
-        # ``single``: a SparseCounts, or with one value (persons only) a plain count per
-        # item, which rolls up as a sum
-        self.single = single
+    def _set(self, single, counted, keys: SpreadKeys, cls: np.ndarray, n_items: int,
+             n_values: int, n_persons: int) -> None:
+        self._single = single  # a SparseCounts of values per item (several values)
+        #: one value (persons only): per item, the single pairs and the pairs of every
+        #: key entry there
+        self.counted = counted
         self.keys = keys
         self.cls = cls  # per key entry (``keys.item``): its item here
         self.n_items = int(n_items)
         self.n_values = int(n_values)
         self.n_persons = int(n_persons)
-        #: counting persons only: per item, the pairs of the keys with an entry there
-        #: (each key once); else None
-        self.keyed = keyed
+
+    @property
+    def single(self):
+        """The single pairs per item: a ``SparseCounts`` of values, or with one value
+        (persons only) a count per item."""
+        if self._single is not None:
+            return self._single
+        return self.counted - _entry_pairs(self.keys, self.cls, self.n_items)
 
     @property
     def where(self) -> np.ndarray:
@@ -290,23 +303,20 @@ class PersonCounts:
     @property
     def nbytes(self) -> int:
         """What a snapshot holds of its own (the keys are shared)."""
-        return self.single.nbytes + self.cls.nbytes + (
-            self.keyed.nbytes if self.keyed is not None else 0)
+        own = self.counted if self._single is None else self._single
+        return own.nbytes + self.cls.nbytes
 
     def rollup(self, group_of: np.ndarray, n: int) -> "PersonCounts":
         n = int(n)
         group_of = np.asarray(group_of, np.int64)
-        single = (sum_by_group(self.single, group_of, n)
-                  if isinstance(self.single, np.ndarray) else self.single.rollup(group_of, n))
-        keys = self.keys
-        if len(keys):
-            cls, keyed = _rollup_entries(keys.ptr, keys.weight, self.cls, group_of, n,
-                                         self.n_values == 1)
+        single = counted = None
+        if self._single is None:
+            counted = sum_by_group(self.counted, group_of, n)
         else:
-            cls, keyed = self.cls, np.zeros(n, np.int64)
+            single = self._single.rollup(group_of, n)
+        cls = _gather(self.cls, group_of) if len(self.cls) else self.cls
         out = object.__new__(PersonCounts)
-        out._set(single, keys, cls, n, self.n_values, self.n_persons,
-                 keyed if self.n_values == 1 else None)
+        out._set(single, counted, self.keys, cls, n, self.n_values, self.n_persons)
         return out
 
     def _single_counts(self) -> SparseCounts:
@@ -335,9 +345,16 @@ class PersonCounts:
         """Distinct persons per item (each counted once, whatever values they hold)."""
         if self.n_values != 1:
             raise ValueError("persons() of a per-value count: use the person count itself")
-        single = (self.single if isinstance(self.single, np.ndarray)
-                  else self.single.totals())
-        return single + self.keyed
+        keys = self.keys
+        if not len(keys):
+            return self.counted
+        return self.counted - _repeats(keys.ptr, keys.weight, self.cls, self.n_items)
+
+
+def _entry_pairs(keys: SpreadKeys, cls: np.ndarray, n_items: int) -> np.ndarray:
+    """Per item: the pairs of the key entries there (each entry its key's weight)."""
+    return sum_by_group(np.repeat(keys.weight, np.diff(keys.ptr)), cls.astype(np.int64),
+                        n_items)
 
 
 def _by_length(keys: SpreadKeys) -> SpreadKeys:
