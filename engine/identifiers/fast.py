@@ -983,27 +983,45 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
         digit = False
         pf = False  # ``patterns.PREFILTER`` found: @, ://, www., three digits, IPv6
         out = False
+        # inside a word or a run of digits no rule starts (each needs a word's or a
+        # run's start, a letter pair is seen at the word's start), but for the www. of
+        # a URL at a word's end: passed over from its start (``skip``)
+        skip = lo
         for i in range(lo, hi):
+            if i < skip:
+                continue
             c = b[i]
             if c >= 128:
                 out = True
                 break
+            if not (_isw(c) or c == 58 or c == 64):  # (no rule starts at a blank...)
+                continue
             prev = np.int64(b[i - 1]) if i > lo else np.int64(-1)
-            # inside a word or a run of digits no rule starts (each needs a word's or a
-            # run's start, or a character neither letter nor digit; a letter pair is
-            # seen at the word's start), but for the www. of a URL
+            r = i + 1  # the end of the run of digits or letters starting here
             if 48 <= c <= 57:
                 if 48 <= prev <= 57:
                     continue
-            elif _isal(c) and _isal(prev) and c != 119 and c != 87:
-                continue
+                while r < hi and _isd(b[r]):
+                    r += 1
+                skip = r
+            elif _isal(c):
+                if _isal(prev) and c != 119 and c != 87:
+                    continue
+                if not _isal(prev):
+                    while r < hi and _isal(b[r]):
+                        r += 1
+                    skip = r - 3 if r < hi and b[r] == 46 and r - 3 > i else r  # (www.)
             if 48 <= c <= 57:
                 digit = True
                 # the start of a run of digits (PREFILTER's three digits start at one)
                 if not pf and _triple(b, i, lo, hi):
                     pf = True
-                # _DATE_TIME masked (find_spans masks them before the SSN and runs)
-                if i >= at_date:
+                # _DATE_TIME masked (find_spans masks them before the SSN and runs): a
+                # separator in the first five characters, or none
+                c1, c2 = _at(b, i + 1, lo, hi), _at(b, i + 2, lo, hi)
+                if i >= at_date and (_dsep(c1) or c1 == 58 or (_isd(c1) and (
+                        _dsep(c2) or c2 == 58 or (_isd(c2) and _isd(_at(b, i + 3, lo, hi))
+                                                  and _dsep(_at(b, i + 4, lo, hi)))))):
                     e = _date_end(b, i, lo, hi)
                     if e >= 0:
                         for t in range(i, e):
@@ -1028,9 +1046,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                 if out:
                     break
                 if want_numbers and i >= at_number:  # names._NUMBER in ``numbers``
-                    j = i
-                    while j < hi and _isd(b[j]):
-                        j += 1
+                    j = r
                     nxt = _at(b, j, lo, hi)
                     if j - i >= 3 and not _isw(prev) and prev != 46 and \
                             not _isw(nxt) and \
@@ -1074,9 +1090,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                 if look_words and i >= at_word:
                     # the job's name words, merged when only blanks and commas are
                     # between them
-                    j = i
-                    while j < hi and _isal(b[j]):
-                        j += 1
+                    j = r
                     while j + 1 < hi and (b[j] == 39 or b[j] == 45) and _isal(b[j + 1]):
                         j += 1
                         while j < hi and _isal(b[j]):
@@ -1135,8 +1149,8 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                                     gs[ng], ge[ng] = start, end
                                     ng += 1
             if look_codes and i >= at_code and _isw(c):  # names._TOKEN among the codes
-                j = i
-                last = i
+                j = r
+                last = r - 1
                 while j < hi and (_isw(b[j]) or b[j] == 45 or b[j] == 46 or b[j] == 47):
                     if _isw(b[j]):
                         last = j
@@ -1189,8 +1203,9 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
             at_run = lo
             for i in range(lo, hi):
                 c = m[i]
-                if not (48 <= c <= 57 or c == 43 or c == 40):
-                    continue
+                if not (48 <= c <= 57 or c == 43 or c == 40) or \
+                        (48 <= c <= 57 and i > lo and 48 <= m[i - 1] <= 57):
+                    continue  # (neither an SSN nor a run starts after a digit)
                 if 48 <= c <= 57 and not _isd(_at(m, i - 1, lo, hi)) and \
                         _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
                         _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \

@@ -416,3 +416,41 @@ def test_kernel_decides_runs_as_digit_run_kind(seed, monkeypatch):
     for what in ("python", ("ask", None), ("ask", "ID"), None, "PHONE", "CARD", "ID",
                  "asked, either way"):
         assert seen[what] > 5, (what, seen)
+
+
+#: pieces where the one pass of the kernel passes over the inside of words and runs of
+#: digits: a URL's www. at a word's end (any case), words and runs touching each other
+#: and underscores, IPv4 addresses and dates against letters, titles and names inside
+#: words, codes split by dots and hyphens
+WORD_EDGES = ["www.", "wWw.", "WWW.", "aww.", "ww", "w", "W", "wx", "1.2.3.4", "12.34.56.78.",
+              "a1.2.3.4", "x", "_", "a_b", "1_2", "Dr", "Mr.", "Mrs ", "MaryJones", "Mary",
+              "Okafor", "okafor", "DE89", "DE89370400440532013000", "2019-05-03", "10:30",
+              "100833", "a100833", "100833b", "K-77a", "k-77A", "MRN-00981.", "ab.cd-12",
+              "(212) 555-0147", "+49 30 1234567", "943 476 5919", "NHS ", "::", "a:b:c",
+              "fe:", "@", "x@y.zz", " ", " ", ".", "-", "'", ",", "\n", "9", "99", "999"]
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_compiled_scanner_on_word_edges(corpus, seed):
+    """``fast.find_all`` equals ``find_spans`` on random text of `WORD_EDGES` (with the
+    job's values: names, numbers and codes); half of it without what hands a value
+    over to ``find_spans``."""
+    texts, values, numbers = corpus
+    rng = random.Random(seed)
+    pieces = WORD_EDGES + [f"{n}" for n in numbers[:10]]
+    kept = [p for p in pieces if p not in ("www.", "WWW.", "1.2.3.4", "12.34.56.78.",
+                                           "a1.2.3.4", "K-77a", "k-77A", "MRN-00981.",
+                                           "ab.cd-12", "::", "a:b:c", "fe:")]
+    texts = ["".join(rng.choice(pieces if i % 2 else kept) for _ in range(rng.randint(0, 25)))
+             for i in range(6000)]
+    found = fast.find_all(texts, values, True)
+    differ = []
+    for i, t in enumerate(texts):
+        ref = find_spans(t, values)
+        if [(s.start, s.end, s.kind) for s in ref] != \
+                [(s.start, s.end, s.kind) for s in found.spans(i)] \
+                or (ref and found.scrub(i, t) != scrub_text(t, ref)) \
+                or values.candidate_numbers(t) != found.numbers.get(i, frozenset()):
+            differ.append(t)
+    assert not differ, differ[:5]
+    assert found.handed < 0.6 * len(texts) and len(found.value) > 3000
