@@ -162,62 +162,36 @@ def _repeats(ptr, weight, cls, n):
 
 
 @njit(cache=True, nogil=True)
-def _merge(s_ptr, s_value, s_count, ptr, key_value, key_weight, cls, n, n_values):
-    """Per class: the single pairs' counts (their order kept) plus each key's pairs
-    once, by value (keys in their order)."""
-    n_keys = len(ptr) - 1
-    # each key once per class it has entries in, grouped by class (a counting sort)
-    first = np.zeros(len(cls), dtype=np.bool_)
-    mark = np.full(n, -1, dtype=np.int64)
-    e_ptr = np.zeros(n + 1, dtype=np.int64)
-    for k in range(n_keys):
-        for p in range(ptr[k], ptr[k + 1]):
+def _take_pairs(indptr, value, count, ptr, key_value, key_weight, cls, n, every):
+    """``count`` (per item, the values ``value[indptr[g]:indptr[g+1]]``) less each key's
+    pairs at its entries that another entry of the key before them is in too (or, with
+    ``every``, at all its entries)."""
+    out = count.copy()
+    mark = np.full(0, -1, dtype=np.int64)
+    for k in range(len(ptr) - 1):
+        a, b = ptr[k], ptr[k + 1]
+        w = key_weight[k]
+        v = key_value[k]
+        long = b - a > SHORT_KEY
+        if long and len(mark) == 0:
+            mark = np.full(n, -1, dtype=np.int64)
+        for p in range(a, b):
             c = cls[p]
-            if mark[c] != k:
+            take = every
+            if long:
+                take = take or mark[c] == k
                 mark[c] = k
-                first[p] = True
-                e_ptr[c + 1] += 1
-    for g in range(n):
-        e_ptr[g + 1] += e_ptr[g]
-    pos = e_ptr[:-1].copy()
-    e_key = np.empty(e_ptr[n], dtype=np.int64)
-    for k in range(n_keys):
-        for p in range(ptr[k], ptr[k + 1]):
-            if first[p]:
-                c = cls[p]
-                e_key[pos[c]] = k
-                pos[c] += 1
-    slot = np.full(n_values, -1, dtype=np.int64)
-    size = len(s_value) + len(e_key)
-    out_ptr = np.zeros(n + 1, dtype=np.int64)
-    out_value = np.empty(size, dtype=np.int32)
-    out_count = np.empty(size, dtype=np.int64)
-    j = 0
-    for g in range(n):
-        begin = j
-        for p in range(s_ptr[g], s_ptr[g + 1]):
-            v = s_value[p]
-            s = slot[v]
-            if s >= begin:
-                out_count[s] += s_count[p]
-            else:
-                slot[v] = j
-                out_value[j] = v
-                out_count[j] = s_count[p]
-                j += 1
-        for e in range(e_ptr[g], e_ptr[g + 1]):
-            k = e_key[e]
-            v = key_value[k]
-            s = slot[v]
-            if s >= begin:
-                out_count[s] += key_weight[k]
-            else:
-                slot[v] = j
-                out_value[j] = v
-                out_count[j] = key_weight[k]
-                j += 1
-        out_ptr[g + 1] = j
-    return out_ptr, out_value[:j].copy(), out_count[:j].copy()
+            elif not take:
+                for q in range(a, p):
+                    if cls[q] == c:
+                        take = True
+                        break
+            if take:
+                for j in range(indptr[c], indptr[c + 1]):
+                    if value[j] == v:
+                        out[j] -= w
+                        break
+    return out
 
 
 class SpreadKeys:
@@ -242,34 +216,34 @@ class SpreadKeys:
 
 class PersonCounts:
     """Per item (base item or class): persons holding each value, as two parts (module
-    docstring): the single pairs' counts, rolled up, and the class of each key entry.
-    Counting persons only, the single pairs and every key entry's pairs are added up
-    per item (``counted``: a sum that rolls up) and a check takes off the entries whose
-    key already has an entry in their class.
+    docstring): the single pairs' counts and every key entry's pairs added up per item
+    (``counted``: sums that roll up), and the class of each key entry. A check takes off
+    the entries whose key already has an entry in their class.
 
     Built at the base items from the single counts and the keys (``where``: per keyed
     base item, ``keys.base_items``, its item: ``PersonRows.rollup`` or, out of core,
     ``engine.kernel.person_tallies``); the keys are then ordered by their number of
     entries (the loops over them run alike key after key)."""
 
-    __slots__ = ("_single", "counted", "keys", "cls", "n_items", "n_values", "n_persons")
+    __slots__ = ("counted", "keys", "cls", "n_items", "n_values", "n_persons")
 
     def __init__(self, single, keys: SpreadKeys, where: np.ndarray, n_items: int,
                  n_values: int, n_persons: int):
         keys = _by_length(keys)
         cls = np.asarray(where, dtype=np.int32)[keys.item]
-        counted = None
+        n_items = int(n_items)
+        lengths = np.diff(keys.ptr)
         if int(n_values) == 1:  # ``single``: a count per item
-            counted = np.asarray(single, dtype=np.int64) + _entry_pairs(keys, cls,
-                                                                        int(n_items))
-            single = None
-        self._set(single, counted, keys, cls, n_items, n_values, n_persons)
+            counted = np.asarray(single, dtype=np.int64) + _entry_pairs(keys, cls, n_items)
+        else:  # ``single``: a SparseCounts of values per item
+            counted = _with_pairs(single, cls.astype(np.int64), np.repeat(keys.value, lengths),
+                                  np.repeat(keys.weight, lengths), int(n_values))
+        self._set(counted, keys, cls, n_items, n_values, n_persons)
 
-    def _set(self, single, counted, keys: SpreadKeys, cls: np.ndarray, n_items: int,
+    def _set(self, counted, keys: SpreadKeys, cls: np.ndarray, n_items: int,
              n_values: int, n_persons: int) -> None:
-        self._single = single  # a SparseCounts of values per item (several values)
-        #: one value (persons only): per item, the single pairs and the pairs of every
-        #: key entry there
+        #: per item, the single pairs and the pairs of every key entry there: with one
+        #: value (persons only) a count per item, else a ``SparseCounts`` of values
         self.counted = counted
         self.keys = keys
         self.cls = cls  # per key entry (``keys.item``): its item here
@@ -279,11 +253,18 @@ class PersonCounts:
 
     @property
     def single(self):
-        """The single pairs per item: a ``SparseCounts`` of values, or with one value
-        (persons only) a count per item."""
-        if self._single is not None:
-            return self._single
-        return self.counted - _entry_pairs(self.keys, self.cls, self.n_items)
+        """The single pairs per item: with one value a count per item, else a
+        ``SparseCounts`` of values (worked out when asked)."""
+        if self.n_values == 1:
+            return self.counted - _entry_pairs(self.keys, self.cls, self.n_items)
+        c, keys = self.counted, self.keys
+        count = _take_pairs(c.indptr, c.value, c.count, keys.ptr, keys.value, keys.weight,
+                            self.cls, self.n_items, True)
+        present = count > 0
+        item = np.repeat(np.arange(self.n_items, dtype=np.int64), np.diff(c.indptr))
+        indptr = np.zeros(self.n_items + 1, np.int64)
+        np.cumsum(np.bincount(item[present], minlength=self.n_items), out=indptr[1:])
+        return SparseCounts(indptr, c.value[present], count[present], self.n_values)
 
     @property
     def where(self) -> np.ndarray:
@@ -303,43 +284,35 @@ class PersonCounts:
     @property
     def nbytes(self) -> int:
         """What a snapshot holds of its own (the keys are shared)."""
-        own = self.counted if self._single is None else self._single
-        return own.nbytes + self.cls.nbytes
+        return self.counted.nbytes + self.cls.nbytes
 
     def rollup(self, group_of: np.ndarray, n: int) -> "PersonCounts":
         n = int(n)
         group_of = np.asarray(group_of, np.int64)
-        single = counted = None
-        if self._single is None:
-            counted = sum_by_group(self.counted, group_of, n)
-        else:
-            single = self._single.rollup(group_of, n)
+        counted = (sum_by_group(self.counted, group_of, n) if self.n_values == 1
+                   else self.counted.rollup(group_of, n))
         cls = _gather(self.cls, group_of) if len(self.cls) else self.cls
         out = object.__new__(PersonCounts)
-        out._set(single, counted, self.keys, cls, n, self.n_values, self.n_persons)
+        out._set(counted, self.keys, cls, n, self.n_values, self.n_persons)
         return out
 
-    def _single_counts(self) -> SparseCounts:
-        single = self.single
-        if not isinstance(single, np.ndarray):
-            return single
-        present = single > 0
-        indptr = np.zeros(len(single) + 1, np.int64)
-        np.cumsum(present, out=indptr[1:])
-        return SparseCounts(indptr, np.zeros(int(present.sum()), np.int32),
-                            single[present].astype(np.int64), 1)
-
     def by_value(self) -> SparseCounts:
-        """Per item: each value -> the distinct persons holding it (in the item). Merged
-        when asked (not kept: a cached snapshot holds only what ``nbytes`` counts)."""
-        single = self._single_counts()
-        keys = self.keys
+        """Per item: each value -> the distinct persons holding it (in the item)."""
+        if self.n_values == 1:
+            persons = self.persons()
+            present = persons > 0
+            indptr = np.zeros(len(persons) + 1, np.int64)
+            np.cumsum(present, out=indptr[1:])
+            return SparseCounts(indptr, np.zeros(int(present.sum()), np.int32),
+                                persons[present].astype(np.int64), 1)
+        c, keys = self.counted, self.keys
         if not len(keys):
-            return single
-        ptr, value, count = _merge(single.indptr, single.value, single.count, keys.ptr,
-                                   keys.value, keys.weight, self.cls, self.n_items,
-                                   self.n_values)
-        return SparseCounts(ptr, value, count, self.n_values)
+            return c
+        # a key's pairs count once in a class however many of its entries are there
+        # (never down to nothing: its first entry there stays)
+        count = _take_pairs(c.indptr, c.value, c.count, keys.ptr, keys.value, keys.weight,
+                            self.cls, self.n_items, False)
+        return SparseCounts(c.indptr, c.value, count, self.n_values)
 
     def persons(self) -> np.ndarray:
         """Distinct persons per item (each counted once, whatever values they hold)."""
@@ -355,6 +328,22 @@ def _entry_pairs(keys: SpreadKeys, cls: np.ndarray, n_items: int) -> np.ndarray:
     """Per item: the pairs of the key entries there (each entry its key's weight)."""
     return sum_by_group(np.repeat(keys.weight, np.diff(keys.ptr)), cls.astype(np.int64),
                         n_items)
+
+
+def _with_pairs(single: SparseCounts, item: np.ndarray, value: np.ndarray,
+                weight: np.ndarray, n_values: int) -> SparseCounts:
+    """``single`` with ``weight`` more pairs of ``value`` in each ``item`` (after the
+    item's own values, in their order)."""
+    n_items = single.n_items
+    s_item = np.repeat(np.arange(n_items, dtype=np.int64), np.diff(single.indptr))
+    all_item = np.concatenate((s_item, item))
+    order = np.argsort(all_item, kind="stable")
+    indptr = np.zeros(n_items + 1, np.int64)
+    np.cumsum(np.bincount(all_item, minlength=n_items), out=indptr[1:])
+    merged = SparseCounts(indptr, np.concatenate((single.value, value.astype(np.int32)))[order],
+                          np.concatenate((single.count, weight.astype(np.int64)))[order],
+                          n_values)
+    return merged.rollup(np.arange(n_items, dtype=np.int64), n_items)
 
 
 def _by_length(keys: SpreadKeys) -> SpreadKeys:

@@ -78,6 +78,14 @@ def test_roll_ups_count_each_person_once(seed, n_values, subset):
                       n_values, keep if subset else None)
     base = rows.rollup(row_item, n)
     assert len(base.key_value) > 5  # spread persons there are
+    # the single pairs: (person, value) pairs whose counted rows are in one base item
+    frame = pd.DataFrame({"p": person, "v": value, "i": row_item})[keep].drop_duplicates()
+    alone = frame[frame.groupby(["p", "v"])["i"].transform("nunique") == 1]
+    single = np.zeros((n, n_values), np.int64)
+    np.add.at(single, (alone["i"].to_numpy(), alone["v"].to_numpy()), 1)
+    got = base.single
+    np.testing.assert_array_equal(got if n_values == 1 else got.dense(),
+                                  single[:, 0] if n_values == 1 else single)
     for _ in range(3):  # chains of roll-ups from the base items, in random merges
         counts, row_class, size = base, row_item, n
         for _ in range(4):
