@@ -31,6 +31,10 @@ pytest.importorskip("duckdb")
 
 L_DIVERSITY = ('[[privacy]]\nmodel = "entropy-l-diversity"\nattribute = "diagnosis"\n'
                'l = 1.5\n')
+#: models counting the persons of the data (k-map's estimate) and an average risk
+RISKS = ('[[privacy]]\nmodel = "average-risk"\nthreshold = 0.2\n'
+         '[[privacy]]\nmodel = "k-map"\nk = 4\nestimator = "poisson"\n'
+         '[population]\nsize = 20000\n')
 T_CLOSENESS = ('[[privacy]]\nmodel = "t-closeness"\nattribute = "diagnosis"\nt = 0.6\n'
                'distance = "equal"\n')
 
@@ -165,7 +169,7 @@ def _release(folder, name: str, backend: str, extra: str, k: int, limit: float):
 
 
 @pytest.mark.parametrize("extra,k,limit", [("", 4, 0.05), (L_DIVERSITY, 3, 0.1),
-                                           (T_CLOSENESS, 2, 0.2)])
+                                           (T_CLOSENESS, 2, 0.2), (RISKS, 2, 0.1)])
 def test_the_duckdb_release_is_the_in_memory_one_byte_for_byte(folder, extra, k, limit):
     memory, mres = _release(folder, "rel_memory", "memory", extra, k, limit)
     duck, dres = _release(folder, "rel_duckdb", "duckdb", extra, k, limit)
