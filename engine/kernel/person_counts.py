@@ -14,9 +14,10 @@ distinct quasi-identifier combinations):
   one *key* that weighs as many (``SpreadKeys``), so the keys grow with the distinct
   ways persons spread (a birthday between visits), not with the persons. The keys
   never change; a snapshot keeps only the class of each key *entry* (a key's base
-  item: one flat gather per roll-up), and a class counts each key once however many
-  of its entries fall into it (compared within the key: no per-class key lists).
-  Counting persons only, the roll-up counts them at once.
+  item: one flat gather per roll-up). Every entry's pairs are added up per item with
+  the single pairs (``counted``: sums that roll up), and a check takes off the
+  entries whose key already has an entry in their class (compared within the key:
+  no per-class key lists), so a class counts each key once.
 
 A "value" is a sensitive attribute's value (the l-diversity family counts, per
 class, the persons holding each value), or one value standing for "a person"
