@@ -214,12 +214,24 @@ def scrub_functions(backend, plan) -> tuple[dict[str, str], dict[str, list[str]]
         udf = _scrubber(values, len(own), name, tally)
         fn = f"__scrub{i}"
         backend._forget(fn)
-        backend.con.create_function(fn, udf, ["VARCHAR"] * (1 + len(own)), "VARCHAR",
-                                    type="arrow")
+        types = ["VARCHAR"] * (1 + len(own)) + (["BOOLEAN"] if own else [])
+        backend.con.create_function(fn, udf, types, "VARCHAR", type="arrow")
         extra[name] = [f"{_text(o)} AS __own{i}_{k}" for k, o in enumerate(own)]
         args = [_text(name)] + [f"__own{i}_{k}" for k in range(len(own))]
+        if own:  # whether the text contains one of the row's numbers (`_own_test`)
+            extra[name].append(f"({_own_test(name, own)}) AS __ownhit{i}")
+            args.append(f"__ownhit{i}")
         calls[name] = f"{fn}({', '.join(args)})"
     return calls, extra
+
+
+def _own_test(column: str, own: list[str]) -> str:
+    """SQL: whether ``column``'s text contains the row's value of one of the number
+    columns ``own`` (its digits, at least 3): the rows `IdentifyingValues.row_numbers`
+    can find an own number in (a number is all digits once stripped, so its first run
+    of digits is itself; `_own_rows` sends the same rows to Python)."""
+    return " OR ".join(f"(length({_digits(o)}) >= 3 AND contains({_text(column)}, "
+                       f"{_digits(o)}))" for o in own)
 
 
 def _scrubber(values, n_own: int, name: str, tally: ScrubTally | None = None):
@@ -229,13 +241,15 @@ def _scrubber(values, n_own: int, name: str, tally: ScrubTally | None = None):
     a value's spans times its rows, a row's own numbers with its own spans)."""
     import pyarrow as pa
 
-    def core(array, owns):
+    def core(array, owns, hit=None):
         texts = [t or "" for t in array.to_pylist()]
         index: dict[str, int] = {}  # each distinct text of the vector once
         codes = [index.setdefault(t, len(index)) for t in texts]
         got = find_in_values(list(index), values)  # the others are released as they are
         holding = set(got.holding().tolist())
         owns = [o.to_pylist() for o in owns]
+        # rows whose text holds none of their numbers need no look (`_own_test`)
+        hits = hit.to_pylist() if hit is not None else [bool(owns)] * len(texts)
         counting = tally is not None and tally.active
         plain = np.zeros(len(index), np.int64) if counting else None  # rows per value
         own_kinds: Counter = Counter()
@@ -244,7 +258,7 @@ def _scrubber(values, n_own: int, name: str, tally: ScrubTally | None = None):
             code = codes[r]
             # the row's own numbers in its text (the value's spans know no row)
             mine = values.row_numbers(t, {(o[r] or "").strip() for o in owns}) \
-                if owns else ()
+                if hits[r] else ()
             if mine:
                 spans = got.spans(code) if code in holding else []
                 spans = with_own(t, spans, values, mine)
@@ -261,8 +275,9 @@ def _scrubber(values, n_own: int, name: str, tally: ScrubTally | None = None):
             tally.add(name, own_kinds)
         return pa.array(out, type=pa.string())
 
-    arities = {0: lambda a: core(a, []), 1: lambda a, b: core(a, [b]),
-               2: lambda a, b, c: core(a, [b, c]), 3: lambda a, b, c, d: core(a, [b, c, d])}
+    arities = {0: lambda a: core(a, []), 1: lambda a, b, h: core(a, [b], h),
+               2: lambda a, b, c, h: core(a, [b, c], h),
+               3: lambda a, b, c, d, h: core(a, [b, c, d], h)}
     if n_own not in arities:
         from engine.errors import DataError
         raise DataError(f"attribute '{name}': scrub = true looks for each row's own "
