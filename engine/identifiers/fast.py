@@ -1529,7 +1529,8 @@ class Found:
 
     def holding(self) -> np.ndarray:
         """The values holding a span (sorted)."""
-        return np.unique(self.value)
+        v = self.value  # (sorted)
+        return v[np.concatenate(([True], v[1:] != v[:-1]))] if len(v) else v
 
     def per_kind(self) -> dict[str, np.ndarray]:
         """Per kind found: the values holding one (sorted)."""
@@ -1703,17 +1704,23 @@ class _Chunk:
     def collect(self, out: Found) -> None:
         import pyarrow as pa
         fv, fs, fe, fk, uv, us, ue = self.named
-        a, offs, empty = self.a, self.offs, frozenset()
+        a, offs = self.a, self.offs
         self.part = (fv + a, fs - offs[fv], fe - offs[fv], fk)
         if self.scrubbed is not None:  # the values holding a span, scrubbed
             sel, data, soffs = self.scrubbed
-            scrubbed = pa.LargeStringArray.from_buffers(
+            scrubbed = pa.LargeStringArray.from_buffers(  # (to_numpy imports pandas)
                 len(sel), pa.py_buffer(soffs), pa.py_buffer(data)).to_pylist()
             out.scrubbed.update(zip((sel + a).tolist(), scrubbed))
+        texts, numbers, tokens = self.texts, out.numbers, out.tokens
         for v, s, e in zip(uv.tolist(), (us - offs[uv]).tolist(), (ue - offs[uv]).tolist()):
-            number = self.texts[v][s:e]
-            out.numbers[v + a] = out.numbers.get(v + a, empty) | {number}
-            out.tokens.setdefault(v + a, []).append((s, e, number))
+            number = texts[v][s:e]
+            held = tokens.get(v + a)
+            if held is None:
+                tokens[v + a] = [(s, e, number)]
+                numbers[v + a] = frozenset((number,))
+            else:
+                held.append((s, e, number))
+                numbers[v + a] = numbers[v + a] | {number}
 
     def handed_over(self) -> np.ndarray:
         return np.flatnonzero(self.handed) + self.a

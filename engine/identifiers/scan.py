@@ -190,7 +190,10 @@ def scrub_column(dictionary, codes: np.ndarray, values: IdentifyingValues | None
     done = found.scrubbed  # the values the kernels scrubbed, then the others holding a span
     keys = np.fromiter(done, dtype=np.int64, count=len(done))
     scrubbed[keys] = list(done.values())
-    rest = np.setdiff1d(found.holding(), keys).tolist()
+    left = np.zeros(len(scrubbed), dtype=bool)
+    left[found.holding()] = True
+    left[keys] = False
+    rest = np.flatnonzero(left).tolist()
     scrubbed[rest] = [found.scrub(c, str(dictionary[c])) for c in rest]
     out = scrubbed[codes]
     counts = np.bincount(codes, minlength=len(dictionary))
