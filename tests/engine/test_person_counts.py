@@ -200,3 +200,39 @@ def test_spread_persons_release_recounted_and_verified(tmp_path, model):
     assert result["person"]["suppressed_persons"] == data.loc[suppressed,
                                                               "patient_no"].nunique()
     assert int(suppressed.sum()) <= 0.1 * len(data)
+
+
+def test_classes_of_spread_persons_match_a_recount(tmp_path):
+    """Through the classifier (classes rolled up from whatever snapshot is cached, at
+    random transformations): persons per class and persons per diagnosis equal a pandas
+    recount on visits where half the patients move between combinations."""
+    from engine.api import prepare
+    from engine.privacy.base import PERSONS, class_sizes
+    from engine.privacy.sensitive import sensitive_key
+    from engine.project.job_file import load_job
+    from tests import person_data
+    frame = _spread_visits(seed=9)
+    person_data.write_visits(tmp_path, frame)
+    (tmp_path / "job.toml").write_text(person_data.job_text(extra=(
+        '[[privacy]]\nmodel = "entropy-l-diversity"\nattribute = "diagnosis"\nl = 1.5\n')),
+        encoding="utf-8")
+    problem = prepare(None, load_job(tmp_path / "job.toml"))
+    assert problem.classifier.base.aggregates[PERSONS].key_weight.max() > 1  # shared keys
+    data = pd.read_csv(tmp_path / "visits.csv", sep=";", dtype=str, keep_default_na=False)
+    codes = {v: i for i, v in enumerate(problem.table.column("diagnosis").dictionary)}
+    rng = np.random.default_rng(2)
+    lattice = problem.lattice
+    for _ in range(25):
+        levels = [int(rng.integers(lo, hi + 1))
+                  for lo, hi in zip(lattice.min_levels, lattice.max_levels)]
+        classes = problem.classifier.classify(levels)
+        _, row_class = problem.classifier.classify_rows(levels)
+        rows = data.assign(c=row_class)
+        want = rows.groupby("c")["patient_no"].nunique()
+        np.testing.assert_array_equal(class_sizes(classes)[want.index], want.to_numpy())
+        dist = classes.aggregates[sensitive_key("diagnosis")].by_value().dense()
+        pairs = rows.drop_duplicates(["c", "patient_no", "diagnosis"])
+        expected = np.zeros_like(dist)
+        np.add.at(expected, (pairs["c"].to_numpy(),
+                             pairs["diagnosis"].map(codes).to_numpy()), 1)
+        np.testing.assert_array_equal(dist, expected)
