@@ -1413,9 +1413,12 @@ def _compile() -> None:
         if _COMPILED:
             return
         from numba import njit
+        from numba.core.options import DefaultOptions
+        # (numba's own option, in the pinned 0.68; without it the helpers count, slower)
+        uncounted = {"_nrt": False} if hasattr(DefaultOptions, "_nrt") else {}
         g = globals()
         for name in _HELPERS:
-            g[name] = njit(cache=True, nogil=True, _nrt=False)(g[name])
+            g[name] = njit(cache=True, nogil=True, **uncounted)(g[name])
         for name in _KERNELS:
             g[name] = njit(cache=True, nogil=True)(g[name])
         _COMPILED = True
