@@ -969,6 +969,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
     he = np.empty(longest + 2, dtype=np.int64)
     gs = np.empty(longest + 2, dtype=np.int64)  # listed given names
     ge = np.empty(longest + 2, dtype=np.int64)
+    starts = np.empty(longest + 2, dtype=np.int64)  # of runs of digits, and + and (
     look_codes = len(coffs) > 1
     look_words = len(no_) > 1 or len(co) > 1
     for v in range(nv):
@@ -981,6 +982,7 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
         has_at = False
         iban = False  # [A-Z]{2}\d{2} somewhere: _IBAN's start
         digit = False
+        n_starts = 0
         pf = False  # ``patterns.PREFILTER`` found: @, ://, www., three digits, IPv6
         out = False
         # inside a word or a run of digits no rule starts (each needs a word's or a
@@ -995,6 +997,9 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                 out = True
                 break
             if not (_isw(c) or c == 58 or c == 64):  # (no rule starts at a blank...)
+                if c == 43 or c == 40:  # where a run of digits may start
+                    starts[n_starts] = i
+                    n_starts += 1
                 continue
             prev = np.int64(b[i - 1]) if i > lo else np.int64(-1)
             r = i + 1  # the end of the run of digits or letters starting here
@@ -1013,6 +1018,8 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                     skip = r - 3 if r < hi and b[r] == 46 and r - 3 > i else r  # (www.)
             if 48 <= c <= 57:
                 digit = True
+                starts[n_starts] = i
+                n_starts += 1
                 # the start of a run of digits (PREFILTER's three digits start at one)
                 if not pf and _triple(b, i, lo, hi):
                     pf = True
@@ -1200,12 +1207,14 @@ def scan_kernel(b, offs, lengths, codes, given, named, capitalised, function,
                         ns += 1
                     i = e
         if digit:  # on the masked bytes: an SSN hands the value over; the runs of digits
+            # (at the starts of runs of digits, + and ( only: a digit after a digit starts
+            # neither, nor does one after a masked date, which ends before a digit)
             at_run = lo
-            for i in range(lo, hi):
+            for k in range(n_starts):
+                i = starts[k]
                 c = m[i]
-                if not (48 <= c <= 57 or c == 43 or c == 40) or \
-                        (48 <= c <= 57 and i > lo and 48 <= m[i - 1] <= 57):
-                    continue  # (neither an SSN nor a run starts after a digit)
+                if not (48 <= c <= 57 or c == 43 or c == 40):
+                    continue
                 if 48 <= c <= 57 and not _isd(_at(m, i - 1, lo, hi)) and \
                         _digits(m, i, 3, lo, hi) and _at(m, i + 3, lo, hi) == 45 and \
                         _digits(m, i + 4, 2, lo, hi) and _at(m, i + 6, lo, hi) == 45 and \
