@@ -781,7 +781,7 @@ def _decimal(b, s, e):
     return n == 3
 
 
-def _range(b, s, e):
+def _number_range(b, s, e):
     """``_RANGE.fullmatch`` with both numbers of one length, the first the smaller:
     (\\d+) ?[-–] ?(\\d+)."""
     p = s
@@ -890,7 +890,7 @@ def _run_code(b, s, e, lo, hi, in_text):
         if (international or grouped or (in_text and nd >= 10)) and \
                 not _decimal(b, s, e) and not \
                 (e - s == 10 and _digits(b, s, 5, s, e) and b[s + 5] == 45 and
-                 _digits(b, s + 6, 4, s, e)) and not _range(b, s, e):
+                 _digits(b, s + 6, 4, s, e)) and not _number_range(b, s, e):
             # a North American shape is a number, asked or not (``_phone``)
             phone = RUN_PHONE if _us_shape(b, s, e) else RUN_ASK
     if phone == RUN_PHONE:
@@ -1402,7 +1402,7 @@ _HELPERS = ("_isd", "_isup", "_islo", "_isal", "_isw", "_isblank", "_lower", "_a
             "_capital_run", "_surname_end", "_at_end", "_place_before", "_place_after",
             "_surname_before", "_has_lower", "_free_text", "_space", "_comma", "_digit",
             "_card_ok", "_ten_ok", "_nhs_shape", "_nhs_near", "_bsn_ok", "_steuer_ok",
-            "_decimal", "_range", "_sep1", "_us_shape", "_run_code")
+            "_decimal", "_number_range", "_sep1", "_us_shape", "_run_code")
 _KERNELS = ("_build_table", "scan_kernel", "finish_kernel")
 _LOCK = threading.Lock()
 _COMPILED = False
@@ -1575,10 +1575,6 @@ class Found:
         np.cumsum(n, out=bounds[1:])
         bounds = bounds.tolist()
         return [spans[a:z] for a, z in zip(bounds[:-1], bounds[1:])]
-
-    def kinds(self, i: int) -> list[str]:
-        a, z = self._range(i)
-        return [KINDS[k] for k in self.kind[a:z].tolist()]
 
     def spans(self, i: int) -> list:
         """Value ``i``'s spans (``Span``; the kernels' have no detail)."""

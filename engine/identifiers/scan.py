@@ -54,11 +54,8 @@ class OwnNumbers:
 
     columns: list[tuple[np.ndarray, np.ndarray]]
 
-    def of(self, row: int) -> set[str]:
-        return {str(d[c[row]]).strip() for c, d in self.columns}
-
     def of_rows(self, rows: np.ndarray) -> list[set[str]]:
-        """`of` each of ``rows``."""
+        """Each of ``rows``' identifying numbers (stripped)."""
         per_column = [[str(x).strip() for x in np.asarray(d, dtype=object)[
             np.asarray(c)[rows]].tolist()] for c, d in self.columns]
         return [set(t) for t in zip(*per_column)] if per_column else [set() for _ in rows]
