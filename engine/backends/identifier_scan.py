@@ -2,8 +2,12 @@
 
 The scan streams: one query groups every scanned or scrubbed column's distinct values
 with their record counts and first row (GROUPING SETS), fetched in Arrow batches and
-checked value by value (``engine.identifiers``), so memory holds one batch and the
-findings, whatever the number of rows; a second streamed query looks for each row's
+checked value by value (``engine.identifiers``), so Python holds one batch and the
+findings, whatever the number of rows. A column whose values are almost all distinct
+(a visit number) is not grouped (DuckDB's hash table of its values grew with the rows,
+768 MB at 10 M rows): it is read in row order, each batch's distinct values checked
+with their records and first row in the batch (`row_order_columns`, `_row_order`);
+the findings are the same. A second streamed query looks for each row's
 own identifying number (a record number in its own note) among the rows whose value
 holds it (``contains`` in DuckDB, a join of the row with itself). Scrubbing is a
 vectorized function in the release query (`scrub_functions`), per row, with the same
@@ -29,6 +33,10 @@ from engine.identifiers import IdentifyingValues, scrub_text, with_own
 from engine.identifiers.scan import EXAMPLES, Finding, find_in_values
 
 BATCH_ROWS = 50_000
+#: a column of at least this many records whose distinct values are at least this
+#: share of them is scanned in row order, not grouped (`row_order_columns`)
+ROW_ORDER_ROWS = 100_000
+DISTINCT_SHARE = 0.5
 OWN = "the row's own identifier"
 
 
@@ -69,42 +77,25 @@ def _batches(backend, sql: str):
 
 
 def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str],
-         values: IdentifyingValues | None = None) -> dict:
+         values: IdentifyingValues | None = None, in_row_order: set[str] | None = None
+         ) -> dict:
     """``{"findings": [Finding...], "scrubbed": {column: {kind: replacements}}}`` of the
-    backend's records (counts are records, first rows 0-based data rows)."""
+    backend's records (counts are records, first rows 0-based data rows).
+    ``in_row_order``: the columns read row by row (`_row_order`), None to decide by
+    their distinct values (`row_order_columns`)."""
     present = set(backend.columns())
     columns = [c for c in dict.fromkeys(list(scanned) + list(scrubbed)) if c in present]
     values = values if values is not None else identifying_values(backend, identifying)
     found: dict[tuple[str, str], list] = {}
     replaced: dict[str, Counter] = {c: Counter() for c in scrubbed if c in present}
-    if columns:
-        cols = ", ".join(_ident(c) for c in columns)
-        flags = ", ".join(f"grouping({_ident(c)}) AS __g{j}" for j, c in enumerate(columns))
-        sets = ", ".join(f"({_ident(c)})" for c in columns)
-        inner = ", ".join([f"{_text(c)} AS {_ident(c)}" for c in columns]
-                          + ["row_number() OVER () - 1 AS __rn"])
-        sql = (f"SELECT {cols}, count(*) AS __n, min(__rn) AS __first, {flags} FROM "
-               f"(SELECT {inner} FROM {backend.scan()}) GROUP BY GROUPING SETS ({sets})")
-        for batch in _batches(backend, sql):
-            counts = batch.column("__n").to_numpy(zero_copy_only=False)
-            firsts = batch.column("__first").to_numpy(zero_copy_only=False)
-            for j, c in enumerate(columns):
-                mine = np.flatnonzero(batch.column(f"__g{j}").to_numpy(
-                    zero_copy_only=False) == 0)  # this column's grouping set
-                if not len(mine):
-                    continue
-                texts = batch.column(c).take(mine).to_pylist()
-                got = find_in_values(texts, values)  # what each distinct value holds
-                if not got.any:
-                    continue
-                n, first = counts[mine], firsts[mine]
-                if c in replaced:
-                    replaced[c].update(got.replaced(n))
-                for kind, held in got.per_kind().items():
-                    entry = found.setdefault((c, kind), [0, int(first[held].min()), []])
-                    entry[0] += int(n[held].sum())
-                    entry[1] = min(entry[1], int(first[held].min()))
-                    entry[2].extend(texts[i] for i in held[:EXAMPLES - len(entry[2])])
+    if in_row_order is None:
+        in_row_order = row_order_columns(backend, columns)
+    ordered = [c for c in columns if c in in_row_order]
+    grouped = [c for c in columns if c not in in_row_order]
+    if grouped:
+        _grouped(backend, grouped, values, found, replaced)
+    if ordered:
+        _row_order(backend, ordered, values, found, replaced)
     own = [n for n in values.number_columns if n in present]
     if columns and own and (values.numbers or values.own_by_form):
         _own_rows(backend, columns, own, values, found, replaced)
@@ -113,6 +104,85 @@ def scan(backend, scanned: list[str], scrubbed: list[str], identifying: list[str
     return {"findings": sorted(findings, key=lambda f: (f.column, f.first_row, f.kind)),
             "scrubbed": {c: dict(sorted((k, int(v)) for k, v in r.items() if v))
                          for c, r in replaced.items()}}
+
+
+def row_order_columns(backend, columns: list[str]) -> set[str]:
+    """The ``columns`` read row by row: those whose distinct values (DuckDB's estimate,
+    ``approx_count_distinct``: one read of the records holding a few KB) are at least
+    `DISTINCT_SHARE` of the records, when there are `ROW_ORDER_ROWS` records or more.
+    Grouping such a column (a visit number: one value a row) held a hash table of
+    every value with its count and first row: at 10 M rows 768 MB of DuckDB's memory,
+    up to its limit, on top of what Python holds. Read in row order, each value is
+    scanned as often as it occurs (per batch once), so a column of repeated values
+    stays grouped (scanned once per distinct value)."""
+    if not columns:
+        return set()
+    est = ", ".join(f"approx_count_distinct({_text(c)})" for c in columns)
+    got = None
+    for batch in _batches(backend, f"SELECT count(*), {est} FROM {backend.scan()}"):
+        got = [batch.column(i)[0].as_py() for i in range(batch.num_columns)]
+    if not got or got[0] < ROW_ORDER_ROWS:
+        return set()
+    rows = got[0]
+    return {c for c, d in zip(columns, got[1:]) if d >= DISTINCT_SHARE * rows}
+
+
+def _grouped(backend, columns, values, found, replaced) -> None:
+    """Each column's distinct values with their records and first row (one query,
+    GROUPING SETS), checked as they come."""
+    cols = ", ".join(_ident(c) for c in columns)
+    flags = ", ".join(f"grouping({_ident(c)}) AS __g{j}" for j, c in enumerate(columns))
+    sets = ", ".join(f"({_ident(c)})" for c in columns)
+    inner = ", ".join([f"{_text(c)} AS {_ident(c)}" for c in columns]
+                      + ["row_number() OVER () - 1 AS __rn"])
+    sql = (f"SELECT {cols}, count(*) AS __n, min(__rn) AS __first, {flags} FROM "
+           f"(SELECT {inner} FROM {backend.scan()}) GROUP BY GROUPING SETS ({sets})")
+    for batch in _batches(backend, sql):
+        counts = batch.column("__n").to_numpy(zero_copy_only=False)
+        firsts = batch.column("__first").to_numpy(zero_copy_only=False)
+        for j, c in enumerate(columns):
+            mine = np.flatnonzero(batch.column(f"__g{j}").to_numpy(
+                zero_copy_only=False) == 0)  # this column's grouping set
+            if len(mine):
+                _check(c, batch.column(c).take(mine).to_pylist(), counts[mine],
+                       firsts[mine], values, found, replaced)
+
+
+def _row_order(backend, columns, values, found, replaced) -> None:
+    """The columns' values row by row (a streamed query without grouping: DuckDB holds
+    a batch), each batch's distinct values checked once with their records and first
+    row in the batch: the findings of `_grouped`, summed over the batches."""
+    inner = ", ".join([f"{_text(c)} AS {_ident(c)}" for c in columns]
+                      + ["row_number() OVER () - 1 AS __rn"])
+    for batch in _batches(backend, f"SELECT {inner} FROM {backend.scan()}"):
+        rn = batch.column("__rn").to_numpy(zero_copy_only=False)
+        for c in columns:
+            encoded = batch.column(c).dictionary_encode()
+            codes = encoded.indices.to_numpy(zero_copy_only=False)
+            texts = encoded.dictionary.to_pylist()
+            n = np.bincount(codes, minlength=len(texts))
+            first = np.full(len(texts), np.iinfo(np.int64).max, np.int64)
+            np.minimum.at(first, codes, rn)
+            _check(c, texts, n, first, values, found, replaced)
+
+
+def _check(c, texts, n, first, values, found, replaced) -> None:
+    """Add to ``found`` (and ``replaced``) what the distinct ``texts`` of column ``c``
+    hold, held by ``n`` records each, the first of them row ``first``."""
+    got = find_in_values(texts, values)  # what each distinct value holds
+    if not got.any:
+        return
+    if c in replaced:
+        replaced[c].update(got.replaced(n))
+    for kind, held in got.per_kind().items():
+        entry = found.setdefault((c, kind), [0, int(first[held].min()), []])
+        entry[0] += int(n[held].sum())
+        entry[1] = min(entry[1], int(first[held].min()))
+        for i in held:  # a value seen again in a later batch is one example
+            if len(entry[2]) >= EXAMPLES:
+                break
+            if texts[i] not in entry[2]:
+                entry[2].append(texts[i])
 
 
 def _digits(column: str) -> str:

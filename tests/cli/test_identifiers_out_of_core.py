@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -131,3 +132,49 @@ def test_values_built_from_chunks_are_the_values_built_at_once(data):
             {c: chunked(v) for c, v in columns.items()}, hold_numbers=hold)
         assert streamed == whole
         assert whole.name_tokens and whole.codes and whole.number_columns == ("patient_no",)
+
+
+def test_row_order_scan_finds_what_the_grouped_scan_and_memory_find(data, monkeypatch):
+    """A column whose values are almost all distinct (the visit numbers) is read in row
+    order instead of grouped (DuckDB's hash table of every value grew with the rows):
+    read in row order or grouped, every column (unique values, repeated ones, notes
+    repeated across batches of 37 rows) gives the in-memory scan's kinds, counts and
+    first rows, and the same replacement counts in a scrubbed column."""
+    import engine.backends.identifier_scan as scan_module
+    from engine.backends.base import DataSource
+    from engine.backends.duckdb_backend import DuckDBBackend
+    from engine.identifiers.scan import EXAMPLES, OwnNumbers, scan_column
+    _, path, frame = data
+    frame = frame.astype(str)
+    columns = ["visit_no", "diagnosis", "notes", "zip"]
+    ids = {c: frame[c].unique() for c in ("name", "birth_date", "patient_no")}
+    held = IdentifyingValues.build(ids)
+    own_codes, own_dict = pd.factorize(frame["patient_no"])
+    own = OwnNumbers([(own_codes, np.asarray(own_dict, dtype=object))])
+    memory = set()
+    for c in columns:
+        codes, dictionary = pd.factorize(frame[c])
+        for f in scan_column(c, np.asarray(dictionary, dtype=object), codes, held, own):
+            memory.add((f.column, f.kind, f.count, f.first_row))
+    assert {k for c, k, _, _ in memory if c == "notes"} >= {"PHONE", "EMAIL", "ID"}
+    backend = DuckDBBackend(DataSource(str(path), "csv", (path,), ";", "utf-8"))
+    monkeypatch.setattr(scan_module, "BATCH_ROWS", 37)
+    values = scan_module.identifying_values(backend, list(ids))
+    got = {}
+    for mode, ordered in (("grouped", set()), ("row order", set(columns))):
+        result = scan_module.scan(backend, columns, ["notes"], [], values, ordered)
+        got[mode] = result
+        assert {(f.column, f.kind, f.count, f.first_row)
+                for f in result["findings"]} == memory, mode
+        for f in result["findings"]:
+            assert 1 <= len(f.examples) <= EXAMPLES
+            assert set(f.examples) <= set(frame[f.column])
+    assert got["row order"]["scrubbed"] == got["grouped"]["scrubbed"]
+    assert got["grouped"]["scrubbed"]["notes"]
+    # the decision: the visit numbers (one a row) in row order, the repeated ones grouped
+    monkeypatch.setattr(scan_module, "ROW_ORDER_ROWS", 0)
+    ordered = scan_module.row_order_columns(backend, columns)
+    assert "visit_no" in ordered and not ordered & {"diagnosis", "zip"}
+    monkeypatch.setattr(scan_module, "ROW_ORDER_ROWS", len(frame) + 1)
+    assert scan_module.row_order_columns(backend, columns) == set()
+    backend.close()
