@@ -107,6 +107,15 @@ def make_side(label: str, data: Data, qis: Sequence[str], suppressed: np.ndarray
     return RiskSide(label, data, qis, sizes, suppressed, subset, records)
 
 
+def counted_sizes(persons) -> ClassSizes | None:
+    """The class sizes ``persons()`` counted elsewhere (the distinct persons of each class
+    of data out of core, ``OutOfCoreData.persons_per_class``); None without it."""
+    if persons is None:
+        return None
+    counted = np.asarray(persons(), dtype=np.int64)
+    return ClassSizes(counted, counted)
+
+
 def counted_person_sizes(problem, levels=None,
                          suppressed_rows: np.ndarray | None = None) -> ClassSizes | None:
     """Distinct persons per class when the backend counted the persons (out of core:

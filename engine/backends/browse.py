@@ -214,6 +214,16 @@ class OutOfCoreData(SortedRows, DataHandle):
         return (f"(SELECT {', '.join(as_text(c) for c in self._names)} "
                 f"FROM {self.backend.scan()})")
 
+    def persons_per_class(self, columns: list[str], person: str) -> np.ndarray:
+        """Per combination of ``columns``, the distinct values of ``person`` (``[data]
+        person``: Analyze risk of the input per person), counted by DuckDB: no person
+        is held in memory. The order of the combinations is DuckDB's."""
+        from engine.backends.duckdb_backend import ident
+        keys = ", ".join(ident(c) for c in columns)
+        frame = self.query(f"SELECT count(DISTINCT {ident(person)}) AS n FROM {{data}} "
+                           f"GROUP BY {keys}")
+        return frame["n"].to_numpy(np.int64)
+
     def query(self, sql: str) -> pd.DataFrame:
         """Run ``sql`` where ``{data}`` stands for the records (every column as text, in
         file order) and return the result, e.g.

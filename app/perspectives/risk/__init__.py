@@ -135,8 +135,10 @@ class RiskPresenter(Presenter):
             view.set_input(doc.table, qis, doc.subset,
                            None if person is None else doc.table.column(person).codes)
         elif doc.data is not None:  # out of core: the QIs' frequency table, from DuckDB
-            data = doc.data
-            view.set_input_counted(lambda: data.frequency_table(qis), qis)
+            data, person = doc.data, person_of(doc)
+            persons = (None if person is None or not qis
+                       else lambda: data.persons_per_class(qis, person))
+            view.set_input_counted(lambda: data.frequency_table(qis), qis, persons)
         else:
             view.set_result(None)
 

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QSizePolicy, QStackedWidget, QTabWid
                                QVBoxLayout, QWidget)
 
 from engine.privacy.population import PopulationModel
-from engine.analysis.risk_comparison import RiskSide, Thresholds, make_side, result_levels, result_sides
+from engine.analysis.risk_comparison import (RiskSide, Thresholds, counted_sizes, make_side,
+                                             result_levels, result_sides)
 from app.perspectives.risk.attacker_view import AttackerView
 from app.perspectives.risk.common import STYLE, muted_label, title_label
 from app.perspectives.risk.controls import ThresholdBar
@@ -148,13 +149,14 @@ class RiskPerspective(QWidget):
         (before, after), text, *missing = outcome.value
         self.set_sides(before, after, text, missing[0] if missing else NO_OPTIMUM)
 
-    def set_input_counted(self, count, qis: Sequence[str]) -> None:
+    def set_input_counted(self, count, qis: Sequence[str], persons=None) -> None:
         """Show the risks of data too big for memory that was not anonymized yet:
         ``count()`` gives the frequency table of the quasi-identifiers (a DuckDB scan,
         run in the worker when the view is first shown: a scan per edit of the
-        attributes would compete with everything else)."""
+        attributes would compete with everything else); ``persons()``, with ``[data]
+        person``, the distinct persons of each class (the figures are per person)."""
         if not self.isVisible():
-            self._deferred = (count, tuple(qis))
+            self._deferred = (count, tuple(qis), persons)
             self.output_task.cancel_and_forget()
             self.set_sides(None, None)
             self.empty.text.setText(COUNTING)
@@ -168,7 +170,7 @@ class RiskPerspective(QWidget):
         self.building.text.setText(COUNTING)
         self.stack.setCurrentWidget(self.building)
         self.output_task.start("Counting the records", lambda _report, _cancelled: (
-            (make_side("Input", count(), qis), None),
+            (make_side("Input", count(), qis, sizes=counted_sizes(persons)), None),
             "Input only, counted by DuckDB: anonymize the data to compare it with an output.",
             NOT_RUN))
 
