@@ -11,11 +11,13 @@ from PySide6.QtCore import Qt
 from app.perspectives import PERSPECTIVES
 from app.person_role import ROLE
 from engine.analysis.risk_comparison import result_sides
-from engine.config import IDENTIFYING, QUASI_IDENTIFYING, SENSITIVE
+from engine.config import IDENTIFYING
 from tests import person_data
-from tests.app.test_journeys import (add_model_through_dialog, anonymize, export,
-                                     in_memory, read_export, set_type, verify_export)
+from tests.app.test_journeys import (add_model_through_dialog, anonymize, apply_in_explore,
+                                     export, in_memory, other_anonymous, read_export,
+                                     set_type, verify_export)
 from tests.app.test_out_of_core_window import _close_data, open_out_of_core  # noqa: F401
+from tests.app.test_person_journey import set_visit_roles
 
 QIS = list(person_data.QIS)
 
@@ -24,12 +26,7 @@ def test_person_journey_out_of_core(qtbot, window, tmp_path, messages, capsys):
     data = person_data.write_visits(tmp_path / "in", person_data.visits(patients=600))
     doc = open_out_of_core(qtbot, window, data)
     conf = window.configure
-    set_type(window, QIS, QUASI_IDENTIFYING)
-    for name in QIS:
-        conf.attributes.select([name])
-        assert conf.hierarchy.load_file(tmp_path / "in" / f"{name}.csv")
-    set_type(window, ["diagnosis"], SENSITIVE)
-    set_type(window, ["visit_no"], IDENTIFYING)
+    set_visit_roles(window, tmp_path / "in")
     set_type(window, ["patient_no"], IDENTIFYING)
     source = pd.read_csv(data, sep=";", dtype=str, keep_default_na=False)
     before = source.groupby(QIS)["patient_no"].nunique()
@@ -57,6 +54,10 @@ def test_person_journey_out_of_core(qtbot, window, tmp_path, messages, capsys):
     # the same job in memory finds the same transformation
     memory = in_memory(doc.build_job())
     assert memory.optimum.levels == result.optimum.levels
+    # another anonymous transformation applied in Explore is what is exported
+    levels = other_anonymous(result)
+    assert levels != result.levels_of(None)
+    apply_in_explore(qtbot, window, levels)
     out = export(qtbot, window, tmp_path / "released.csv")
     verify_export(doc, out, tmp_path, capsys)
     exported = read_export(out)
@@ -67,24 +68,28 @@ def test_person_journey_out_of_core(qtbot, window, tmp_path, messages, capsys):
     persons = kept.groupby(QIS)["patient"].nunique()
     assert persons.min() >= 3
     # the export is the in-memory release, cell for cell
-    want = memory.transformed().frame.astype(str).reset_index(drop=True)
+    want = memory.transformed(levels).frame.astype(str).reset_index(drop=True)
     assert exported.equals(want[list(exported.columns)])
     # Analyze risk after: per person, as in memory, and as recounted from the file
-    qtbot.waitUntil(lambda: risk.sides[1] is not None and risk.summaries[1] is not None,
-                    timeout=60_000)
+    expected = result_sides(memory, levels)
+    qtbot.waitUntil(lambda: risk.sides[1] is not None and sorted(risk.sides[1].sizes.sample)
+                    == sorted(expected[1].sizes.sample), timeout=60_000)  # the applied one
+    assert sorted(risk.sides[0].sizes.sample) == sorted(expected[0].sizes.sample)
+    assert sorted(risk.sides[1].sizes.sample) == sorted(persons)
+    qtbot.waitUntil(lambda: risk.summaries[1] is not None, timeout=60_000)
     assert risk.summaries[1].highest_risk == pytest.approx(1 / persons.min())
-    for got, expected in zip(risk.sides, result_sides(memory)):
-        assert sorted(got.sizes.sample) == sorted(expected.sizes.sample)
     # the records shown side by side are the file's
     window.show_perspective([s.key for s in PERSPECTIVES].index("utility"))
     records = window.perspectives["utility"].records.output_model
     qtbot.waitUntil(lambda: records.rowCount() == len(exported), timeout=60_000)
-    cells = lambda: [[records.data(records.index(r, c))  # noqa: E731
-                      for c in range(records.columnCount())] for r in range(10)]
-    cells()
-    qtbot.waitUntil(lambda: "…" not in sum(cells(), []), timeout=30_000)
     header = [records.headerData(c, Qt.Orientation.Horizontal)
               for c in range(records.columnCount())]
     assert header == list(exported.columns)
-    assert cells() == exported.iloc[:10].values.tolist()
+    for block in (range(10), range(len(exported) - 10, len(exported))):
+        def cells(block=block):
+            return [[records.data(records.index(r, c)) for c in range(records.columnCount())]
+                    for r in block]
+        cells()  # asks for the block
+        qtbot.waitUntil(lambda cells=cells: "…" not in sum(cells(), []), timeout=30_000)
+        assert cells() == exported.iloc[list(block)].values.tolist()
     assert not [m for m in messages if "Traceback" in m[1]]

@@ -16,16 +16,24 @@ from tests.app.test_journeys import (add_model_through_dialog, anonymize, export
 QIS = list(person_data.QIS)
 
 
+def set_visit_roles(window, folder) -> None:
+    """Configure the visits table of ``person_data.write_visits(folder, ...)``: its
+    quasi-identifiers with the hierarchies written beside it, the diagnosis sensitive,
+    the visit number identifying (the patient number's role is the test's)."""
+    conf = window.configure
+    set_type(window, QIS, QUASI_IDENTIFYING)
+    for name in QIS:
+        conf.attributes.select([name])
+        assert conf.hierarchy.load_file(folder / f"{name}.csv")
+    set_type(window, ["diagnosis"], SENSITIVE)
+    set_type(window, ["visit_no"], IDENTIFYING)
+
+
 def test_journey_person_role_in_configure(qtbot, window, tmp_path, messages, capsys):
     data = person_data.write_visits(tmp_path / "in", person_data.visits(patients=600))
     table = import_through_wizard(qtbot, window, data)
     doc, conf = window.document, window.configure
-    set_type(window, QIS, QUASI_IDENTIFYING)
-    for name in QIS:
-        conf.attributes.select([name])
-        assert conf.hierarchy.load_file(tmp_path / "in" / f"{name}.csv")
-    set_type(window, ["diagnosis"], SENSITIVE)
-    set_type(window, ["visit_no"], IDENTIFYING)
+    set_visit_roles(window, tmp_path / "in")
     # the role, as Configure offers it
     attrs = conf.attributes
     assert attrs.type.itemText(attrs.type.findData(ROLE)) == ROLE_LABEL
