@@ -56,6 +56,8 @@ class RiskSide:
     #: the first ``n`` records of this side, every column, from the backend
     records: Callable[[int], pd.DataFrame] | None = field(default=None, repr=False,
                                                           compare=False)
+    #: what a class's size counts: "records", or "persons" with ``[data] person``
+    unit: str = "records"
     profile: pd.DataFrame = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -102,9 +104,10 @@ def make_side(label: str, data: Data, qis: Sequence[str], suppressed: np.ndarray
     """One side's class sizes (distinct persons per class with ``persons``, each row's
     person code: ``[data] person``; or ``sizes`` counted elsewhere)."""
     qis = tuple(qis)
+    unit = "records" if persons is None and sizes is None else "persons"
     if sizes is None:
         sizes = class_sizes(data, qis, suppressed, subset, persons)
-    return RiskSide(label, data, qis, sizes, suppressed, subset, records)
+    return RiskSide(label, data, qis, sizes, suppressed, subset, records, unit)
 
 
 def counted_sizes(persons) -> ClassSizes | None:

@@ -39,6 +39,8 @@ def test_person_journey_out_of_core(qtbot, window, tmp_path, messages, capsys):
                     and risk.summaries[0] is not None, timeout=60_000)
     assert "counted by DuckDB" in risk.subtitle.text()
     assert risk.summaries[0].n_records == len(source)
+    caption = risk.profile.input.caption
+    assert caption.text() == f"{len(source):,} records in {risk.sides[0].sizes.n_classes:,} classes"
     # ... and the patients of each class once the role is set (counted again)
     set_type(window, ["patient_no"], ROLE)
     assert doc.build_job().person == "patient_no"
@@ -46,6 +48,7 @@ def test_person_journey_out_of_core(qtbot, window, tmp_path, messages, capsys):
                     and risk.summaries[0].n_records == before.sum(), timeout=60_000)
     assert risk.summaries[0].n_records == before.sum()  # memberships, not visits
     assert risk.summaries[0].highest_risk == pytest.approx(1 / before.min())
+    assert caption.text() == f"{before.sum():,} persons in {len(before):,} classes"
     add_model_through_dialog(window, "k-anonymity", k=3)
     conf.privacy.suppression.setValue(5.0)
     assert doc.check_job() is None

@@ -53,6 +53,8 @@ def test_journey_person_role_in_configure(qtbot, window, tmp_path, messages, cap
                     == before.sum(), timeout=60_000)  # patients per class, not visits
     assert before.sum() < len(source)
     assert risk.summaries[0].highest_risk == pytest.approx(1 / before.min())
+    assert risk.profile.input.caption.text() == (f"{before.sum():,} persons in "
+                                                 f"{len(before):,} classes")
     add_model_through_dialog(window, "k-anonymity", k=3)
     conf.privacy.suppression.setValue(5.0)
     assert doc.check_job() is None

@@ -134,6 +134,8 @@ class ProfilePlot(BarPlot):
 NOT_RUN = ("Nothing has been anonymized yet.\nPress Anonymize to see the output's risks "
            "beside the input's.")
 NO_OPTIMUM = "No output: no transformation meets the privacy models."
+PER_PERSON = ("Counted per person ([data] person): a class's size is its distinct persons, "
+              "and a person with rows in two classes counts in each.")
 
 
 class ProfileSide(QWidget):
@@ -175,7 +177,8 @@ class ProfileSide(QWidget):
             self.placeholder.setText(missing)
         else:
             s = side.sizes
-            self.caption.setText(f"{s.n_records:,} records in {s.n_classes:,} classes")
+            self.caption.setText(f"{s.n_records:,} {side.unit} in {s.n_classes:,} classes")
+            self.caption.setToolTip(PER_PERSON if side.unit == "persons" else "")
 
     def set_threshold(self, threshold: float) -> None:
         self.model.set_threshold(threshold)
