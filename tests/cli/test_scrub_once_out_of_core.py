@@ -16,7 +16,8 @@ import pandas as pd
 import pytest
 
 from engine.cli import EXIT_OK
-from tests.clinical_data import clinical, job_text
+from tests.clinical_data import clinical
+from tests.cli.test_identifiers_out_of_core import write_job
 
 pytest.importorskip("duckdb")
 
@@ -52,10 +53,7 @@ def test_formula_cells_of_scrubbed_notes_are_counted_as_in_memory(data, run, tmp
     folder, path = data
     got = {}
     for backend in ("memory", "duckdb"):
-        job = folder / f"{backend}.toml"
-        job.write_text(job_text(path, notes="scrub = true", person=True,
-                                extra=f'[engine]\nbackend = "{backend}"\n'),
-                       encoding="utf-8")
+        job = write_job(folder, path, f"{backend}.toml", backend, "scrub = true")
         out, result = tmp_path / f"{backend}.csv", tmp_path / f"{backend}.json"
         r = run("anonymize", job, "--output", out, "--result", result, "--quiet",
                 "--csv-formula-cells", policy)
@@ -96,10 +94,7 @@ def test_each_note_is_looked_into_once(data, run, tmp_path, monkeypatch):
     monkeypatch.setattr(scan_module, "find_in_values", counting)
     counts = {}
     for backend in ("duckdb", "memory"):
-        job = folder / f"once-{backend}.toml"
-        job.write_text(job_text(path, notes="scrub = true", person=True,
-                                extra=f'[engine]\nbackend = "{backend}"\n'),
-                       encoding="utf-8")
+        job = write_job(folder, path, f"once-{backend}.toml", backend, "scrub = true")
         result = tmp_path / f"once-{backend}.json"
         r = run("anonymize", job, "--output", tmp_path / f"once-{backend}.csv",
                 "--result", result, "--quiet")
@@ -120,9 +115,7 @@ def test_replacements_asked_for_before_the_release_are_those_it_counts(data, tmp
     from engine.api import anonymize_prepared, prepare
     from engine.project.job_file import load_job
     folder, path = data
-    job = folder / "before.toml"
-    job.write_text(job_text(path, notes="scrub = true", person=True,
-                            extra='[engine]\nbackend = "duckdb"\n'), encoding="utf-8")
+    job = write_job(folder, path, "before.toml", "duckdb", "scrub = true")
     problem = prepare(None, load_job(job))
     try:
         released = anonymize_prepared(problem).transformed()

@@ -21,6 +21,19 @@ QIS = ["sex", "age", "race", "marital-status", "education"]
 REAL = parquet_rows.count_parquet
 
 
+def spy_threaded_count(monkeypatch) -> list[bool]:
+    """Per call of the threaded Parquet count from now on: whether it counted (a
+    result) or handed the file back (None)."""
+    calls = []
+
+    def spy(*a, **k):
+        got = REAL(*a, **k)
+        calls.append(got is not None)
+        return got
+    monkeypatch.setattr(parquet_rows, "count_parquet", spy)
+    return calls
+
+
 @pytest.fixture
 def released(tmp_path, capsys):
     for f in ADULT.glob("adult*.csv"):
@@ -106,14 +119,7 @@ def test_the_identifier_scan_in_the_same_reading_finds_what_the_scan_finds(
     pq.write_table(pa.Table.from_pandas(tampered, preserve_index=False),
                    folder / "ids.parquet", row_group_size=1200)
     path = folder / "ids.parquet"
-    counted = []
-    real = REAL
-
-    def spy(*a, **k):
-        got = real(*a, **k)
-        counted.append(got is not None)
-        return got
-    monkeypatch.setattr(parquet_rows, "count_parquet", spy)
+    counted = spy_threaded_count(monkeypatch)
     together = verify_parquet(path, job, identifiers=True)
     assert counted == [True]
     separate = identifier_violations(path, job, generalized=[
@@ -151,13 +157,7 @@ def test_parquet_parts_are_read_as_one_table_on_every_core(released, monkeypatch
                        parts / f"part-{i:05d}.parquet", row_group_size=2500)
     (parts / "part-00004.parquet").write_bytes(b"")  # an empty part
     (parts / "_SUCCESS").write_bytes(b"")
-    calls = []
-
-    def spy(*a, **k):
-        got = REAL(*a, **k)
-        calls.append(got is not None)
-        return got
-    monkeypatch.setattr(parquet_rows, "count_parquet", spy)
+    calls = spy_threaded_count(monkeypatch)
     threaded = verify_parts(parts, job, identifiers=True)
     assert calls == [True]
     monkeypatch.setattr(parquet_rows, "count_parquet", lambda *a, **k: None)
