@@ -18,6 +18,7 @@ from engine.errors import DataError
 from engine.output import transform
 from engine.verify import verify_file
 from tests.cli.conftest import job_text, write_tiny
+from tests.spies import spy_answered
 
 L_DIVERSITY = '[[privacy]]\nmodel = "distinct-l-diversity"\nattribute = "disease"\nl = 2\n'
 T_CLOSENESS = ('[[privacy]]\nmodel = "t-closeness"\nattribute = "disease"\nt = 0.3\n'
@@ -27,15 +28,7 @@ T_CLOSENESS = ('[[privacy]]\nmodel = "t-closeness"\nattribute = "disease"\nt = 0
 @pytest.fixture
 def spy(monkeypatch):
     """Whether each fast read grouped the file (True) or handed it to pandas (False)."""
-    seen: list[bool] = []
-    real = csv_distinct.count_csv
-
-    def count_csv(*args, **kwargs):
-        got = real(*args, **kwargs)
-        seen.append(got is not None)
-        return got
-    monkeypatch.setattr(csv_distinct, "count_csv", count_csv)
-    return seen
+    return spy_answered(monkeypatch, csv_distinct, "count_csv")
 
 
 def both(path, job, spy, fast_expected=True, **kwargs):

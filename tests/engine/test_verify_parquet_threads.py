@@ -16,6 +16,7 @@ from engine.cli import main
 from engine.verifier import parquet_rows
 from engine.verify import verify_parquet
 from tests.engine.conftest import ADULT, adult_job_text
+from tests.spies import spy_answered
 
 QIS = ["sex", "age", "race", "marital-status", "education"]
 REAL = parquet_rows.count_parquet
@@ -24,14 +25,7 @@ REAL = parquet_rows.count_parquet
 def spy_threaded_count(monkeypatch) -> list[bool]:
     """Per call of the threaded Parquet count from now on: whether it counted (a
     result) or handed the file back (None)."""
-    calls = []
-
-    def spy(*a, **k):
-        got = REAL(*a, **k)
-        calls.append(got is not None)
-        return got
-    monkeypatch.setattr(parquet_rows, "count_parquet", spy)
-    return calls
+    return spy_answered(monkeypatch, parquet_rows, "count_parquet")
 
 
 @pytest.fixture
